@@ -15,6 +15,8 @@ import (
 	_ "github.com/godbus/dbus/v5"
 	_ "go.bug.st/serial"
 	_ "go.bug.st/serial/enumerator"
+	_ "golang.org/x/image/font/basicfont"
+	_ "golang.org/x/image/font/opentype"
 	_ "periph.io/x/conn/v3/display"
 	_ "periph.io/x/conn/v3/gpio/gpiotest"
 	_ "periph.io/x/conn/v3/spi/spitest"
