@@ -1,0 +1,81 @@
+package sim
+
+// pageHTML is the live page. It polls the screen with If-None-Match so an
+// idle screen costs a 304, and measures how long a button is held so a
+// press on the page is a real short or long press.
+const pageHTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Claude_Pi · sim board</title>
+<style>
+ body { font: 15px system-ui, sans-serif; background: #1b1b1f; color: #ddd; margin: 2em; }
+ .device { display: inline-block; background: #333; padding: 18px; border-radius: 14px; }
+ #screen { width: 480px; height: 480px; image-rendering: pixelated; display: block; background: #000; }
+ .buttons { display: flex; gap: 12px; margin-top: 14px; }
+ button { flex: 1; font-size: 18px; padding: 10px; border-radius: 8px; border: 0; cursor: pointer; }
+ #A { background: #2e7d32; color: #fff; } #B { background: #c62828; color: #fff; }
+ button:active { filter: brightness(0.8); }
+ pre { background: #111; padding: 1em; max-width: 60em; overflow: auto; }
+ .hint { color: #999; }
+</style>
+</head>
+<body>
+<h1>Claude_Pi <span class="hint">sim board</span></h1>
+<div class="device">
+ <img id="screen" src="/api/screen.png" alt="the appliance's display">
+ <div class="buttons">
+  <button id="A" title="approve / next (hold for a long press; key a)">A</button>
+  <button id="B" title="deny / back (hold for a long press; key b)">B</button>
+ </div>
+</div>
+<p class="hint">Click for a short press; hold 0.5 s or longer for a long press. Keys a and b work too.</p>
+<p id="last" class="hint"></p>
+<h2>State</h2>
+<pre id="state">loading…</pre>
+<script>
+const down = {};
+function start(name) { if (!(name in down)) down[name] = performance.now(); }
+async function release(name) {
+  if (!(name in down)) return;
+  const hold = Math.round(performance.now() - down[name]);
+  delete down[name];
+  const r = await fetch('/api/press/' + name + '?hold=' + hold, {method: 'POST'});
+  const j = await r.json();
+  document.getElementById('last').textContent = r.ok
+    ? 'pressed ' + j.button + (j.long ? ' (long, ' : ' (short, ') + j.hold_ms + ' ms)'
+    : 'error: ' + j.error;
+}
+for (const name of ['A', 'B']) {
+  const b = document.getElementById(name);
+  b.addEventListener('pointerdown', () => start(name));
+  b.addEventListener('pointerup', () => release(name));
+  b.addEventListener('pointerleave', () => release(name));
+}
+document.addEventListener('keydown', e => { if (!e.repeat && (e.key === 'a' || e.key === 'b')) start(e.key.toUpperCase()); });
+document.addEventListener('keyup', e => { if (e.key === 'a' || e.key === 'b') release(e.key.toUpperCase()); });
+
+let etag = '';
+async function poll() {
+  try {
+    const r = await fetch('/api/screen.png', {headers: etag ? {'If-None-Match': etag} : {}});
+    if (r.status === 200) {
+      etag = r.headers.get('ETag') || '';
+      const img = document.getElementById('screen');
+      const old = img.src;
+      img.src = URL.createObjectURL(await r.blob());
+      if (old.startsWith('blob:')) URL.revokeObjectURL(old);
+    }
+    const s = await fetch('/api/state');
+    document.getElementById('state').textContent = JSON.stringify(await s.json(), null, 2);
+  } catch (e) {
+    document.getElementById('state').textContent = 'appliance not reachable: ' + e;
+  }
+  setTimeout(poll, 500);
+}
+poll();
+</script>
+</body>
+</html>
+`

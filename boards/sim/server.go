@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// State is what the appliance knows, as served by GET /api/state. The
+// fields after Board are filled in by the parts of the appliance that own
+// them; until a part exists its field stays nil and encodes as null,
+// because an honest "unknown" beats a made-up default.
+type State struct {
+	Board    string    `json:"board"`
+	Link     any       `json:"link"`     // the BLE link to the Claude desktop app
+	Snapshot any       `json:"snapshot"` // the latest session snapshot
+	Prompt   any       `json:"prompt"`   // the pending permission prompt
+	Dock     any       `json:"dock"`     // the CoreS3 dock
+	Services []Service `json:"services"`
+}
+
+// Service is one supervised service as /api/state shows it.
+type Service struct {
+	Name        string    `json:"name"`
+	State       string    `json:"state"` // supervisord's name, e.g. "RUNNING"
+	Description string    `json:"description"`
+	Since       time.Time `json:"since,omitzero"` // last start
+}
+
+// Server is the sim board's web server: the live page and its API.
+type Server struct {
+	Display *Display
+	Buttons *Buttons
+	// State returns what the appliance knows. Nil serves a State with
+	// only Board set.
+	State  func() State
+	Board  string // the board name reported when State is nil
+	Logger *slog.Logger
+}
+
+// Handler returns the server's routes.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.page)
+	mux.HandleFunc("GET /api/screen.png", s.screen)
+	mux.HandleFunc("POST /api/press/{button}", s.press)
+	mux.HandleFunc("GET /api/state", s.state)
+	// The method-less twins answer a wrong method with a JSON 405 (the
+	// mux's own 405 is plain text, which API clients cannot parse).
+	for path, allow := range map[string]string{
+		"/api/screen.png":     "GET, HEAD",
+		"/api/press/{button}": "POST",
+		"/api/state":          "GET, HEAD",
+	} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			jsonError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed (use %s)", r.Method, r.URL.Path, allow))
+		})
+	}
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		jsonError(w, http.StatusNotFound, fmt.Sprintf("%s: no such endpoint", r.URL.Path))
+	})
+	return mux
+}
+
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write([]byte(pageHTML))
+}
+
+func (s *Server) screen(w http.ResponseWriter, r *http.Request) {
+	b, v, err := s.Display.PNG()
+	if err != nil {
+		jsonError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	etag := `"` + strconv.FormatUint(v, 10) + `"`
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Cache-Control", "no-cache")
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	_, _ = w.Write(b)
+}
+
+func (s *Server) press(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("button")
+	if !s.Buttons.Has(name) {
+		jsonError(w, http.StatusNotFound, fmt.Sprintf("no button %q (have %v)", name, s.Buttons.Names()))
+		return
+	}
+	var hold time.Duration
+	if q := r.URL.Query().Get("hold"); q != "" {
+		ms, err := strconv.Atoi(q)
+		if err != nil || ms < 0 || time.Duration(ms)*time.Millisecond > MaxHold {
+			jsonError(w, http.StatusBadRequest, fmt.Sprintf("hold=%q: want milliseconds 0..%d", q, MaxHold.Milliseconds()))
+			return
+		}
+		hold = time.Duration(ms) * time.Millisecond
+	}
+	p, n, err := s.Buttons.Press(name, hold)
+	if err != nil {
+		jsonError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if s.Logger != nil {
+		s.Logger.Info("button pressed", "button", p.Name, "long", p.Long, "hold", p.Hold, "subscribers", n)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"button": p.Name, "long": p.Long, "hold_ms": p.Hold.Milliseconds(), "delivered": n,
+	})
+}
+
+func (s *Server) state(w http.ResponseWriter, r *http.Request) {
+	st := State{Board: s.Board}
+	if s.State != nil {
+		st = s.State()
+	}
+	if st.Services == nil {
+		st.Services = []Service{} // [] not null: the list exists, it is empty
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func jsonError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
