@@ -6,16 +6,18 @@
 //
 //   - a framebuffer Display (240×240 by default) that implements periph's
 //     display.Drawer, so the UI draws to it exactly as to a real panel;
+//
 //   - two named Buttons, as on the Pirate Audio and similar HATs:
 //     "A" approves or moves to the next item, "B" denies or goes back.
 //     A press held for LongPress or longer is a long press;
+//
 //   - a web Server (loopback by default) that shows the display live, has
 //     clickable A/B buttons, and exposes a small JSON API:
 //
-//	GET  /                     the live page
-//	GET  /api/screen.png       the current framebuffer as PNG
-//	POST /api/press/{button}   a short press; ?hold=ms holds it that long
-//	GET  /api/state            what the appliance knows, as JSON
+//     GET  /                     the live page
+//     GET  /api/screen.png       the current framebuffer as PNG
+//     POST /api/press/{button}   a short press; ?hold=ms holds it that long
+//     GET  /api/state            what the appliance knows, as JSON
 //
 // Later parts of the appliance (the BLE link, the approvals, the dock) fill
 // in /api/state through Server.State; until then its fields are null.
