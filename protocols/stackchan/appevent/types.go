@@ -172,39 +172,55 @@ type TaskStatus struct {
 }
 
 // Type returns TypeConversationStart.
-func (ConversationStart) Type() Type  { return TypeConversationStart }
+func (ConversationStart) Type() Type { return TypeConversationStart }
+
 // Type returns TypeConversationStop.
-func (ConversationStop) Type() Type   { return TypeConversationStop }
+func (ConversationStop) Type() Type { return TypeConversationStop }
+
 // Type returns TypeConversationResult.
 func (ConversationResult) Type() Type { return TypeConversationResult }
+
 // Type returns TypeApprovalRequest.
-func (ApprovalRequest) Type() Type    { return TypeApprovalRequest }
+func (ApprovalRequest) Type() Type { return TypeApprovalRequest }
+
 // Type returns TypeApprovalPresented.
-func (ApprovalPresented) Type() Type  { return TypeApprovalPresented }
+func (ApprovalPresented) Type() Type { return TypeApprovalPresented }
+
 // Type returns TypeApprovalResponse.
-func (ApprovalResponse) Type() Type   { return TypeApprovalResponse }
+func (ApprovalResponse) Type() Type { return TypeApprovalResponse }
+
 // Type returns TypeApprovalResolved.
-func (ApprovalResolved) Type() Type   { return TypeApprovalResolved }
+func (ApprovalResolved) Type() Type { return TypeApprovalResolved }
+
 // Type returns TypeApprovalSuspended.
-func (ApprovalSuspended) Type() Type  { return TypeApprovalSuspended }
+func (ApprovalSuspended) Type() Type { return TypeApprovalSuspended }
+
 // Type returns TypeTaskStatus.
-func (TaskStatus) Type() Type         { return TypeTaskStatus }
+func (TaskStatus) Type() Type { return TypeTaskStatus }
 
 // ID returns the requestId.
-func (e ConversationStart) ID() string  { return e.RequestID }
+func (e ConversationStart) ID() string { return e.RequestID }
+
 // ID returns the requestId.
-func (e ConversationStop) ID() string   { return e.RequestID }
+func (e ConversationStop) ID() string { return e.RequestID }
+
 // ID returns the requestId.
 func (e ConversationResult) ID() string { return e.RequestID }
+
 // ID returns the requestId.
-func (e ApprovalRequest) ID() string    { return e.RequestID }
+func (e ApprovalRequest) ID() string { return e.RequestID }
+
 // ID returns the requestId.
-func (e ApprovalPresented) ID() string  { return e.RequestID }
+func (e ApprovalPresented) ID() string { return e.RequestID }
+
 // ID returns the requestId.
-func (e ApprovalResponse) ID() string   { return e.RequestID }
+func (e ApprovalResponse) ID() string { return e.RequestID }
+
 // ID returns the requestId.
-func (e ApprovalResolved) ID() string   { return e.RequestID }
+func (e ApprovalResolved) ID() string { return e.RequestID }
+
 // ID returns the requestId.
-func (e ApprovalSuspended) ID() string  { return e.RequestID }
+func (e ApprovalSuspended) ID() string { return e.RequestID }
+
 // ID returns the requestId.
-func (e TaskStatus) ID() string         { return e.RequestID }
+func (e TaskStatus) ID() string { return e.RequestID }
