@@ -68,7 +68,7 @@ func BenchmarkDecodeApprovalRequest(b *testing.B) {
 }
 
 func BenchmarkMarshalApprovalRequest(b *testing.B) {
-	e := NewApprovalRequest("approval-1", KindCommand, "Run tests", "npm test", "npm test --workspace=packages/app\n")
+	var e Event = NewApprovalRequest("approval-1", KindCommand, "Run tests", "npm test", "npm test --workspace=packages/app\n")
 	dst := make([]byte, 0, 512)
 	b.ReportAllocs()
 	for b.Loop() {

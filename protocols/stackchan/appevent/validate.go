@@ -10,13 +10,21 @@ import (
 // them; test with errors.Is. None of them calls for an answer to the peer:
 // the receiver logs and ignores the event (§14.3).
 var (
-	ErrInvalidUTF8    = errors.New("event is not valid UTF-8")
-	ErrNotJSON        = errors.New("event is not JSON")
-	ErrNotObject      = errors.New("event is not a JSON object")
-	ErrNoSchema       = errors.New("event has no schema (raw event)")
-	ErrForeignSchema  = errors.New("event schema is not " + Schema)
-	ErrUnknownType    = errors.New("unknown application event type")
-	ErrInvalidField   = errors.New("invalid application event field")
+	// ErrInvalidUTF8: the message bytes are not UTF-8 (§13.2).
+	ErrInvalidUTF8 = errors.New("event is not valid UTF-8")
+	// ErrNotJSON: the message does not parse as JSON.
+	ErrNotJSON = errors.New("event is not JSON")
+	// ErrNotObject: valid JSON, but not an object.
+	ErrNotObject = errors.New("event is not a JSON object")
+	// ErrNoSchema: Decode got a raw event (Route calls it Raw instead).
+	ErrNoSchema = errors.New("event has no schema (raw event)")
+	// ErrForeignSchema: a schema other than stackchan.event.v1; dropped.
+	ErrForeignSchema = errors.New("event schema is not " + Schema)
+	// ErrUnknownType: a v1 event with a type v1 does not define.
+	ErrUnknownType = errors.New("unknown application event type")
+	// ErrInvalidField: wrapped by every *FieldError.
+	ErrInvalidField = errors.New("invalid application event field")
+	// ErrWrongDirection: a valid event of the other direction (DecodeInbound).
 	ErrWrongDirection = errors.New("application event sent in the wrong direction")
 )
 
@@ -28,6 +36,7 @@ type FieldError struct {
 	Reason string // e.g. "missing", "must be a string"
 }
 
+// Error names the schema, the event type and the field.
 func (e *FieldError) Error() string {
 	if e.Type == "" {
 		return fmt.Sprintf("stackchan.event.v1: field %q: %s", e.Field, e.Reason)
@@ -35,6 +44,7 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("stackchan.event.v1 %s: field %q: %s", e.Type, e.Field, e.Reason)
 }
 
+// Unwrap returns ErrInvalidField.
 func (e *FieldError) Unwrap() error { return ErrInvalidField }
 
 func fieldErr(t Type, field, format string, args ...any) error {

@@ -9,16 +9,24 @@ import (
 )
 
 // Discard reasons of the Reassembler (spec §13.2). The texts are the
-// upstream ones so logs from host and firmware line up. They always arrive
-// wrapped in an *Error; test with errors.Is.
+// upstream ones so logs from host and firmware line up. The Reassembler
+// returns them inside an *Error; test with errors.Is.
 var (
-	ErrZeroMessageID    = errors.New("event stream ID must not be zero")
-	ErrFirstSequence    = errors.New("first event sequence must be zero")
-	ErrNoStart          = errors.New("event continuation has no start chunk")
+	// ErrZeroMessageID: stream id 0 (also refused by Chunk).
+	ErrZeroMessageID = errors.New("event stream ID must not be zero")
+	// ErrFirstSequence: a START frame whose sequence is not 0.
+	ErrFirstSequence = errors.New("first event sequence must be zero")
+	// ErrNoStart: a continuation for an id with no message in progress.
+	ErrNoStart = errors.New("event continuation has no start chunk")
+	// ErrSequenceMismatch: a lost, repeated or reordered chunk; the
+	// partial message is discarded.
 	ErrSequenceMismatch = errors.New("event sequence mismatch")
-	ErrTooLarge         = errors.New("event is too large")
-	ErrInvalidUTF8      = errors.New("event is not valid UTF-8")
-	ErrNotEvent         = errors.New("frame is not an EVENT frame")
+	// ErrTooLarge: the message would exceed MaxMessage bytes.
+	ErrTooLarge = errors.New("event is too large")
+	// ErrInvalidUTF8: the complete message is not UTF-8.
+	ErrInvalidUTF8 = errors.New("event is not valid UTF-8")
+	// ErrNotEvent: the frame's type is not EVENT (a caller bug).
+	ErrNotEvent = errors.New("frame is not an EVENT frame")
 )
 
 // Error reports a discarded EVENT frame or message. Only that message is
@@ -32,6 +40,7 @@ type Error struct {
 	Err       error  // one of the Err… reasons above
 }
 
+// Error gives the message id, the sequence and the reason, in upstream words.
 func (e *Error) Error() string {
 	if errors.Is(e.Err, ErrSequenceMismatch) {
 		return fmt.Sprintf("event %d: %v: got %d, want %d (%d bytes discarded)", e.MessageID, e.Err, e.Sequence, e.Expected, e.Discarded)
@@ -42,6 +51,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("event %d seq %d: %v", e.MessageID, e.Sequence, e.Err)
 }
 
+// Unwrap returns the reason, for errors.Is.
 func (e *Error) Unwrap() error { return e.Err }
 
 // DefaultMaxPending is how many partially received messages a Reassembler
