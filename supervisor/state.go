@@ -1,6 +1,31 @@
 // Package supervisor runs every service of the appliance as a supervised
 // protoactor-go actor, tracks its health in supervisord's terms, and keeps
 // each one's recent log lines so that the real supervisorctl can show them.
+//
+// Every service actor is a child of one "supervisor" actor, which owns all
+// supervision state and decides restarts: protoactor would ignore the
+// strategy of an actor spawned from the root context. A failure (a panic
+// in Receive, or Handle.Fail) stops that incarnation, which still gets
+// actor.Stopping and actor.Stopped, and a fresh actor from Service.New is
+// spawned after an exponential backoff (BACKOFF). More than
+// Policy.MaxRestarts failures within Policy.Window leave the service FATAL
+// while the others run on; "supervisorctl start" revives it. Restarting
+// one service never touches another.
+//
+// Signals from "supervisorctl signal SIG name" reach a RUNNING actor as
+// messages, since actors share the appliance's process:
+//
+//   - KILL crashes the actor exactly as a panic would: BACKOFF, then a
+//     fresh RUNNING incarnation. "supervisorctl signal KILL ble" is how an
+//     operator forces one actor to restart, and what tests use to inject a
+//     fault.
+//   - HUP arrives as Reload{}, "re-read your configuration".
+//   - Any other known signal arrives as Signal{Name: "USR1"} (no SIG
+//     prefix); unknown names fail with ErrBadSignal.
+//
+// Each service keeps its recent log in a Ring of at least 64 KiB, and a
+// main ring (name "") gets every line, the supervisor's own included, so
+// "supervisorctl tail -f ble" and "supervisorctl maintail" work.
 package supervisor
 
 import (
