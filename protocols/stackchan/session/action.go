@@ -43,6 +43,7 @@ type FirmwareError struct {
 	Code     wire.ErrorCode
 }
 
+// Error names the stream and the code.
 func (e *FirmwareError) Error() string {
 	return fmt.Sprintf("firmware ERROR %d on stream %d", e.Code, e.StreamID)
 }

@@ -20,6 +20,7 @@ const (
 
 var micStateNames = [...]string{"starting", "await-started", "listening", "stopping", "stopped"}
 
+// String returns a short lowercase name, e.g. "listening".
 func (s MicState) String() string {
 	if int(s) < len(micStateNames) {
 		return micStateNames[s]
@@ -41,6 +42,7 @@ type MicFrameError struct {
 	Bytes      int
 }
 
+// Error names the stream and what was wrong with the frame.
 func (e *MicFrameError) Error() string {
 	return fmt.Sprintf("microphone stream %d: frame of %d bytes at %d Hz, want %d bytes at %d Hz",
 		e.StreamID, e.Bytes, e.SampleRate, MicFrameBytes, MicRate)
@@ -54,6 +56,7 @@ type MicSequenceError struct {
 	Got      uint32
 }
 
+// Error names the stream and both sequence numbers.
 func (e *MicSequenceError) Error() string {
 	return fmt.Sprintf("microphone stream %d: sequence %d, expected %d", e.StreamID, e.Got, e.Expected)
 }

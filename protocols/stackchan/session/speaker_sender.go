@@ -24,6 +24,7 @@ const (
 
 var senderStateNames = [...]string{"starting", "await-credit", "streaming", "ending", "done", "aborted", "failed"}
 
+// String returns a short lowercase name, e.g. "streaming".
 func (s SenderState) String() string {
 	if int(s) < len(senderStateNames) {
 		return senderStateNames[s]
