@@ -1,0 +1,300 @@
+package ctlsock
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+func init() {
+	register("supervisor.startProcess", method{fn: (*rpc).startProcess, min: 1, max: 2,
+		signature: []string{"boolean", "string", "boolean"},
+		help:      "Start a process (name, group:name or group:*); wait for RUNNING unless wait is false."})
+	register("supervisor.stopProcess", method{fn: (*rpc).stopProcess, min: 1, max: 2,
+		signature: []string{"boolean", "string", "boolean"},
+		help:      "Stop a process (name, group:name or group:*); wait for STOPPED unless wait is false."})
+	register("supervisor.startProcessGroup", method{fn: (*rpc).startProcessGroup, min: 1, max: 2,
+		signature: []string{"array", "string", "boolean"},
+		help:      "Start every process of a group; return one result struct each."})
+	register("supervisor.stopProcessGroup", method{fn: (*rpc).stopProcessGroup, min: 1, max: 2,
+		signature: []string{"array", "string", "boolean"},
+		help:      "Stop every process of a group; return one result struct each."})
+	register("supervisor.startAllProcesses", method{fn: (*rpc).startAllProcesses, max: 1,
+		signature: []string{"array", "boolean"},
+		help:      "Start every process that is not running, in start order."})
+	register("supervisor.stopAllProcesses", method{fn: (*rpc).stopAllProcesses, max: 1,
+		signature: []string{"array", "boolean"},
+		help:      "Stop every running process, in reverse start order."})
+	register("supervisor.signalProcess", method{fn: (*rpc).signalProcess, min: 2, max: 2,
+		signature: []string{"boolean", "string", "string"},
+		help:      "Send a signal, by name (HUP) or number (1), to a process."})
+	register("supervisor.signalProcessGroup", method{fn: (*rpc).signalProcessGroup, min: 2, max: 2,
+		signature: []string{"array", "string", "string"},
+		help:      "Send a signal to every process of a group."})
+	register("supervisor.signalAllProcesses", method{fn: (*rpc).signalAllProcesses, min: 1, max: 1,
+		signature: []string{"array", "string"},
+		help:      "Send a signal to every signallable process."})
+}
+
+// supervisord's state classes (supervisor/states.py).
+func isRunning(s supervisor.State) bool {
+	return s == supervisor.Running || s == supervisor.Backoff || s == supervisor.Starting
+}
+
+func isSignallable(s supervisor.State) bool {
+	return s == supervisor.Running || s == supervisor.Starting || s == supervisor.Stopping
+}
+
+func (r *rpc) startProcess(p params) (any, *Fault) {
+	spec, f := p.string(0)
+	if f != nil {
+		return nil, f
+	}
+	wait, f := p.wait(1)
+	if f != nil {
+		return nil, f
+	}
+	ps, group, f := r.lookup(spec)
+	if f != nil {
+		return nil, f
+	}
+	if group {
+		return r.forEach(ps, func(s supervisor.State) bool { return !isRunning(s) },
+			func(p supervisor.ProcessInfo) *Fault { return r.start(namespec(p), p, wait) }), nil
+	}
+	if f := r.start(spec, ps[0], wait); f != nil {
+		return nil, f
+	}
+	return true, nil
+}
+
+func (r *rpc) start(spec string, p supervisor.ProcessInfo, wait bool) *Fault {
+	switch {
+	case isRunning(p.State):
+		return newFault(AlreadyStarted, spec)
+	case p.State == supervisor.Unknown:
+		return newFault(Failed, spec+" is in an unknown process state")
+	}
+	if err := r.b.StartProcess(p.Name, wait); err != nil {
+		// supervisorctl only knows the start codes; anything else that
+		// kept the actor from RUNNING is an abnormal termination.
+		return faultFor(err, spec, AbnormalTermination)
+	}
+	return nil
+}
+
+func (r *rpc) stopProcess(p params) (any, *Fault) {
+	spec, f := p.string(0)
+	if f != nil {
+		return nil, f
+	}
+	wait, f := p.wait(1)
+	if f != nil {
+		return nil, f
+	}
+	ps, group, f := r.lookup(spec)
+	if f != nil {
+		return nil, f
+	}
+	if group {
+		return r.forEach(ps, isRunning,
+			func(p supervisor.ProcessInfo) *Fault { return r.stop(namespec(p), p, wait) }), nil
+	}
+	if f := r.stop(spec, ps[0], wait); f != nil {
+		return nil, f
+	}
+	return true, nil
+}
+
+func (r *rpc) stop(spec string, p supervisor.ProcessInfo, wait bool) *Fault {
+	if !isRunning(p.State) {
+		return newFault(NotRunning, spec)
+	}
+	if err := r.b.StopProcess(p.Name, wait); err != nil {
+		return faultFor(err, spec, Failed)
+	}
+	return nil
+}
+
+// group returns the processes of a group named exactly (no namespec).
+func (r *rpc) group(p params) ([]supervisor.ProcessInfo, *Fault) {
+	name, f := p.string(0)
+	if f != nil {
+		return nil, f
+	}
+	var ps []supervisor.ProcessInfo
+	for _, q := range r.processes() {
+		if q.Group == name {
+			ps = append(ps, q)
+		}
+	}
+	if len(ps) == 0 {
+		return nil, newFault(BadName, name)
+	}
+	return ps, nil
+}
+
+func (r *rpc) startProcessGroup(p params) (any, *Fault) {
+	ps, f := r.group(p)
+	if f != nil {
+		return nil, f
+	}
+	wait, f := p.wait(1)
+	if f != nil {
+		return nil, f
+	}
+	return r.forEach(ps, func(s supervisor.State) bool { return !isRunning(s) },
+		func(p supervisor.ProcessInfo) *Fault { return r.start(namespec(p), p, wait) }), nil
+}
+
+func (r *rpc) stopProcessGroup(p params) (any, *Fault) {
+	ps, f := r.group(p)
+	if f != nil {
+		return nil, f
+	}
+	wait, f := p.wait(1)
+	if f != nil {
+		return nil, f
+	}
+	slices.Reverse(ps)
+	return r.forEach(ps, isRunning,
+		func(p supervisor.ProcessInfo) *Fault { return r.stop(namespec(p), p, wait) }), nil
+}
+
+func (r *rpc) startAllProcesses(p params) (any, *Fault) {
+	wait, f := p.wait(0)
+	if f != nil {
+		return nil, f
+	}
+	return r.forEach(r.processes(), func(s supervisor.State) bool { return !isRunning(s) },
+		func(p supervisor.ProcessInfo) *Fault { return r.start(namespec(p), p, wait) }), nil
+}
+
+// stopAllProcesses stops in reverse start order, unlike supervisord (which
+// uses priority order both ways): actors started later depend on earlier
+// ones, so they go first.
+func (r *rpc) stopAllProcesses(p params) (any, *Fault) {
+	wait, f := p.wait(0)
+	if f != nil {
+		return nil, f
+	}
+	ps := r.processes()
+	slices.Reverse(ps)
+	return r.forEach(ps, isRunning,
+		func(p supervisor.ProcessInfo) *Fault { return r.stop(namespec(p), p, wait) }), nil
+}
+
+func (r *rpc) signalProcess(p params) (any, *Fault) {
+	spec, f := p.string(0)
+	if f != nil {
+		return nil, f
+	}
+	sig, f := p.string(1)
+	if f != nil {
+		return nil, f
+	}
+	ps, group, f := r.lookup(spec)
+	if f != nil {
+		return nil, f
+	}
+	if group {
+		return r.forEach(ps, isSignallable,
+			func(p supervisor.ProcessInfo) *Fault { return r.signal(namespec(p), p, sig) }), nil
+	}
+	if f := r.signal(spec, ps[0], sig); f != nil {
+		return nil, f
+	}
+	return true, nil
+}
+
+func (r *rpc) signal(spec string, p supervisor.ProcessInfo, sig string) *Fault {
+	name, ok := signalName(sig)
+	if !ok {
+		return newFault(BadSignal, sig)
+	}
+	if !isSignallable(p.State) {
+		return newFault(NotRunning, spec)
+	}
+	if err := r.b.SignalProcess(p.Name, name); err != nil {
+		if errors.Is(err, supervisor.ErrBadSignal) {
+			return newFault(BadSignal, sig)
+		}
+		return faultFor(err, spec, Failed)
+	}
+	return nil
+}
+
+func (r *rpc) signalProcessGroup(p params) (any, *Fault) {
+	ps, f := r.group(p)
+	if f != nil {
+		return nil, f
+	}
+	sig, f := p.string(1)
+	if f != nil {
+		return nil, f
+	}
+	return r.forEach(ps, isSignallable,
+		func(p supervisor.ProcessInfo) *Fault { return r.signal(namespec(p), p, sig) }), nil
+}
+
+func (r *rpc) signalAllProcesses(p params) (any, *Fault) {
+	sig, f := p.string(0)
+	if f != nil {
+		return nil, f
+	}
+	return r.forEach(r.processes(), isSignallable,
+		func(p supervisor.ProcessInfo) *Fault { return r.signal(namespec(p), p, sig) }), nil
+}
+
+// forEach is supervisord's make_allfunc: act on each process the
+// predicate selects and report {name, group, status, description} for it,
+// status SUCCESS/"OK" or the fault. Processes it skips are not reported.
+func (r *rpc) forEach(ps []supervisor.ProcessInfo, pred func(supervisor.State) bool,
+	act func(supervisor.ProcessInfo) *Fault) []map[string]any {
+	out := []map[string]any{}
+	for _, p := range ps {
+		if !pred(p.State) {
+			continue
+		}
+		res := map[string]any{"name": p.Name, "group": p.Group, "status": Success, "description": "OK"}
+		if f := act(p); f != nil {
+			res["status"], res["description"] = f.Code, f.String
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// signalNames are the Linux signals supervisord's signal_number accepts,
+// indexed by number; the Backend receives the bare name ("HUP").
+var signalNames = [...]string{
+	1: "HUP", 2: "INT", 3: "QUIT", 4: "ILL", 5: "TRAP", 6: "ABRT", 7: "BUS", 8: "FPE",
+	9: "KILL", 10: "USR1", 11: "SEGV", 12: "USR2", 13: "PIPE", 14: "ALRM", 15: "TERM",
+	16: "STKFLT", 17: "CHLD", 18: "CONT", 19: "STOP", 20: "TSTP", 21: "TTIN", 22: "TTOU",
+	23: "URG", 24: "XCPU", 25: "XFSZ", 26: "VTALRM", 27: "PROF", 28: "WINCH", 29: "IO",
+	30: "PWR", 31: "SYS",
+}
+
+var signalAliases = map[string]string{"IOT": "ABRT", "POLL": "IO", "CLD": "CHLD"}
+
+// signalName turns "hup", "SIGHUP" or "1" into "HUP".
+func signalName(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.Atoi(s); err == nil {
+		if n > 0 && n < len(signalNames) {
+			return signalNames[n], true
+		}
+		return "", false
+	}
+	name := strings.TrimPrefix(strings.ToUpper(s), "SIG")
+	if a, ok := signalAliases[name]; ok {
+		return a, true
+	}
+	if name != "" && slices.Contains(signalNames[:], name) {
+		return name, true
+	}
+	return "", false
+}
