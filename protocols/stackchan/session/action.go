@@ -21,6 +21,16 @@ type Action struct {
 	Payload    []byte
 }
 
+// Frame converts a to a wire frame. The caller sets Sequence for CONTROL
+// frames from its running control counter.
+func (a Action) Frame() wire.Frame {
+	f := wire.Frame{Type: a.Type, StreamID: a.StreamID, Sequence: a.Sequence, SampleRate: a.SampleRate, Payload: a.Payload}
+	if a.Type == wire.TypeControl {
+		f.Flags = uint16(a.Control)
+	}
+	return f
+}
+
 func control(code wire.Control, s Session) Action {
 	return Action{Type: wire.TypeControl, Control: code, StreamID: s.StreamID, SampleRate: s.SampleRate}
 }

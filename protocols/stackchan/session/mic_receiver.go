@@ -129,8 +129,9 @@ func (r *MicReceiver) OnError(stream uint16, code wire.ErrorCode) bool {
 }
 
 // Reset records that the firmware lost all sessions (a later HELLO_ACK, unplug).
+// A session whose MIC_START is not sent yet is unaffected.
 func (r *MicReceiver) Reset() {
-	if r.state != MicStopped {
+	if r.state != MicStarting && r.state != MicStopped {
 		r.end(ErrSessionLost)
 	}
 }

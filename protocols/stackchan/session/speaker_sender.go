@@ -227,8 +227,9 @@ func (p *SpeakerSender) OnError(stream uint16, code wire.ErrorCode) bool {
 }
 
 // Reset records that the firmware lost all sessions (a later HELLO_ACK, unplug).
+// A session whose START is not sent yet is unaffected.
 func (p *SpeakerSender) Reset() {
-	if p.state <= SenderEnding {
+	if p.state >= SenderAwaitCredit && p.state <= SenderEnding {
 		p.fail(ErrSessionLost)
 	}
 }

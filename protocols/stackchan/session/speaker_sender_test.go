@@ -244,6 +244,14 @@ func TestSenderErrorAndReset(t *testing.T) {
 	if !errors.Is(q.Err(), ErrSessionLost) {
 		t.Fatalf("reset err %v", q.Err())
 	}
+	u := newSender(t, 24000, false)
+	u.Reset()
+	if u.Err() != nil || u.State() != SenderStarting {
+		t.Fatalf("reset before START: state %v err %v", u.State(), u.Err())
+	}
+	if a, _ := u.Next(t0); a.Frame().Flags != uint16(wire.CtrlSpeakerStart) || a.Frame().Type != wire.TypeControl {
+		t.Fatalf("START frame %+v", a.Frame())
+	}
 	if err := newSender(t, 24000, false).QueuePCM([]byte{1}); err == nil {
 		t.Fatal("odd PCM chunk accepted")
 	}
