@@ -1,0 +1,350 @@
+package bluez
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/claude-pi/claude-pi/drivers/ble"
+)
+
+type rig struct {
+	t      *testing.T
+	fake   *fakeBlueZ
+	p      *Peripheral
+	events chan ble.Event
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// start runs a Peripheral against a fake bluetoothd on a private bus and
+// waits until it has registered everything.
+func start(t *testing.T, opts Options) *rig {
+	t.Helper()
+	addr := startBus(t)
+	fake := newFakeBlueZ(t, addr)
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if opts.Retry == 0 {
+		opts.Retry = 50 * time.Millisecond
+	}
+	p, err := New(dial(t, addr), &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &rig{t: t, fake: fake, p: p, events: make(chan ble.Event, 64), cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- p.Run(ctx, r.events) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-r.done:
+		case <-time.After(5 * time.Second):
+			t.Error("Run did not return within 5 s of cancel")
+		}
+	})
+	return r
+}
+
+// want waits for the next event of type T, skipping others.
+func want[T ble.Event](r *rig) T {
+	r.t.Helper()
+	deadline := time.After(5 * time.Second)
+	var skipped []ble.Event
+	for {
+		select {
+		case ev := <-r.events:
+			if got, ok := ev.(T); ok {
+				return got
+			}
+			skipped = append(skipped, ev)
+		case <-deadline:
+			var zero T
+			r.t.Fatalf("no %T within 5 s; saw %#v", zero, skipped)
+			return zero
+		}
+	}
+}
+
+func TestRegistersNUSAgentAndAdvertisement(t *testing.T) {
+	r := start(t, Options{})
+	r.fake.waitCall("adv")
+	if ev := want[ble.Advertising](r); !ev.On {
+		t.Fatalf("advertising = %+v, want on", ev)
+	}
+	f := r.fake
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.agentCap != "DisplayOnly" || f.defaultAgt != f.agentPath || f.agentPath == "" {
+		t.Fatalf("agent %q capability %q default %q, want DisplayOnly and default", f.agentPath, f.agentCap, f.defaultAgt)
+	}
+	want := map[dbus.ObjectPath]map[string]map[string]dbus.Variant{
+		"/org/claudepi/nus/service0": {ifaceGattService: {
+			"UUID": dbus.MakeVariant("6e400001-b5a3-f393-e0a9-e50e24dcca9e"), "Primary": dbus.MakeVariant(true)}},
+		"/org/claudepi/nus/service0/char0": {ifaceGattChar: {
+			"UUID":    dbus.MakeVariant("6e400002-b5a3-f393-e0a9-e50e24dcca9e"),
+			"Service": dbus.MakeVariant(dbus.ObjectPath("/org/claudepi/nus/service0")),
+			"Flags":   dbus.MakeVariant([]string{"write-without-response", "write", "encrypt-authenticated-write"})}},
+		"/org/claudepi/nus/service0/char1": {ifaceGattChar: {
+			"UUID":    dbus.MakeVariant("6e400003-b5a3-f393-e0a9-e50e24dcca9e"),
+			"Service": dbus.MakeVariant(dbus.ObjectPath("/org/claudepi/nus/service0")),
+			"Flags":   dbus.MakeVariant([]string{"notify", "encrypt-authenticated-notify"})}},
+	}
+	if !reflect.DeepEqual(f.appObjects, want) {
+		t.Fatalf("GATT objects:\n got %v\nwant %v", f.appObjects, want)
+	}
+	var props map[string]dbus.Variant
+	if err := f.conn.Object(f.peer, f.advPath).Call(ifaceProps+".GetAll", 0, ifaceAdvert).Store(&props); err != nil {
+		t.Fatal(err)
+	}
+	if props["Type"].Value() != "peripheral" || props["LocalName"].Value() != "Claude_Pi" || props["Discoverable"].Value() != true {
+		t.Fatalf("advertisement %v", props)
+	}
+	// "Claude_Pi" + flags + a 128-bit UUID make 32 bytes: the UUID must go
+	// to the scan response so the name stays in the advertisement.
+	if _, inAdv := props["ServiceUUIDs"]; inAdv {
+		t.Fatalf("NUS UUID in the advertisement would push the name out: %v", props)
+	}
+	if got := props["ScanResponseServiceUUIDs"].Value(); !reflect.DeepEqual(got, []string{uuidNUS}) {
+		t.Fatalf("scan response UUIDs = %v", got)
+	}
+}
+
+func TestOpenModeFlagsHaveNoEncryption(t *testing.T) {
+	r := start(t, Options{Security: ble.Open, Name: "Claude"})
+	r.fake.waitCall("adv")
+	r.fake.mu.Lock()
+	defer r.fake.mu.Unlock()
+	rx := r.fake.appObjects["/org/claudepi/nus/service0/char0"][ifaceGattChar]["Flags"].Value()
+	tx := r.fake.appObjects["/org/claudepi/nus/service0/char1"][ifaceGattChar]["Flags"].Value()
+	if !reflect.DeepEqual(rx, []string{"write-without-response", "write"}) || !reflect.DeepEqual(tx, []string{"notify"}) {
+		t.Fatalf("open flags rx %v tx %v", rx, tx)
+	}
+	var props map[string]dbus.Variant
+	if err := r.fake.conn.Object(r.fake.peer, r.fake.advPath).Call(ifaceProps+".GetAll", 0, ifaceAdvert).Store(&props); err != nil {
+		t.Fatal(err)
+	}
+	// A short name leaves room for the UUID in the advertisement itself.
+	if got := props["ServiceUUIDs"].Value(); !reflect.DeepEqual(got, []string{uuidNUS}) {
+		t.Fatalf("ServiceUUIDs = %v", got)
+	}
+}
+
+const dev = dbus.ObjectPath("/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF")
+
+func connect(r *rig) {
+	r.t.Helper()
+	r.fake.waitCall("adv")
+	r.fake.addDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false), "Paired": dbus.MakeVariant(false)})
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true)})
+	if ev := want[ble.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+		r.t.Fatalf("connected %+v", ev)
+	}
+}
+
+func TestWritesNotificationsAndSecurity(t *testing.T) {
+	r := start(t, Options{})
+	connect(r)
+	if err := r.p.Notify([]byte("{}")); !errors.Is(err, ble.ErrNotSubscribed) {
+		t.Fatalf("Notify before StartNotify = %v, want ErrNotSubscribed", err)
+	}
+
+	// The desktop's startNotifications() is the first protected access.
+	tx := r.fake.peerObject("/org/claudepi/nus/service0/char1")
+	if err := tx.Call(ifaceGattChar+".StartNotify", 0).Err; err != nil {
+		t.Fatal(err)
+	}
+	if ev := want[ble.Secured](r); !ev.Encrypted {
+		t.Fatal("StartNotify on an encrypt-authenticated characteristic must mean sec:true")
+	}
+	if ev := want[ble.Subscribed](r); !ev.On {
+		t.Fatal("not subscribed")
+	}
+
+	// A write cut mid-UTF-8 arrives byte for byte; the MTU comes with it.
+	line := []byte("{\"msg\":\"héllo ✓\"}\n")
+	rx := r.fake.peerObject("/org/claudepi/nus/service0/char0")
+	for _, part := range [][]byte{line[:10], line[10:]} {
+		if err := rx.Call(ifaceGattChar+".WriteValue", 0, part, map[string]dbus.Variant{
+			"mtu": dbus.MakeVariant(uint16(185)), "device": dbus.MakeVariant(dev), "type": dbus.MakeVariant("command"),
+		}).Err; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ev := want[ble.MTUChanged](r); ev.MTU != 185 || r.p.MTU() != 185 {
+		t.Fatalf("mtu event %d, MTU() %d, want 185", ev.MTU, r.p.MTU())
+	}
+	var got []byte
+	got = append(got, want[ble.Received](r).Data...)
+	got = append(got, want[ble.Received](r).Data...)
+	if !bytes.Equal(got, line) {
+		t.Fatalf("received %q, want %q", got, line)
+	}
+
+	// Notifications are PropertiesChanged on TX's Value, every byte intact.
+	sigs := make(chan *dbus.Signal, 8)
+	r.fake.conn.Signal(sigs)
+	if err := r.fake.conn.AddMatchSignal(dbus.WithMatchObjectPath("/org/claudepi/nus/service0/char1")); err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte{0xA5}, 182)
+	chunk[0] = '{'
+	if err := r.p.Notify(chunk); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-sigs:
+		changed := s.Body[1].(map[string]dbus.Variant)
+		if s.Body[0] != ifaceGattChar || !bytes.Equal(changed["Value"].Value().([]byte), chunk) {
+			t.Fatalf("notification signal %v", s.Body)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notification signal")
+	}
+	if err := r.p.Notify(make([]byte, 183)); err == nil || !strings.Contains(err.Error(), "MTU") {
+		t.Fatalf("183-byte notification at MTU 185 = %v, want an MTU error", err)
+	}
+}
+
+func TestPairingAgent(t *testing.T) {
+	r := start(t, Options{})
+	connect(r)
+	agent := r.fake.peerObject("/org/claudepi/nus/agent")
+	if err := agent.Call(ifaceAgent+".DisplayPasskey", 0, dev, uint32(4242), uint16(0)).Err; err != nil {
+		t.Fatal(err)
+	}
+	if ev := want[ble.Passkey](r); ev.Code != 4242 || ble.FormatPasskey(ev.Code) != "004242" {
+		t.Fatalf("passkey %+v", ev)
+	}
+	// Numeric comparison and just-works are refused: no MITM protection.
+	for _, c := range []*dbus.Call{
+		agent.Call(ifaceAgent+".RequestConfirmation", 0, dev, uint32(1)),
+		agent.Call(ifaceAgent+".RequestAuthorization", 0, dev),
+		agent.Call(ifaceAgent+".RequestPasskey", 0, dev),
+	} {
+		var de dbus.Error
+		if !errors.As(c.Err, &de) || de.Name != "org.bluez.Error.Rejected" {
+			t.Fatalf("%s = %v, want org.bluez.Error.Rejected", c.Method, c.Err)
+		}
+	}
+	if err := agent.Call(ifaceAgent+".Cancel", 0).Err; err != nil {
+		t.Fatal(err)
+	}
+	if ev := want[ble.PairingDone](r); ev.OK {
+		t.Fatal("Cancel must end pairing unsuccessfully")
+	}
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
+	if ev := want[ble.PairingDone](r); !ev.OK {
+		t.Fatal("Paired=true must end pairing successfully")
+	}
+}
+
+func TestDisconnectClearsLinkAndReadvertises(t *testing.T) {
+	r := start(t, Options{})
+	connect(r)
+	if err := r.fake.peerObject("/org/claudepi/nus/service0/char1").Call(ifaceGattChar+".StartNotify", 0).Err; err != nil {
+		t.Fatal(err)
+	}
+	want[ble.Subscribed](r)
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false)})
+	if ev := want[ble.Secured](r); ev.Encrypted {
+		t.Fatal("sec must drop on disconnect")
+	}
+	want[ble.Disconnected](r)
+	r.fake.waitCall("unadv")
+	r.fake.waitCall("adv")
+	if err := r.p.Notify([]byte("{}")); !errors.Is(err, ble.ErrNotSubscribed) {
+		t.Fatalf("Notify after disconnect = %v; lines must not be queued across connections", err)
+	}
+	if r.p.MTU() != ble.DefaultMTU {
+		t.Fatalf("MTU after disconnect = %d", r.p.MTU())
+	}
+}
+
+func TestRemoveBondsRemovesOnlyPairedDevices(t *testing.T) {
+	r := start(t, Options{})
+	r.fake.waitCall("adv")
+	paired := dbus.ObjectPath("/org/bluez/hci0/dev_11_22_33_44_55_66")
+	bonded := dbus.ObjectPath("/org/bluez/hci0/dev_11_22_33_44_55_77")
+	stranger := dbus.ObjectPath("/org/bluez/hci0/dev_11_22_33_44_55_88")
+	r.fake.addDevice(paired, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
+	r.fake.addDevice(bonded, map[string]dbus.Variant{"Paired": dbus.MakeVariant(false), "Bonded": dbus.MakeVariant(true)})
+	r.fake.addDevice(stranger, map[string]dbus.Variant{"Paired": dbus.MakeVariant(false)})
+	if err := r.p.RemoveBonds(); err != nil {
+		t.Fatal(err)
+	}
+	r.fake.mu.Lock()
+	defer r.fake.mu.Unlock()
+	if len(r.fake.removed) != 2 || r.fake.devices[stranger] == nil {
+		t.Fatalf("removed %v, want the paired and the bonded device only", r.fake.removed)
+	}
+}
+
+func TestRecoversWhenBluetoothdRestarts(t *testing.T) {
+	addr := startBus(t)
+	first := newFakeBlueZ(t, addr)
+	p, err := New(dial(t, addr), &Options{Retry: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &rig{t: t, p: p, events: make(chan ble.Event, 64)}
+	go p.Run(ctx, r.events)
+	first.waitCall("app")
+	want[ble.Advertising](r)
+
+	first.conn.Close() // bluetoothd exits
+	if ev := want[ble.Advertising](r); ev.On || ev.Err == nil {
+		t.Fatalf("after bluetoothd exit: %+v, want off with a reason", ev)
+	}
+	second := newFakeBlueZ(t, addr) // systemd restarts it
+	second.waitCall("agent")
+	second.waitCall("app")
+	second.waitCall("adv")
+	if ev := want[ble.Advertising](r); !ev.On {
+		t.Fatalf("after bluetoothd restart: %+v", ev)
+	}
+}
+
+func TestNoAdapterIsReportedAndRetried(t *testing.T) {
+	addr := startBus(t)
+	fake := newFakeBlueZ(t, addr)
+	fake.mu.Lock()
+	fake.noAdapter = true
+	fake.mu.Unlock()
+	p, err := New(dial(t, addr), &Options{Retry: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &rig{t: t, p: p, events: make(chan ble.Event, 64)}
+	go p.Run(ctx, r.events)
+	ev := want[ble.Advertising](r)
+	if ev.On || ev.Err == nil || !strings.Contains(ev.Err.Error(), "no Bluetooth adapter") {
+		t.Fatalf("no adapter: %+v", ev)
+	}
+	fake.mu.Lock()
+	fake.noAdapter = false // the user fixed config.txt and rebooted the UART
+	fake.mu.Unlock()
+	fake.waitCall("adv")
+}
+
+func TestNewValidatesName(t *testing.T) {
+	for _, name := range []string{"Pi", "claude_pi", "Claude_Pi_with_a_very_long_name"} {
+		if _, err := New(&dbus.Conn{}, &Options{Name: name}); err == nil {
+			t.Errorf("New(name %q) accepted a name the desktop would not list or that does not fit", name)
+		}
+	}
+	if _, err := New(nil, nil); err == nil {
+		t.Error("New(nil conn) must fail")
+	}
+}

@@ -1,0 +1,207 @@
+package bluez
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/claude-pi/claude-pi/drivers/ble"
+)
+
+// emit hands an event to the owner. It blocks (RX bytes must never be
+// dropped) but gives up when Run's context ends.
+func (p *Peripheral) emit(ev ble.Event) {
+	p.mu.Lock()
+	ctx, events := p.ctx, p.events
+	p.mu.Unlock()
+	if events == nil {
+		return
+	}
+	select {
+	case events <- ev:
+	case <-ctx.Done():
+	}
+}
+
+// received handles one RX write. In bonded mode BlueZ delivers it only over
+// an authenticated, encrypted link, which is what sec:true means (spec §4.3).
+func (p *Peripheral) received(value []byte, options map[string]dbus.Variant) {
+	var evs []ble.Event
+	p.mu.Lock()
+	if m, ok := options["mtu"].Value().(uint16); ok && int(m) != p.mtu && m >= ble.DefaultMTU {
+		p.mtu = int(m)
+		evs = append(evs, ble.MTUChanged{MTU: p.mtu})
+	}
+	if p.opts.Security == ble.Bonded && !p.secured {
+		p.secured = true
+		evs = append(evs, ble.Secured{Encrypted: true})
+	}
+	p.mu.Unlock()
+	for _, ev := range evs {
+		p.emit(ev)
+	}
+	// BlueZ reuses nothing here, but the owner keeps the slice: copy anyway
+	// so no future backend change can alias it.
+	p.emit(ble.Received{Data: append([]byte(nil), value...)})
+}
+
+func (p *Peripheral) subscribed(on bool) {
+	p.mu.Lock()
+	p.notifying = on
+	secure := on && p.opts.Security == ble.Bonded && !p.secured
+	if secure {
+		p.secured = true
+	}
+	p.mu.Unlock()
+	if secure {
+		p.emit(ble.Secured{Encrypted: true})
+	}
+	p.emit(ble.Subscribed{On: on})
+}
+
+func (p *Peripheral) passkey(device dbus.ObjectPath, code uint32) {
+	p.log.Info("pairing: showing passkey", "central", centralName(device))
+	p.emit(ble.Passkey{Code: code})
+}
+
+func (p *Peripheral) pairingDone(ok bool) { p.emit(ble.PairingDone{OK: ok}) }
+
+func (p *Peripheral) advertReleased() {
+	p.emit(ble.Advertising{On: false, Err: errors.New("bluez: advertisement released by bluetoothd")})
+	p.requestRegister("advertisement released")
+}
+
+// signal handles BlueZ's signals: bluetoothd coming and going, and Device1
+// connection and pairing changes.
+func (p *Peripheral) signal(s *dbus.Signal, retry *time.Timer) {
+	switch s.Name {
+	case "org.freedesktop.DBus.NameOwnerChanged":
+		if len(s.Body) != 3 {
+			return
+		}
+		newOwner, _ := s.Body[2].(string)
+		if newOwner == "" {
+			p.log.Warn("bluetoothd left the bus")
+			p.dropCentral()
+			p.emit(ble.Advertising{On: false, Err: errors.New("bluez: bluetoothd stopped")})
+			return
+		}
+		p.log.Info("bluetoothd is back; registering again")
+		retry.Stop()
+		p.tryRegister(retry)
+	case ifaceProps + ".PropertiesChanged":
+		if len(s.Body) < 2 {
+			return
+		}
+		changed, _ := s.Body[1].(map[string]dbus.Variant)
+		p.deviceChanged(s.Path, changed)
+	case ifaceObjManager + ".InterfacesRemoved":
+		if len(s.Body) < 1 {
+			return
+		}
+		if dev, ok := s.Body[0].(dbus.ObjectPath); ok && p.isCentral(dev) {
+			p.dropCentral()
+			p.readvertise()
+		}
+	}
+}
+
+func (p *Peripheral) isCentral(dev dbus.ObjectPath) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.central != "" && dev == p.central
+}
+
+func (p *Peripheral) deviceChanged(dev dbus.ObjectPath, changed map[string]dbus.Variant) {
+	p.mu.Lock()
+	mine := p.adapter != "" && strings.HasPrefix(string(dev), string(p.adapter)+"/")
+	p.mu.Unlock()
+	if !mine {
+		return
+	}
+	if v, ok := changed["Connected"]; ok {
+		if connected, _ := v.Value().(bool); connected {
+			p.mu.Lock()
+			p.central = dev
+			p.mtu = ble.DefaultMTU
+			p.mu.Unlock()
+			p.emit(ble.Connected{Central: centralName(dev)})
+		} else if p.isCentral(dev) {
+			p.dropCentral()
+			p.readvertise()
+		}
+	}
+	if v, ok := changed["Paired"]; ok {
+		if paired, _ := v.Value().(bool); paired && p.isCentral(dev) {
+			p.emit(ble.PairingDone{OK: true})
+		}
+	}
+}
+
+// dropCentral forgets the connected central and its link state.
+func (p *Peripheral) dropCentral() {
+	p.mu.Lock()
+	dev, wasSecured := p.central, p.secured
+	p.central, p.notifying, p.secured, p.mtu = "", false, false, ble.DefaultMTU
+	p.mu.Unlock()
+	if dev == "" {
+		return
+	}
+	if wasSecured {
+		p.emit(ble.Secured{Encrypted: false})
+	}
+	p.emit(ble.Disconnected{Central: centralName(dev)})
+}
+
+// Notify sends one notification as a PropertiesChanged signal on TX's
+// Value, which is how a BlueZ GATT application notifies.
+func (p *Peripheral) Notify(b []byte) error {
+	p.mu.Lock()
+	notifying, mtu := p.notifying, p.mtu
+	p.mu.Unlock()
+	if !notifying {
+		return ble.ErrNotSubscribed
+	}
+	if len(b) > mtu-3 {
+		return fmt.Errorf("bluez: notification of %d bytes exceeds MTU %d - 3: chunk it with protocols/nus", len(b), mtu)
+	}
+	return p.conn.Emit(p.paths.tx, ifaceProps+".PropertiesChanged", ifaceGattChar,
+		map[string]dbus.Variant{"Value": dbus.MakeVariant(b)}, []string{})
+}
+
+// RemoveBonds forgets every paired or bonded device of our adapter (the
+// unpair command). The caller sends the ack first: removing the current
+// central's bond can drop the link.
+func (p *Peripheral) RemoveBonds() error {
+	objs, err := p.managedObjects()
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	adapter := p.adapter
+	p.mu.Unlock()
+	if adapter == "" {
+		return errors.New("bluez: not registered with an adapter yet")
+	}
+	var errs []error
+	for dev, ifaces := range objs {
+		props, ok := ifaces[ifaceDevice]
+		if !ok || !strings.HasPrefix(string(dev), string(adapter)+"/") {
+			continue
+		}
+		paired, _ := props["Paired"].Value().(bool)
+		bonded, _ := props["Bonded"].Value().(bool)
+		if !paired && !bonded {
+			continue
+		}
+		if err := p.call(adapter, ifaceAdapter+".RemoveDevice", dev).Err; err != nil {
+			errs = append(errs, fmt.Errorf("bluez: removing bond %s: %w", centralName(dev), err))
+			continue
+		}
+		p.log.Info("removed bond", "central", centralName(dev))
+	}
+	return errors.Join(errs...)
+}
