@@ -1,5 +1,9 @@
 // Command claude-pi is the Claude_Pi appliance: a Claude Hardware Buddy over
 // BLE and a Stack-chan dock host over USB, run as supervised actors.
+//
+// With no arguments it runs the appliance (`claude-pi run`); on a machine
+// that is not a Raspberry Pi that is the simulated board, with its web page
+// on http://127.0.0.1:8330. `claude-pi help` lists the other commands.
 package main
 
 import (
@@ -10,11 +14,14 @@ import (
 	"syscall"
 )
 
+// version is set at build time: go build -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "claude-pi:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -104,6 +105,31 @@ func scale2(dst draw.Image, at image.Point, src *image.RGBA) {
 			dst.Set(px+1, py, c)
 			dst.Set(px, py+1, c)
 			dst.Set(px+1, py+1, c)
+		}
+	}
+}
+
+// ShowStatus keeps d showing the status screen until ctx ends. It asks
+// screen for the content every poll and redraws only when what would be
+// drawn changed (a state, a description, or the clock's second), so an
+// idle appliance does not re-encode the PNG the web page polls.
+func ShowStatus(ctx context.Context, d *Display, screen func() StatusScreen, poll time.Duration) {
+	img := image.NewRGBA(d.Bounds())
+	var last string
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		s := screen()
+		key := fmt.Sprintf("%s|%v|%s", s.Board, s.Services, s.Now.Format("15:04:05"))
+		if key != last {
+			s.Render(img)
+			_ = d.Draw(img.Bounds(), img, image.Point{})
+			last = key
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+
+	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
+)
+
+const statusSynopsis = `Usage: claude-pi status [flags] [NAME...]
+
+Prints the services and their states, exactly as "supervisorctl status"
+does, without needing Python. NAME may be a service, "group:*" or "all".`
+
+func statusFlags(w io.Writer) (*flag.FlagSet, *runOpts) {
+	o := &runOpts{}
+	fs := newFlagSet("status", statusSynopsis, w)
+	fs.StringVar(&o.config, "config", defaultConfigPath, "configuration `file`, for its control_socket")
+	fs.StringVar(&o.controlSocket, "control-socket", "", "the appliance's unix `socket` (default: as claude-pi run would use)")
+	return fs, o
+}
+
+// statusCommand is `claude-pi status`.
+func statusCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs, o := statusFlags(stderr)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	path := o.controlSocket
+	if path == "" {
+		c, err := loadConfig(o.config, configExplicit(fs))
+		if err != nil {
+			return err
+		}
+		path = controlSocketFor(c, thisHost())
+	}
+	return ctlsock.Status(ctx, path, fs.Args(), stdout)
+}
+
+// controlSocketFor is the socket `run` would use with c, without failing
+// where `run` would (a Pi with no HAT configured still has a socket path
+// worth trying).
+func controlSocketFor(c Config, h host) string {
+	if c.ControlSocket != "" {
+		return c.ControlSocket
+	}
+	if h.piModel != "" && c.Board != "sim" {
+		return "/run/supervisor.sock"
+	}
+	dir := c.DataDir
+	if dir == "" {
+		dir = simDataDir(h)
+	}
+	return simControlSocket(h, dir)
+}
