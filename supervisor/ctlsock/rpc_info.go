@@ -180,7 +180,9 @@ func describe(p supervisor.ProcessInfo, now time.Time) string {
 		}
 		return fmt.Sprintf("unknown error (try \"tail %s\")", p.Name)
 	case supervisor.Stopped, supervisor.Exited:
-		if p.Start.IsZero() {
+		// supervisord keys on start alone; a missing stop time would
+		// print the epoch, which says nothing.
+		if p.Start.IsZero() || p.Stop.IsZero() {
 			return "Not started"
 		}
 		return p.Stop.Local().Format("Jan 02 03:04 PM")
