@@ -10,7 +10,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
+	"github.com/claude-pi/claude-pi/protocols/stackchan/event"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
@@ -89,17 +91,17 @@ type wireNamedJSON struct {
 	Name  string `json:"name"`
 }
 
-// wireEventReassembler is the hook for EVENT messages in decode output. Add
-// gets every EVENT frame in order and returns the complete message on the
-// END chunk (nil before), or why the message was dropped.
+// wireEventReassembler is how decode turns EVENT frames into messages.
+// Add gets every EVENT frame in order; done is true on the frame that
+// completes a message. A nil reassembler prints EVENT frames bare.
 type wireEventReassembler interface {
-	Add(f wire.Frame) (message []byte, err error)
+	Add(f wire.Frame) (msg []byte, done bool, err error)
 }
 
-// newWireEventReassembler stays nil until protocols/stackchan/event is
-// wired in here; decode then adds "eventMessage"/"eventError" to EVENT
-// frames. Without it EVENT frames print with their payload only.
-var newWireEventReassembler func() wireEventReassembler
+// newWireEventReassembler gives each decode run its own reassembler, so
+// "eventMessage" appears on the END chunk and "eventError" on a dropped
+// message. Routing the JSON (appevent) is left to the reader of the output.
+var newWireEventReassembler = func() wireEventReassembler { return new(event.Reassembler) }
 
 // wireDecode parses the byte stream as it arrives, so it also works on a
 // live tty. Skipped bytes go to stderr with their offset; they never stop
@@ -168,14 +170,17 @@ func wireDescribe(f wire.Frame, offset int64, events wireEventReassembler) wireF
 		if events == nil {
 			break
 		}
-		msg, err := events.Add(f)
+		msg, done, err := events.Add(f)
 		switch {
 		case err != nil:
 			j.EventError = err.Error()
-		case msg != nil && json.Valid(msg):
-			j.EventMessage = json.RawMessage(bytes.Clone(msg))
-		case msg != nil:
+		case !done:
+		case !utf8.Valid(msg):
+			j.EventError = "message is not valid UTF-8"
+		case !json.Valid(msg):
 			j.EventError = "message is not valid JSON"
+		default:
+			j.EventMessage = json.RawMessage(bytes.Clone(msg))
 		}
 	}
 	return j

@@ -248,3 +248,55 @@ func TestWireEncodeIgnoresAnnotations(t *testing.T) {
 		t.Fatalf("got %q, want %q", out, want)
 	}
 }
+
+// TestWireDecodeEvents: EVENT chunks are reassembled into "eventMessage" on
+// the END chunk; a broken message is reported on its frame and decoding
+// goes on (§13.3).
+func TestWireDecodeEvents(t *testing.T) {
+	msg := []byte(`{"schema":"stackchan.event.v1","type":"task.status","requestId":"r1","state":"running"}`)
+	var in []byte
+	add := func(f wire.Frame) {
+		var err error
+		if in, err = wire.AppendFrame(in, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two chunks of message 5, then the parser-scenarios sequence mismatch
+	// on stream 11, then a non-JSON message.
+	add(wire.Frame{Type: wire.TypeEvent, Flags: wire.EventStart, StreamID: 5, Payload: msg[:40]})
+	add(wire.Frame{Type: wire.TypeEvent, Flags: wire.EventEnd, StreamID: 5, Sequence: 1, Payload: msg[40:]})
+	add(wire.Frame{Type: wire.TypeEvent, Flags: wire.EventStart, StreamID: 11, Payload: []byte("a")})
+	add(wire.Frame{Type: wire.TypeEvent, Flags: wire.EventEnd, StreamID: 11, Sequence: 2, Payload: []byte("b")})
+	add(wire.Frame{Type: wire.TypeEvent, Flags: wire.EventStart | wire.EventEnd, StreamID: 12, Payload: []byte("{oops")})
+	out, _, err := runWire(t, in, "decode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want 5:\n%s", len(lines), out)
+	}
+	var last struct {
+		EventMessage json.RawMessage `json:"eventMessage"`
+		EventError   string          `json:"eventError"`
+	}
+	checks := []struct {
+		line     int
+		msg, err string
+	}{
+		{0, "", ""},
+		{1, string(msg), ""},
+		{2, "", ""},
+		{3, "", "event sequence mismatch"},
+		{4, "", "not valid JSON"},
+	}
+	for _, c := range checks {
+		last.EventMessage, last.EventError = nil, ""
+		if err := json.Unmarshal([]byte(lines[c.line]), &last); err != nil {
+			t.Fatal(err)
+		}
+		if string(last.EventMessage) != c.msg || !strings.Contains(last.EventError, c.err) || (c.err == "" && last.EventError != "") {
+			t.Errorf("line %d: message %s error %q; want %s %q", c.line, last.EventMessage, last.EventError, c.msg, c.err)
+		}
+	}
+}
