@@ -161,8 +161,11 @@ func Decode(line []byte) (Message, error) {
 
 func decodeHeartbeat(m *members) (Message, error) {
 	var h Heartbeat
-	fe := func(field, want string, v []byte) error {
-		return &FieldError{Msg: "heartbeat", Field: field, Want: want, Got: got(v)}
+	// Spec §5.1 [OURS]: a bad field keeps its previous value instead of
+	// losing the whole heartbeat (and with it the prompt). The field is left
+	// out of Present and named in Ignored so the caller can log it.
+	ignore := func(field, want string, v []byte) {
+		h.Ignored = append(h.Ignored, &FieldError{Msg: "heartbeat", Field: field, Want: want, Got: got(v)})
 	}
 	counts := [...]struct {
 		k   key
@@ -173,7 +176,8 @@ func decodeHeartbeat(m *members) (Message, error) {
 		if v := m.get(c.k); v != nil {
 			n, ok := parseInt(v, 0, math.MaxUint32)
 			if !ok {
-				return nil, fe(keyNames[c.k], "non-negative integer", v)
+				ignore(keyNames[c.k], "non-negative integer", v)
+				continue
 			}
 			*c.dst = uint32(n)
 			h.Present |= c.f
@@ -188,44 +192,49 @@ func decodeHeartbeat(m *members) (Message, error) {
 		if v := m.get(c.k); v != nil {
 			n, ok := parseInt(v, 0, math.MaxInt64)
 			if !ok {
-				return nil, fe(keyNames[c.k], "non-negative integer", v)
+				ignore(keyNames[c.k], "non-negative integer", v)
+				continue
 			}
 			*c.dst = uint64(n)
 			h.Present |= c.f
 		}
 	}
 	if v := m.get(kMsg); v != nil {
-		if v[0] != '"' {
-			return nil, fe("msg", "string", v)
+		if v[0] == '"' {
+			h.Msg = unquote(v)
+			h.Present |= FieldMsg
+		} else {
+			ignore("msg", "string", v)
 		}
-		h.Msg = unquote(v)
-		h.Present |= FieldMsg
 	}
 	if v := m.get(kEntries); v != nil {
 		if v[0] != '[' {
-			return nil, fe("entries", "array of strings", v)
+			ignore("entries", "array of strings", v)
+		} else {
+			h.Entries = make([]string, 0, 8)
+			_ = eachElement(v, func(_ int, e []byte) error {
+				s := "" // spec §5.1: a non-string entry becomes ""
+				if e[0] == '"' {
+					s = unquote(e)
+				}
+				h.Entries = append(h.Entries, s)
+				return nil
+			})
+			h.Present |= FieldEntries
 		}
-		h.Entries = make([]string, 0, 8)
-		_ = eachElement(v, func(_ int, e []byte) error {
-			s := "" // spec §5.1: a non-string entry becomes ""
-			if e[0] == '"' {
-				s = unquote(e)
-			}
-			h.Entries = append(h.Entries, s)
-			return nil
-		})
-		h.Present |= FieldEntries
 	}
 	if v := m.get(kCompleted); v != nil {
-		if v[0] != 't' && v[0] != 'f' {
-			return nil, fe("completed", "boolean", v)
+		if v[0] == 't' || v[0] == 'f' {
+			h.Completed = v[0] == 't'
+			h.Present |= FieldCompleted
+		} else {
+			ignore("completed", "boolean", v)
 		}
-		h.Completed = v[0] == 't'
-		h.Present |= FieldCompleted
 	}
-	if v := m.get(kPrompt); v != nil {
+	if v := m.get(kPrompt); v != nil && v[0] != 'n' { // null: no prompt
 		if v[0] != '{' {
-			return nil, fe("prompt", "object", v)
+			ignore("prompt", "object", v) // spec §5.1: treated as no prompt
+			return h, nil
 		}
 		var p members
 		p.collect(v)
@@ -236,7 +245,10 @@ func decodeHeartbeat(m *members) (Message, error) {
 				continue
 			}
 			if raw[0] != '"' {
-				return nil, fe("prompt."+keyNames[k], "string", raw)
+				if raw[0] != 'n' { // null is absent
+					ignore("prompt."+keyNames[k], "string", raw)
+				}
+				continue // a bad id: no prompt; a bad tool/hint: ""
 			}
 			strs[i] = unquote(raw)
 		}

@@ -161,16 +161,6 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"total":1`, ErrInvalidJSON.Error(), ""},
 		{`[1]`, ErrNotObject.Error(), ""},
 		{`"x"`, ErrNotObject.Error(), ""},
-		{`{"running":"1"}`, `buddy: heartbeat field "running": want non-negative integer, got string`, ""},
-		{`{"total":-3}`, `buddy: heartbeat field "total": want non-negative integer, got number -3`, ""},
-		{`{"waiting":1.5}`, `buddy: heartbeat field "waiting": want non-negative integer, got number 1.5`, ""},
-		{`{"total":4294967296}`, `buddy: heartbeat field "total": want non-negative integer, got number 4294967296`, ""},
-		{`{"tokens":1e3}`, `buddy: heartbeat field "tokens": want non-negative integer, got number 1e3`, ""},
-		{`{"msg":7}`, `buddy: heartbeat field "msg": want string, got number 7`, ""},
-		{`{"entries":"a"}`, `buddy: heartbeat field "entries": want array of strings, got string`, ""},
-		{`{"prompt":"req"}`, `buddy: heartbeat field "prompt": want object, got string`, ""},
-		{`{"prompt":{"id":5}}`, `buddy: heartbeat field "prompt.id": want string, got number 5`, ""},
-		{`{"completed":1}`, `buddy: heartbeat field "completed": want boolean, got number 1`, ""},
 		{`{"time":[1]}`, `buddy: time field "time": want [epoch seconds, offset seconds] integers, got array of 1`, ""},
 		{`{"time":[1,2,3]}`, `buddy: time field "time": want [epoch seconds, offset seconds] integers, got array of 3`, ""},
 		{`{"time":[1,"2"]}`, `buddy: time field "time": want [epoch seconds, offset seconds] integers, got element string`, ""},
@@ -202,6 +192,67 @@ func TestDecodeErrors(t *testing.T) {
 		var fe *FieldError
 		if tt.cmd != "" && !errors.As(err, &fe) {
 			t.Errorf("Decode(%s): CommandError does not unwrap to *FieldError", tt.line)
+		}
+	}
+}
+
+// A bad heartbeat field is named and ignored; the rest of the heartbeat,
+// above all its prompt, still counts (spec §5.1: the field keeps its
+// previous value).
+func TestHeartbeatIgnoresBadFields(t *testing.T) {
+	const prompt = `,"prompt":{"id":"req_1","tool":"Bash","hint":"ls"}`
+	tests := []struct {
+		line    string
+		want    string
+		missing Fields
+	}{
+		{`{"running":"1","total":2` + prompt + `}`, `buddy: heartbeat field "running": want non-negative integer, got string`, FieldRunning},
+		{`{"total":-3,"running":1` + prompt + `}`, `buddy: heartbeat field "total": want non-negative integer, got number -3`, FieldTotal},
+		{`{"waiting":1.5,"total":1` + prompt + `}`, `buddy: heartbeat field "waiting": want non-negative integer, got number 1.5`, FieldWaiting},
+		{`{"total":4294967296,"running":0` + prompt + `}`, `buddy: heartbeat field "total": want non-negative integer, got number 4294967296`, FieldTotal},
+		{`{"tokens":1e3,"total":1` + prompt + `}`, `buddy: heartbeat field "tokens": want non-negative integer, got number 1e3`, FieldTokens},
+		{`{"msg":7,"total":1` + prompt + `}`, `buddy: heartbeat field "msg": want string, got number 7`, FieldMsg},
+		{`{"entries":"a","total":1` + prompt + `}`, `buddy: heartbeat field "entries": want array of strings, got string`, FieldEntries},
+		{`{"completed":1,"total":1` + prompt + `}`, `buddy: heartbeat field "completed": want boolean, got number 1`, FieldCompleted},
+	}
+	for _, tt := range tests {
+		m, err := Decode([]byte(tt.line))
+		if err != nil {
+			t.Errorf("Decode(%s) = %v; a bad field must not drop the heartbeat", tt.line, err)
+			continue
+		}
+		h := m.(Heartbeat)
+		if len(h.Ignored) != 1 || h.Ignored[0].Error() != tt.want {
+			t.Errorf("Decode(%s).Ignored = %v, want [%s]", tt.line, h.Ignored, tt.want)
+		}
+		if h.Present&tt.missing != 0 || h.Present&FieldTotal == 0 && tt.missing != FieldTotal {
+			t.Errorf("Decode(%s).Present = %b: the bad field must be absent, the good ones present", tt.line, h.Present)
+		}
+		if h.Prompt == nil || h.Prompt.ID != "req_1" {
+			t.Errorf("Decode(%s) lost the prompt: %+v", tt.line, h.Prompt)
+		}
+	}
+	// A prompt that is not an object, or whose id is not a string, is no
+	// prompt; a bad tool or hint only blanks that field.
+	for line, want := range map[string]string{
+		`{"total":1,"prompt":"req"}`:                              `buddy: heartbeat field "prompt": want object, got string`,
+		`{"total":1,"prompt":{"id":5}}`:                           `buddy: heartbeat field "prompt.id": want string, got number 5`,
+		`{"total":1,"prompt":{"id":"r","tool":["x"],"hint":"h"}}`: `buddy: heartbeat field "prompt.tool": want string, got array`,
+	} {
+		m, err := Decode([]byte(line))
+		if err != nil {
+			t.Fatalf("Decode(%s) = %v", line, err)
+		}
+		h := m.(Heartbeat)
+		if len(h.Ignored) != 1 || h.Ignored[0].Error() != want {
+			t.Errorf("Decode(%s).Ignored = %v, want [%s]", line, h.Ignored, want)
+		}
+		if strings.Contains(line, `"tool":["x"]`) {
+			if h.Prompt == nil || h.Prompt.ID != "r" || h.Prompt.Tool != "" || h.Prompt.Hint != "h" {
+				t.Errorf("Decode(%s).Prompt = %+v, want id r, tool blank, hint h", line, h.Prompt)
+			}
+		} else if h.Prompt != nil {
+			t.Errorf("Decode(%s).Prompt = %+v, want none", line, h.Prompt)
 		}
 	}
 }

@@ -26,6 +26,11 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
+		if h, ok := m.(Heartbeat); ok {
+			// Ignored fields are not re-encoded: compare what was kept.
+			h.Ignored = nil
+			m = h
+		}
 		enc := Encode(m)
 		if bytes.IndexByte(enc, '\n') != len(enc)-1 || !json.Valid(enc) {
 			t.Fatalf("Encode(%#v) = %q: not one JSON line", m, enc)

@@ -68,6 +68,10 @@ type Heartbeat struct {
 	TokensToday uint64
 	Prompt      *Prompt
 	Completed   bool // never sent by the desktop; read for completeness
+	// Ignored names fields that were sent with an unusable value (wrong
+	// type, negative, fractional). They are not in Present, so a receiver
+	// keeps their previous values, as spec §5.1 asks; log these.
+	Ignored []*FieldError
 }
 
 // Prompt is a pending tool-permission request.
