@@ -41,7 +41,10 @@ type buddyRecord struct {
 	Line   int64           `json:"line"`
 	Kind   buddy.Kind      `json:"kind,omitempty"`
 	Fields json.RawMessage `json:"fields,omitempty"`
-	Error  string          `json:"error,omitempty"`
+	// Ignored lists heartbeat fields sent with unusable values; a device
+	// keeps their previous values (spec §5.1).
+	Ignored []string `json:"ignored,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 func buddyDecode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -87,7 +90,13 @@ func buddyDecode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			write(buddyRecord{Line: a.Line(), Error: err.Error()})
 			return
 		}
-		write(buddyRecord{Line: a.Line(), Kind: m.Kind(), Fields: m.AppendJSON(nil)})
+		rec := buddyRecord{Line: a.Line(), Kind: m.Kind(), Fields: m.AppendJSON(nil)}
+		if h, ok := m.(buddy.Heartbeat); ok {
+			for _, fe := range h.Ignored {
+				rec.Ignored = append(rec.Ignored, fe.Error())
+			}
+		}
+		write(rec)
 	}
 	buf := make([]byte, 4096)
 	for {

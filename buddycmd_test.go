@@ -38,7 +38,7 @@ func TestBuddyDecode(t *testing.T) {
 		`{"line":2,"kind":"time","fields":{"time":[1775731234,-25200]}}`,
 		`{"line":3,"kind":"heartbeat","fields":{"total":1,"running":1,"waiting":1,"msg":"approve: Bash","entries":["10:41 Reading src/main.rs"],"tokens":5120,"tokens_today":880,"prompt":{"id":"req_7c1e","tool":"Bash","hint":"cargo test"}}}`,
 		`{"line":6,"kind":"turn","fields":{"evt":"turn","role":"assistant","content":[]}}`,
-		`{"line":7,"error":"buddy: heartbeat field \"running\": want non-negative integer, got string"}`,
+		`{"line":7,"kind":"heartbeat","fields":{"prompt":null},"ignored":["buddy: heartbeat field \"running\": want non-negative integer, got string"]}`,
 		`{"line":8,"error":"buddy: cmd \"file\" field \"size\": want non-negative integer, got number -1"}`,
 		`{"line":9,"kind":"keepalive","fields":{}}`,
 		`{"line":10,"error":"buddy: line is not valid JSON"}`,
