@@ -122,6 +122,9 @@ func parseConfig(path, data string, c *Config) error {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
+			if pe.LastKey != "" {
+				return fmt.Errorf("config %s: line %d: %s: %s", path, pe.Position.Line, pe.LastKey, pe.Message)
+			}
 			return fmt.Errorf("config %s: line %d: %s", path, pe.Position.Line, pe.Message)
 		}
 		return fmt.Errorf("config %s: %v", path, err)

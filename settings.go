@@ -59,8 +59,8 @@ func resolve(c Config, configPath string, h host) (settings, error) {
 		// On a Pi the appliance is meant to drive real hardware; quietly
 		// running the simulator there would look like broken hardware.
 		if h.piModel != "" {
-			return fail(fmt.Errorf("board auto: this is a %s but no HAT is configured: set board = \"pirate-audio\" (or another HAT) in %s, "+
-				"or board = \"sim\" to run the simulator; HAT boards are not built yet, so today only \"sim\" works", h.piModel, configPath))
+			return fail(fmt.Errorf("board auto: no HAT configured: set board = \"pirate-audio\" (or another HAT) in %s, "+
+				"or board = \"sim\" to run the simulator on this %s; HAT boards are not built yet, so today only \"sim\" works", configPath, h.piModel))
 		}
 		board = "sim"
 	}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// laptop is a host that is not a Pi, with fixed XDG directories.
+func laptop() host {
+	env := map[string]string{"XDG_STATE_HOME": "/home/u/.state", "XDG_RUNTIME_DIR": "/run/user/1000"}
+	return host{getenv: func(k string) string { return env[k] }, home: "/home/u"}
+}
+
+func TestDefaults(t *testing.T) {
+	s, err := resolve(Config{}, defaultConfigPath, laptop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, got, want string }{
+		{"board", s.board, "sim"},
+		{"data_dir", s.dataDir, "/home/u/.state/claude-pi"},
+		{"control_socket", s.controlSocket, "/run/user/1000/claude-pi/supervisor.sock"},
+		{"http", s.http, "127.0.0.1:8330"},
+		{"ble.name", s.ble.Name, "Claude_Pi"},
+		{"ble.security", s.ble.Security, "bonded"},
+		{"ble.nus_listen", s.ble.NUSListen, "127.0.0.1:8331"},
+		{"log_level", s.logLevel.String(), "INFO"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	if s.ble.MTU != 185 {
+		t.Errorf("ble.mtu = %d, want 185", s.ble.MTU)
+	}
+	for _, name := range serviceNames {
+		if s.policies[name] != supervisor.DefaultPolicy {
+			t.Errorf("policy %s = %+v, want DefaultPolicy", name, s.policies[name])
+		}
+	}
+
+	// Without XDG variables: the home directory, and the socket in data_dir.
+	h := laptop()
+	h.getenv = func(string) string { return "" }
+	s, err = resolve(Config{}, defaultConfigPath, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.dataDir != "/home/u/.local/state/claude-pi" || s.controlSocket != "/home/u/.local/state/claude-pi/supervisor.sock" {
+		t.Errorf("no XDG: data_dir %q, control_socket %q", s.dataDir, s.controlSocket)
+	}
+}
+
+func TestMissingConfig(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.toml")
+	if _, err := loadConfig(missing, false); err != nil {
+		t.Errorf("missing default file: %v, want defaults", err)
+	}
+	if _, err := loadConfig(missing, true); err == nil || !strings.Contains(err.Error(), "nope.toml") {
+		t.Errorf("missing --config file: err = %v, want an error naming it", err)
+	}
+}
+
+func TestConfigFileAndFlagsOverride(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	writeFile(t, path, `
+board = "sim"
+data_dir = "/srv/cp"
+http = "off"
+log_level = "debug"
+[ble]
+name = "Claude_Pi-3F9A"
+security = "open"
+mtu = 247
+[dock]
+serial = "ABC123"
+[services.audio]
+autostart = false
+[services.ble]
+max_restarts = 2
+window = "30s"
+backoff_min = "1s"
+backoff_max = "4s"
+`)
+	fs, o := runFlags(os.Stderr)
+	if err := fs.Parse([]string{"--config", path, "--data-dir", "/tmp/x", "--http", "127.0.0.1:9000", "--nus-listen", "unix:/tmp/nus.sock"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(o.config, configExplicit(fs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.apply(fs, &c)
+	s, err := resolve(c, path, laptop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, got, want string }{
+		{"data_dir (flag)", s.dataDir, "/tmp/x"},
+		{"http (flag)", s.http, "127.0.0.1:9000"},
+		{"nus_listen (flag)", s.ble.NUSListen, "unix:/tmp/nus.sock"},
+		{"control_socket (default)", s.controlSocket, "/run/user/1000/claude-pi/supervisor.sock"},
+		{"ble.name", s.ble.Name, "Claude_Pi-3F9A"},
+		{"ble.security", s.ble.Security, "open"},
+		{"dock.serial", s.dock.Serial, "ABC123"},
+		{"log_level", s.logLevel.String(), "DEBUG"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	if s.ble.MTU != 247 {
+		t.Errorf("mtu = %d", s.ble.MTU)
+	}
+	if s.policies["audio"].Autostart {
+		t.Error("services.audio.autostart = false was ignored")
+	}
+	want := supervisor.Policy{Autostart: true, MaxRestarts: 2, Window: 30 * time.Second, BackoffMin: time.Second, BackoffMax: 4 * time.Second}
+	if s.policies["ble"] != want {
+		t.Errorf("ble policy = %+v, want %+v", s.policies["ble"], want)
+	}
+
+	// http = "off" in the file stays off without the flag; "" as a flag
+	// turns it off too.
+	for _, args := range [][]string{{"--config", path}, {"--http", ""}} {
+		fs, o := runFlags(os.Stderr)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		c, err := loadConfig(o.config, configExplicit(fs))
+		if err != nil && configExplicit(fs) {
+			t.Fatal(err)
+		}
+		o.apply(fs, &c)
+		if s, err := resolve(c, path, laptop()); err != nil || s.http != "" {
+			t.Errorf("%v: http = %q, %v; want off", args, s.http, err)
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name, file string
+		want       []string // all must appear in the error
+	}{
+		{"unknown top-level key", "board = \"sim\"\nservces = 1\n", []string{`unknown key "servces"`, "(line 2)"}},
+		{"unknown nested key", "[ble]\nname = \"Claude_X\"\nmtuu = 3\n", []string{`unknown key "ble.mtuu"`, "(line 3)"}},
+		{"unknown service", "[services.blee]\nautostart = true\n", []string{`unknown service "blee"`, "ble, buddy"}},
+		{"unknown service key", "[services.ble]\nrestarts = 3\n", []string{`unknown key "services.ble.restarts"`, "(line 2)"}},
+		{"syntax", "board = \n", []string{"line 1"}},
+		{"wrong type", "ble = 3\n", []string{"ble"}},
+		{"duration without unit", "[services.ble]\nwindow = 60\n", []string{`"60s"`}},
+		{"duration garbage", "[services.ble]\nwindow = \"soon\"\n", []string{`"soon"`, "window"}},
+		{"bad board", "board = \"pi5\"\n", []string{`board = "pi5"`, "auto, sim"}},
+		{"bad http", "http = \"8330\"\n", []string{`http = "8330"`, "host:port"}},
+		{"bad http port", "http = \"127.0.0.1:http\"\n", []string{"port"}},
+		{"bad nus", "[ble]\nnus_listen = \"unix:rel.sock\"\n", []string{"ble.nus_listen", "absolute"}},
+		{"bad name", "[ble]\nname = \"Pi\"\n", []string{"ble.name", "Claude"}},
+		{"long name", "[ble]\nname = \"Claude_Pi_with_a_long_name\"\n", []string{"ble.name", "20 bytes"}},
+		{"bad security", "[ble]\nsecurity = \"none\"\n", []string{"ble.security", "bonded"}},
+		{"bad mtu", "[ble]\nmtu = 600\n", []string{"ble.mtu", "23..517"}},
+		{"bad log level", "log_level = \"loud\"\n", []string{"log_level", "debug, info"}},
+		{"relative dock port", "[dock]\nport = \"ttyACM0\"\n", []string{"dock.port", "/dev/ttyACM0"}},
+		{"negative restarts", "[services.dock]\nmax_restarts = -1\n", []string{"services.dock.max_restarts"}},
+		{"zero window", "[services.dock]\nwindow = \"0s\"\n", []string{"services.dock.window", "positive"}},
+		{"backoff order", "[services.ui]\nbackoff_min = \"10s\"\nbackoff_max = \"1s\"\n", []string{"services.ui", "backoff_max"}},
+		{"long socket", "control_socket = \"/" + strings.Repeat("x", 120) + "\"\n", []string{"control_socket", "107"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.toml")
+			writeFile(t, path, tt.file)
+			c, err := loadConfig(path, true)
+			if err == nil {
+				_, err = resolve(c, path, laptop())
+			}
+			if err == nil {
+				t.Fatalf("no error for %q", tt.file)
+			}
+			for _, w := range append(tt.want, path) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestBoardAutoOnAPi(t *testing.T) {
+	h := laptop()
+	h.piModel = "Raspberry Pi Zero 2 W Rev 1.0"
+	_, err := resolve(Config{}, defaultConfigPath, h)
+	if err == nil || !strings.Contains(err.Error(), `no HAT configured: set board = "pirate-audio"`) || !strings.Contains(err.Error(), defaultConfigPath) {
+		t.Fatalf("auto on a Pi: err = %v", err)
+	}
+	if s, err := resolve(Config{Board: "sim"}, defaultConfigPath, h); err != nil || s.board != "sim" {
+		t.Errorf("board sim on a Pi = %q, %v; want sim", s.board, err)
+	}
+	if got := controlSocketFor(Config{}, h); got != "/run/supervisor.sock" {
+		t.Errorf("status socket on a Pi = %q, want /run/supervisor.sock", got)
+	}
+}
+
+// uncommented returns the example with every commented-out key and table
+// header switched on, which is how a user edits it.
+func uncommented(example string) string {
+	re := regexp.MustCompile(`(?m)^# ?([a-z_]+ = |\[)`)
+	return re.ReplaceAllString(example, "$1")
+}
+
+func TestExampleConfig(t *testing.T) {
+	// As shipped (everything commented out) it is valid.
+	var c Config
+	if err := parseConfig("example", exampleConfig, &c); err != nil {
+		t.Fatal(err)
+	}
+	// Uncommented it is valid too, covers every key, and its values are
+	// the defaults it claims to show.
+	text := uncommented(exampleConfig)
+	c = Config{}
+	md, err := toml.Decode(text, &c)
+	if err != nil {
+		t.Fatalf("uncommented example: %v\n%s", err, text)
+	}
+	if err := parseConfig("example", text, &Config{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range configKeys(reflect.TypeFor[Config](), nil) {
+		for i, k := range key {
+			if k == "*" {
+				key[i] = "ble" // the example shows one service table
+			}
+		}
+		if !md.IsDefined(key...) {
+			t.Errorf("example does not document key %q", strings.Join(key, "."))
+		}
+	}
+	got, err := resolve(c, "example", laptop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := resolve(Config{}, "example", laptop())
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("example's values differ from the defaults:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// configKeys lists the TOML key paths of a config struct; map keys are "*".
+func configKeys(t reflect.Type, prefix []string) [][]string {
+	var keys [][]string
+	for f := range t.Fields() {
+		name := f.Tag.Get("toml")
+		path := append(append([]string(nil), prefix...), name)
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case ft.Kind() == reflect.Struct && ft != reflect.TypeFor[Duration]():
+			keys = append(keys, configKeys(ft, path)...)
+		case ft.Kind() == reflect.Map:
+			keys = append(keys, configKeys(ft.Elem(), append(path, "*"))...)
+		default:
+			keys = append(keys, path)
+		}
+	}
+	return keys
+}
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

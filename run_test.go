@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
+)
+
+// syncBuffer is written by run's goroutines and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	tests := []struct {
+		args     []string
+		wantErr  string // "" = no error
+		wantOut  string // in stdout
+		wantCode int
+	}{
+		{[]string{"--version"}, "", "claude-pi dev", 0},
+		{[]string{"version"}, "", "claude-pi dev", 0},
+		{[]string{"help"}, "", "status [NAME]", 0},
+		{[]string{"--help"}, "", "run the appliance", 0},
+		{[]string{"help", "config"}, "", "[services.ble]", 0},
+		{[]string{"help", "run"}, "", "-control-socket", 0},
+		{[]string{"help", "nothing"}, `no help for "nothing"`, "", 2},
+		{[]string{"run", "--help"}, "", "", 0},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`, "", 2},
+		{[]string{"run", "--no-such-flag"}, "run: flag provided but not defined: -no-such-flag", "", 2},
+		{[]string{"--no-such-flag"}, "run: flag provided but not defined: -no-such-flag", "", 2},
+		{[]string{"run", "surplus"}, `unexpected argument "surplus"`, "", 2},
+		{[]string{"run", "--board"}, "flag needs an argument: -board", "", 2},
+		{[]string{"run", "--board", "pi9", "--config", "/dev/null"}, `board = "pi9": unknown board`, "", 1},
+		{[]string{"run", "--http", "nope", "--config", "/dev/null"}, `http = "nope"`, "", 1},
+		{[]string{"run", "--nus-listen", "1.2.3.4", "--config", "/dev/null"}, `ble.nus_listen = "1.2.3.4"`, "", 1},
+		{[]string{"run", "--log-level", "chatty", "--config", "/dev/null"}, `log_level = "chatty"`, "", 1},
+		{[]string{"run", "--config", "/nonexistent/claude-pi.toml"}, "/nonexistent/claude-pi.toml", "", 1},
+		{[]string{"status", "--bogus"}, "status: flag provided but not defined: -bogus", "", 2},
+		{[]string{"status", "--control-socket", "/nonexistent/s.sock"}, "/nonexistent/s.sock", "", 1},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			err := run(ctx, tt.args, strings.NewReader(""), &stdout, &stderr)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("err = %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+			}
+			if err != nil && exitCode(err) != tt.wantCode {
+				t.Errorf("exit code %d, want %d", exitCode(err), tt.wantCode)
+			}
+			if !strings.Contains(stdout.String(), tt.wantOut) {
+				t.Errorf("stdout %q does not contain %q", stdout.String(), tt.wantOut)
+			}
+		})
+	}
+}
+
+// TestRunStopsOnCancel runs the whole appliance in-process: it must serve
+// the control socket and the web API, and return nil within the shutdown
+// deadline once its context ends, removing its socket.
+func TestRunStopsOnCancel(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "s.sock")
+	cfg := filepath.Join(dir, "config.toml")
+	writeFile(t, cfg, "[services.audio]\nautostart = false\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"run", "--config", cfg, "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
+			"--control-socket", sock, "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0"},
+			strings.NewReader(""), &stdout, &stderr)
+	}()
+
+	web := waitForWeb(t, &stdout, done, &stderr)
+	var table bytes.Buffer
+	if err := ctlsock.Status(ctx, sock, nil, &table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ble", "buddy", "approvals", "dock", "ui"} {
+		if !regexp.MustCompile(`(?m)^` + want + ` +RUNNING `).MatchString(table.String()) {
+			t.Errorf("status has no RUNNING %s:\n%s", want, table.String())
+		}
+	}
+	if !regexp.MustCompile(`(?m)^audio +STOPPED`).MatchString(table.String()) {
+		t.Errorf("audio with autostart = false is not STOPPED:\n%s", table.String())
+	}
+
+	resp, err := http.Get(web + "/api/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Board    string
+		Services []struct{ Name, State string }
+	}
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil || st.Board != "sim" || len(st.Services) != 6 {
+		t.Errorf("/api/state = %+v, %v; want board sim and 6 services", st, err)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v after cancel\n%s", err, stderr.String())
+		}
+	case <-time.After(shutdownDeadline):
+		t.Fatalf("run did not return within %v of cancel\n%s", shutdownDeadline, stderr.String())
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket still there after run returned: %v", err)
+	}
+}
+
+var webLine = regexp.MustCompile(`web (http://\S+)`)
+
+// waitForWeb waits for run's "Claude_Pi on board ..." line and returns the
+// web URL in it.
+func waitForWeb(t *testing.T, stdout *syncBuffer, done <-chan error, stderr *syncBuffer) string {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		if m := webLine.FindStringSubmatch(stdout.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run returned early: %v\n%s", err, stderr.String())
+		case <-deadline:
+			t.Fatalf("run never printed its address\n%s", stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
