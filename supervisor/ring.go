@@ -101,6 +101,8 @@ func (r *Ring) Clear() {
 // Follow streams every later write until stop is called; stop closes the
 // channel and may be called more than once. A reader that falls more than
 // a few hundred writes behind loses data rather than slowing the writer.
+// Each received slice is shared with other followers: read it, don't
+// modify it.
 func (r *Ring) Follow() (ch <-chan []byte, stop func()) {
 	f := &follower{ch: make(chan []byte, followBuffer)}
 	r.mu.Lock()

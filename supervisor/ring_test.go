@@ -3,6 +3,7 @@ package supervisor
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -147,4 +148,20 @@ func BenchmarkRingWrite(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkActorLogLine is the whole cost of one actor log line: slog text
+// formatting plus the actor's ring and the main ring.
+func BenchmarkActorLogLine(b *testing.B) {
+	tr, err := New(Options{Logger: slog.New(slog.DiscardHandler)}, svc("ble"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	log := tr.procs[0].h.Logger()
+	b.ReportAllocs()
+	for b.Loop() {
+		log.Info("central connected", "addr", "aa:bb:cc:dd:ee:ff", "rssi", -61)
+	}
+	_, total := tr.procs[0].ring.Bytes()
+	b.SetBytes(total / int64(b.N))
 }
