@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
+)
+
+// TestEndToEnd builds the real binary, runs it on the sim board, and drives
+// it with Debian's real supervisorctl: the compatibility promise is with
+// that program, not with our own client. It also reports the binary's size
+// and the idle appliance's memory, which the Pi Zero 2 W (512 MB) cares about.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	ctl, err := exec.LookPath("supervisorctl")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("supervisorctl not installed (apt-get install supervisor); CI must run this test")
+		}
+		t.Skip("supervisorctl not installed (apt-get install supervisor)")
+	}
+
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "claude-pi")
+	build(t, bin)
+	stripped := filepath.Join(dir, "claude-pi-stripped")
+	build(t, stripped, `-ldflags=-s -w`)
+	for _, b := range []string{bin, stripped} {
+		if fi, err := os.Stat(b); err == nil {
+			t.Logf("binary size %s: %.1f MiB", filepath.Base(b), float64(fi.Size())/(1<<20))
+		}
+	}
+
+	sock := filepath.Join(dir, "s.sock")
+	cfg := filepath.Join(dir, "config.toml")
+	// A long first backoff for ble, so that BACKOFF lasts long enough for
+	// supervisorctl (a Python start-up per call) to see it.
+	writeFile(t, cfg, "[services.ble]\nbackoff_min = \"2s\"\n")
+	cmd := exec.Command(bin, "run", "--config", cfg, "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
+		"--control-socket", sock, "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("claude-pi stderr:\n%s", stderr.String())
+		}
+	})
+	banner := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "Claude_Pi on board") {
+				banner <- sc.Text()
+			}
+		}
+	}()
+	select {
+	case line := <-banner:
+		t.Log(line)
+		if !strings.Contains(line, "supervisorctl -s unix://"+sock+" status") {
+			t.Errorf("banner does not say how to reach it: %q", line)
+		}
+	case err := <-exited:
+		t.Fatalf("claude-pi exited at start-up: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("claude-pi did not start within 30 s")
+	}
+
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(ctl, append([]string{"-s", "unix://" + sock}, args...)...).CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("supervisorctl %v: %v", args, err)
+		}
+		return string(out)
+	}
+	want := func(out, pattern string) {
+		t.Helper()
+		if !regexp.MustCompile(pattern).MatchString(out) {
+			t.Errorf("supervisorctl output does not match %q:\n%s", pattern, out)
+		}
+	}
+
+	names := []string{"ble", "buddy", "approvals", "dock", "ui", "audio"}
+	out := run("status")
+	for _, n := range names {
+		want(out, `(?m)^`+n+` +RUNNING `)
+	}
+
+	before := starts(t, sock)
+	want(run("signal", "KILL", "ble"), `ble: signalled`)
+	want(run("status", "ble"), `(?m)^ble +BACKOFF `)
+	waitUntil(t, 10*time.Second, "ble RUNNING again", func() bool {
+		return regexp.MustCompile(`(?m)^ble +RUNNING `).MatchString(run("status", "ble"))
+	})
+	after := starts(t, sock)
+	for _, n := range names {
+		switch {
+		case n == "ble" && after[n] == before[n]:
+			t.Errorf("ble's start time did not change after KILL (%d)", after[n])
+		case n != "ble" && after[n] != before[n]:
+			t.Errorf("%s restarted when ble was killed: start %d -> %d", n, before[n], after[n])
+		}
+	}
+
+	want(run("stop", "dock"), `dock: stopped`)
+	want(run("status", "dock"), `(?m)^dock +STOPPED `)
+	want(run("start", "dock"), `dock: started`)
+	want(run("restart", "ui"), `(?s)ui: stopped.*ui: started`)
+	want(run("tail", "ble"), `stand-in`)
+
+	cpStatus, err := exec.Command(bin, "status", "--control-socket", sock).CombinedOutput()
+	if err != nil {
+		t.Fatalf("claude-pi status: %v\n%s", err, cpStatus)
+	}
+	for _, n := range names {
+		want(string(cpStatus), `(?m)^`+n+` +RUNNING `)
+	}
+
+	time.Sleep(2 * time.Second) // let start-up garbage go before measuring idle memory
+	if rss, err := vmRSS(cmd.Process.Pid); err == nil {
+		t.Logf("idle RSS: %s", rss)
+	} else {
+		t.Logf("idle RSS: %v", err)
+	}
+
+	began := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v, want status 0", err)
+		}
+		t.Logf("stopped %v after SIGTERM", time.Since(began).Round(time.Millisecond))
+	case <-time.After(shutdownDeadline):
+		t.Fatalf("still running %v after SIGTERM", shutdownDeadline)
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("control socket left behind: %v", err)
+	}
+}
+
+func build(t *testing.T, out string, flags ...string) {
+	t.Helper()
+	args := append(append([]string{"build", "-o", out}, flags...), ".")
+	if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		t.Fatalf("go %v: %v\n%s", args, err, b)
+	}
+}
+
+// starts returns each process's start time (unix seconds) as the control
+// socket reports it: a restart is the only thing that changes it.
+func starts(t *testing.T, sock string) map[string]int64 {
+	t.Helper()
+	c := ctlsock.NewClient(sock)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	v, err := c.CallContext(ctx, "supervisor.getAllProcessInfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := v.([]any)
+	m := map[string]int64{}
+	for _, e := range list {
+		info, _ := e.(map[string]any)
+		name, _ := info["name"].(string)
+		m[name] = toInt64(info["start"])
+	}
+	return m
+}
+
+func toInt64(v any) int64 {
+	switch n := v.(type) {
+	case int:
+		return int64(n)
+	case int32:
+		return int64(n)
+	case int64:
+		return n
+	}
+	return -1
+}
+
+func waitUntil(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func vmRSS(pid int) (string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", errors.New("no VmRSS line")
+}
