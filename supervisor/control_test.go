@@ -284,3 +284,45 @@ func TestIdentificationAndPID(t *testing.T) {
 		t.Errorf("Shutdown before Start = %v", err)
 	}
 }
+
+// TestPanicInStoppingStillStops pins the shell's recover: without it
+// protoactor leaves the actor half-stopped and StopProcess waits forever.
+func TestPanicInStoppingStillStops(t *testing.T) {
+	tr := start(t, probeSvc(&journal{}, "ui", fast, func(p *probe) {
+		p.stopping = func() { panic("flush failed") }
+	}))
+	if err := tr.StopProcess("ui", true); err != nil {
+		t.Fatal(err)
+	}
+	if pi, _ := tr.Process("ui"); pi.State != Stopped {
+		t.Fatalf("ui is %v", pi.State)
+	}
+	if log, _, _ := tr.Log("ui"); !strings.Contains(string(log), `msg="panic while stopping"`) {
+		t.Errorf("ui log lacks the recovered panic:\n%s", log)
+	}
+}
+
+func TestShutdownDuringBackoffCancelsRestart(t *testing.T) {
+	j := &journal{}
+	slow := fast
+	slow.BackoffMin, slow.BackoffMax = time.Hour, time.Hour
+	tr, err := New(Options{Logger: slog.New(slog.DiscardHandler)}, probeSvc(j, "dock", slow, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	if err := tr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SignalProcess("dock", "KILL"); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, tr, "dock", Backoff)
+	if err := tr.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if pi, _ := tr.Process("dock"); pi.State != Stopped || len(j.filter("start dock")) != 1 {
+		t.Errorf("dock %v after shutdown, started %d times", pi.State, len(j.filter("start dock")))
+	}
+}
