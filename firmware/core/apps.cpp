@@ -1,0 +1,263 @@
+#include "apps.h"
+
+namespace sc {
+
+const char* TransportStateName(TransportState s) {
+  switch (s) {
+    case TransportState::Disconnected: return "disconnected";
+    case TransportState::Unsupported: return "unsupported";
+    case TransportState::Ready: return "ready";
+  }
+  return "?";
+}
+
+// ---- conversation requests (§15.1)
+
+std::string ConversationRequests::Request(bool start, TransportState ts, uint32_t now) {
+  if (pending() && start_ == start) return id_;  // same operation: reuse
+  start_ = start;
+  state_ = start ? ConvState::Connecting : ConvState::Standby;
+  error_.clear();
+  if (ts == TransportState::Unsupported) {
+    id_.clear();
+    fail("the host does not support EVENT (conversation control unavailable)");
+    return "";
+  }
+  id_ = "conversation-" + token_ + "-" + std::to_string(++n_);
+  sent_ = false;
+  since_ = now;
+  if (ts == TransportState::Ready) trySend(now);
+  return id_;
+}
+
+void ConversationRequests::fail(const char* why) {
+  id_.clear();
+  state_ = ConvState::Blocked;
+  error_ = why;
+}
+
+void ConversationRequests::trySend(uint32_t now) {
+  std::string msg = start_ ? BuildConversationStart(id_) : BuildConversationStop(id_);
+  lastSend_ = now;
+  if (out_.SendEvent(msg) == SendResult::Queued) sent_ = true;
+}
+
+void ConversationRequests::Tick(TransportState ts, uint32_t now) {
+  if (!pending()) return;
+  if (Elapsed(now, since_) >= kConversationTimeoutMs) {
+    fail("no conversation.result from the host within 10 s");
+    return;
+  }
+  if (ts == TransportState::Unsupported) {
+    fail("the host does not support EVENT (conversation control unavailable)");
+    return;
+  }
+  if (ts != TransportState::Ready) return;  // hold until ready
+  if (!sent_ || Elapsed(now, lastSend_) >= kConversationRetryMs) trySend(now);
+}
+
+bool ConversationRequests::OnResult(const AppEvent& ev) {
+  if (ev.type != AppType::ConversationResult || !pending() || ev.requestId != id_) return false;
+  id_.clear();
+  if (ev.success) {
+    state_ = ev.state;
+    error_ = ev.hasError ? ev.error : "";
+  } else {
+    state_ = ConvState::Blocked;
+    error_ = ev.hasError && !ev.error.empty() ? ev.error : "the host refused the request";
+  }
+  return true;
+}
+
+// ---- text layout
+
+namespace {
+// cpLen returns the byte length of the code point starting at s[i] (1 for
+// stray bytes, so broken text still advances).
+size_t cpLen(const std::string& s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+  return i + n > s.size() ? s.size() - i : n;
+}
+}  // namespace
+
+std::vector<std::string> WrapColumns(const std::string& text, int cols) {
+  std::vector<std::string> lines;
+  std::string cur;
+  int width = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t n = cpLen(text, i);
+    if (text[i] == '\n') {
+      lines.push_back(cur);
+      cur.clear();
+      width = 0;
+      i++;
+      continue;
+    }
+    if (text[i] == '\r') { i++; continue; }
+    if (width == cols) {
+      lines.push_back(cur);
+      cur.clear();
+      width = 0;
+    }
+    cur.append(text, i, n);
+    width++;
+    i += n;
+  }
+  if (!cur.empty() || lines.empty()) lines.push_back(cur);
+  return lines;
+}
+
+std::string FitColumns(const std::string& text, int cols) {
+  size_t i = 0;
+  int w = 0;
+  while (i < text.size() && w < cols) {
+    i += cpLen(text, i);
+    w++;
+  }
+  if (i >= text.size()) return text;
+  // cut one more column for the ellipsis
+  size_t j = 0;
+  w = 0;
+  while (j < text.size() && w < cols - 1) {
+    j += cpLen(text, j);
+    w++;
+  }
+  return text.substr(0, j) + "\xE2\x80\xA6";
+}
+
+// ---- approvals (§16.1)
+
+int ApprovalSession::pages(const Entry& e) const {
+  size_t lines = WrapColumns(e.req.detail, kDetailColumns).size();
+  if (e.req.truncated) lines += 2;
+  return int((lines + kDetailRows - 1) / kDetailRows);
+}
+
+void ApprovalSession::present(uint32_t now) {
+  if (q_.empty()) return;
+  Entry& e = q_.front();
+  changed_ = true;
+  if (e.decided) {
+    sendDecision(e, now);
+  } else {
+    out_.SendEvent(BuildApprovalPresented(e.req.requestId));
+    e.lastSend = now;
+  }
+}
+
+void ApprovalSession::sendDecision(Entry& e, uint32_t now) {
+  out_.SendEvent(BuildApprovalResponse(e.req.requestId, e.approve));
+  e.lastSend = now;
+}
+
+void ApprovalSession::OnRequest(const AppEvent& ev, uint32_t now) {
+  for (size_t i = 0; i < q_.size(); i++) {
+    Entry& e = q_[i];
+    if (e.req.requestId != ev.requestId) continue;
+    e.req = ev;
+    e.suspended = false;
+    int p = pages(e);
+    if (e.page > p) e.page = p;
+    if (i == 0) present(now);
+    return;
+  }
+  if (q_.size() >= kMaxQueue) return;  // host keeps resending; it appears once there is room
+  Entry e;
+  e.req = ev;
+  q_.push_back(e);
+  if (q_.size() == 1) present(now);
+}
+
+void ApprovalSession::OnResolved(const std::string& id, uint32_t now) {
+  for (size_t i = 0; i < q_.size(); i++) {
+    if (q_[i].req.requestId != id) continue;
+    q_.erase(q_.begin() + long(i));
+    if (i == 0) {
+      changed_ = true;
+      present(now);
+    }
+    return;
+  }
+}
+
+void ApprovalSession::OnSuspended(const std::string& id) {
+  for (size_t i = 0; i < q_.size(); i++) {
+    if (q_[i].req.requestId != id) continue;
+    q_[i].suspended = true;
+    if (i == 0) changed_ = true;
+  }
+}
+
+bool ApprovalSession::Decide(bool approve, uint32_t now) {
+  if (q_.empty()) return false;
+  Entry& e = q_.front();
+  if (e.decided || e.suspended) return false;
+  e.decided = true;
+  e.approve = approve;
+  changed_ = true;
+  sendDecision(e, now);
+  return true;
+}
+
+void ApprovalSession::PageDetail() {
+  if (q_.empty()) return;
+  Entry& e = q_.front();
+  int p = pages(e);
+  e.page = e.page >= p ? 0 : e.page + 1;
+  changed_ = true;
+}
+
+void ApprovalSession::Tick(uint32_t now) {
+  if (q_.empty()) return;
+  Entry& e = q_.front();
+  if (e.decided && !e.suspended && Elapsed(now, e.lastSend) >= kApprovalResendMs) sendDecision(e, now);
+}
+
+void ApprovalSession::Clear() {
+  if (!q_.empty()) changed_ = true;
+  q_.clear();
+}
+
+ApprovalView ApprovalSession::View() const {
+  ApprovalView v;
+  if (q_.empty()) return v;
+  const Entry& e = q_.front();
+  v.visible = true;
+  v.requestId = e.req.requestId;
+  v.kind = e.req.kind;
+  v.title = FitColumns(e.req.title, kTitleColumns);
+  v.pages = pages(e);
+  v.page = e.page;
+  v.decided = e.decided;
+  v.approve = e.approve;
+  v.suspended = e.suspended;
+  v.buttonsEnabled = !e.decided && !e.suspended;
+  if (e.page == 0) {
+    v.body = e.req.summary;
+  } else {
+    std::vector<std::string> lines = WrapColumns(e.req.detail, kDetailColumns);
+    if (e.req.truncated) {
+      lines.push_back("");
+      lines.push_back("(detail truncated by the host)");
+    }
+    size_t from = size_t(e.page - 1) * kDetailRows;
+    for (size_t i = from; i < lines.size() && i < from + kDetailRows; i++) {
+      if (i > from) v.body += "\n";
+      v.body += lines[i];
+    }
+  }
+  v.middleLabel = e.page == 0 ? "detail" : e.page < v.pages ? "next" : "summary";
+  if (e.suspended) {
+    v.statusLine = "waiting for reconnection";
+  } else if (e.decided) {
+    v.statusLine = e.approve ? "sending OK..." : "sending NG...";
+  } else if (e.page > 0) {
+    v.statusLine = "detail " + std::to_string(e.page) + "/" + std::to_string(v.pages);
+  } else {
+    v.statusLine = e.req.kind == "fileChange" ? "file change approval request" : "command execution approval request";
+  }
+  return v;
+}
+
+}  // namespace sc

@@ -1,0 +1,121 @@
+// Application sessions of the firmware (spec §15-§17): conversation
+// requests from head-touch gestures, the approval queue, and helpers for
+// laying out approval text. Time is an argument (now_ms), never read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "appevent.h"
+
+namespace sc {
+
+enum class TransportState : uint8_t { Disconnected, Unsupported, Ready };
+const char* TransportStateName(TransportState s);
+enum class SendResult : uint8_t { Queued, Overflow, Disconnected, Unsupported };
+
+// EventSender queues one application event for the host.
+class EventSender {
+ public:
+  virtual ~EventSender() = default;
+  virtual SendResult SendEvent(const std::string& json) = 0;
+};
+
+constexpr uint32_t kConversationRetryMs = 2000;
+constexpr uint32_t kConversationTimeoutMs = 10000;
+constexpr uint32_t kApprovalResendMs = 2000;
+
+// Elapsed is wrap-safe: now and then are uint32 millisecond clocks.
+inline uint32_t Elapsed(uint32_t now, uint32_t then) { return now - then; }
+
+// ConversationRequests: at most one pending start or stop request.
+class ConversationRequests {
+ public:
+  ConversationRequests(EventSender& out, const std::string& bootToken) : out_(out), token_(bootToken) {}
+  // Request starts (start=true) or stops; returns the pending request id
+  // ("" when it failed at once because the host lacks EVENT).
+  std::string Request(bool start, TransportState ts, uint32_t now);
+  // Tick resends every 2 s, times out after 10 s, reacts to the transport.
+  void Tick(TransportState ts, uint32_t now);
+  // OnResult applies a conversation.result; false if it was not for us.
+  bool OnResult(const AppEvent& ev);
+
+  ConvState state() const { return state_; }
+  const std::string& error() const { return error_; }
+  const std::string& pendingId() const { return id_; }
+  bool pending() const { return !id_.empty(); }
+  uint32_t counter() const { return n_; }
+
+ private:
+  void fail(const char* why);
+  void trySend(uint32_t now);
+  EventSender& out_;
+  std::string token_;
+  uint32_t n_ = 0;
+  std::string id_;
+  bool start_ = false;
+  bool sent_ = false;  // queued at least once
+  uint32_t since_ = 0, lastSend_ = 0;
+  ConvState state_ = ConvState::Standby;
+  std::string error_;
+};
+
+// ApprovalView is what the screen shows for the head of the queue.
+struct ApprovalView {
+  bool visible = false;
+  std::string requestId, kind, title, body, statusLine, middleLabel;
+  int page = 0, pages = 0;  // page 0 = summary, 1..pages = detail pages
+  bool buttonsEnabled = false;
+  bool decided = false, approve = false, suspended = false;
+};
+
+constexpr int kDetailColumns = 36;
+constexpr int kDetailRows = 8;
+constexpr int kTitleColumns = 30;
+
+// WrapColumns splits UTF-8 text into lines of at most cols code points,
+// breaking at newlines and at the column limit.
+std::vector<std::string> WrapColumns(const std::string& text, int cols);
+// FitColumns cuts text to cols code points, ending in "…" when cut.
+std::string FitColumns(const std::string& text, int cols);
+
+class ApprovalSession {
+ public:
+  static constexpr size_t kMaxQueue = 32;
+  explicit ApprovalSession(EventSender& out) : out_(out) {}
+  void OnRequest(const AppEvent& ev, uint32_t now);
+  void OnResolved(const std::string& id, uint32_t now);
+  void OnSuspended(const std::string& id);
+  // Decide is the OK (approve) / NG touch on the displayed entry.
+  bool Decide(bool approve, uint32_t now);
+  // Middle button: summary → detail pages → summary.
+  void PageDetail();
+  void Tick(uint32_t now);
+  void Clear();
+
+  ApprovalView View() const;
+  size_t size() const { return q_.size(); }
+  // Changed reports (and clears) whether the view must be redrawn.
+  bool TakeChanged() {
+    bool c = changed_;
+    changed_ = false;
+    return c;
+  }
+
+ private:
+  struct Entry {
+    AppEvent req;
+    bool decided = false, approve = false, suspended = false;
+    int page = 0;
+    uint32_t lastSend = 0;
+  };
+  void present(uint32_t now);
+  void sendDecision(Entry& e, uint32_t now);
+  int pages(const Entry& e) const;
+  EventSender& out_;
+  std::vector<Entry> q_;
+  bool changed_ = false;
+};
+
+}  // namespace sc

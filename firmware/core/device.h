@@ -1,0 +1,152 @@
+// Device is the firmware's protocol engine (spec §20): it parses wire v2,
+// answers HELLO, runs the microphone and speaker sessions, reassembles and
+// sends EVENT messages and drives the application sessions. All hardware is
+// behind the interfaces of ports.h; time comes in as now_ms.
+//
+//   sc::DeviceConfig cfg;          // defaults are the release firmware
+//   cfg.bootToken = "a1b2c3d4";
+//   sc::Device dev(cfg, usb, speaker, mic, ui);
+//   dev.SetUsbConnected(true, now);
+//   dev.OnReceive(buf, n, now);    // whatever the CDC read returned
+//   dev.Tick(now);                 // every few ms
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "appevent.h"
+#include "apps.h"
+#include "event.h"
+#include "frame_queue.h"
+#include "media.h"
+#include "ports.h"
+#include "wire.h"
+
+namespace sc {
+
+struct DeviceConfig {
+  /// Capabilities sent in HELLO_ACK (0xF7F release, 0xFFF diagnostics).
+  uint32_t capabilities = kFirmwareCaps;
+  /// 8 hex digits, random per boot: conversation-<token>-<n> request ids.
+  std::string bootToken = "00000000";
+  /// Media sessions allowed (upstream: a MOD activates them; ours at boot).
+  bool mediaEnabled = true;
+  /// Disconnect is confirmed after this long without USB SOF.
+  uint32_t disconnectDebounceMs = 100;
+  /// TX frame queue and the outgoing EVENT queue (spec §25).
+  size_t txQueueBytes = 16384;
+  size_t eventQueueFrames = 128;
+  size_t eventQueueBytes = 65536 + 128 * kOverhead;
+  /// Mouth refresh period and RMS per step (spec §12.8).
+  uint32_t mouthPeriodMs = 125;
+};
+
+enum class TouchButton : uint8_t { Ok, Ng, Detail };
+
+struct DeviceStats {
+  uint64_t framesIn = 0, framesOut = 0;
+  uint64_t errorsSent = 0;
+  uint64_t eventsIn = 0, eventsDropped = 0, rawEvents = 0;
+  uint64_t eventsOut = 0;
+};
+
+class Device : private EventSender {
+ public:
+  Device(const DeviceConfig& cfg, Transport& usb, AudioOut& speaker, AudioIn& mic, Ui& ui);
+
+  // USB presence: call with the SOF state as often as it is polled.
+  void SetUsbConnected(bool connected, uint32_t now);
+  void OnReceive(const uint8_t* data, size_t len, uint32_t now);
+  void Tick(uint32_t now);
+  // OnMicFrame delivers 640 bytes of captured 16 kHz PCM.
+  void OnMicFrame(const uint8_t* pcm, size_t len, uint32_t now);
+  void OnCaptureFailed(uint32_t now);
+  void SetMediaEnabled(bool on, uint32_t now);
+
+  void Touch(TouchButton b, uint32_t now);
+  // Swipe across the head: forward = conversation.start, backward = stop.
+  std::string Swipe(bool forward, uint32_t now);
+
+  // Sends an application (or raw) event to the host (spec §9.3 results).
+  SendResult Send(const std::string& json) { return SendEvent(json); }
+
+  TransportState transport() const { return transport_; }
+  bool helloDone() const { return hello_; }
+  uint32_t peerMaxPayload() const { return peerMax_; }
+  uint32_t peerCapabilities() const { return peerCaps_; }
+  uint8_t status() const { return status_; }
+  bool taskRunning() const { return taskRunning_; }
+  float mouth() const { return mouth_; }
+  const MicGuard& mic() const { return mic_; }
+  const SpeakerGuard& speaker() const { return *spk_; }
+  const ConversationRequests& conversation() const { return conv_; }
+  const ApprovalSession& approvals() const { return approvals_; }
+  const DeviceStats& stats() const { return stats_; }
+  const ParserStats& parserStats() const { return parser_.stats(); }
+  size_t txQueued() const { return tx_.bytes(); }
+
+ private:
+  SendResult SendEvent(const std::string& json) override;
+  void handle(const Frame& f, uint32_t now);
+  void handleControl(const Frame& f, uint32_t now);
+  void handleHello(const Frame& f, uint32_t now);
+  void handleEvent(const Frame& f, uint32_t now);
+  void handleApp(const AppEvent& ev, uint32_t now);
+  bool sendControl(uint16_t code, uint16_t stream, uint32_t rate, const uint8_t* payload = nullptr, uint32_t len = 0);
+  void sendError(uint16_t stream, uint32_t code);
+  void sendU32(uint16_t code, uint16_t stream, uint32_t rate, uint32_t v);
+  void topUp();
+  void pumpAudio(uint32_t now);
+  void speakerEnded(Session s, bool completed);
+  void micStopped();
+  void resetSessions(bool forgetLast);
+  void disconnect(uint32_t now);
+  void updateTransport();
+  void setStatus(uint8_t v);
+  void setTask(bool running);
+  void setMouth(float open);
+  void refreshUi();
+  void flush();
+
+  DeviceConfig cfg_;
+  Transport& link_;
+  AudioOut& out_;
+  AudioIn& in_;
+  Ui& ui_;
+
+  Parser parser_;
+  FrameQueue tx_, events_;
+  EventReassembler reasm_;
+  MicGuard mic_;
+  SpeakerGuard* spk_;  // 48 KB ring: on the heap once, never per frame
+  ConversationRequests conv_;
+  ApprovalSession approvals_;
+
+  bool usb_ = false;
+  uint32_t lastSof_ = 0;
+  bool hello_ = false;
+  uint32_t peerMax_ = 0, peerCaps_ = 0;
+  uint32_t ctrlSeq_ = 0;
+  uint16_t nextEventId_ = 1;
+  TransportState transport_ = TransportState::Disconnected;
+  bool media_ = true;
+  uint8_t status_ = 0;
+  bool taskRunning_ = false;
+  ConvState convShown_ = ConvState::Standby;
+  std::string convErrShown_;
+  float mouth_ = 0;
+  uint32_t mouthAt_ = 0;
+  double sumSq_ = 0;
+  uint64_t samples_ = 0;
+  uint64_t played_ = 0;
+  uint32_t playedRate_ = 0;
+  DeviceStats stats_;
+  uint8_t scratch_[1024];
+
+ public:
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+};
+
+}  // namespace sc
