@@ -20,6 +20,9 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// After the first signal starts the graceful shutdown, a second one
+	// should kill at once, as users expect of a stuck program.
+	go func() { <-ctx.Done(); stop() }()
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "claude-pi:", err)
 		os.Exit(exitCode(err))

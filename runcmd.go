@@ -141,6 +141,9 @@ func serve(ctx context.Context, s settings, stdout, stderr io.Writer) (err error
 			}
 		}()
 		webURL = "http://" + ln.Addr().String()
+		if a, ok := ln.Addr().(*net.TCPAddr); ok && !a.IP.IsLoopback() {
+			log.Warn("the sim web page is reachable from the network: anyone who can reach it can press the buttons", "http", s.http)
+		}
 	}
 	log.Info("started", "board", s.board, "data_dir", s.dataDir, "control_socket", s.controlSocket, "web", webURL)
 	fmt.Fprintf(stdout, "Claude_Pi on board %s: web %s · supervisorctl -s unix://%s status\n", s.board, webURL, s.controlSocket)
