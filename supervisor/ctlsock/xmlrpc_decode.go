@@ -443,4 +443,3 @@ func truncate(s string) string {
 	}
 	return s
 }
-
