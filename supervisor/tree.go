@@ -120,7 +120,7 @@ func (t *Tree) Start(ctx context.Context) error {
 	r := t.rt
 	// The producer returns the same root on every call: should protoactor
 	// ever restart it, the supervision state must survive.
-	pid, err := t.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return r }), "supervisor")
+	pid, err := t.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return r }), rootName)
 	if err != nil {
 		return fmt.Errorf("supervisor: spawning root actor: %w", err)
 	}
@@ -256,3 +256,14 @@ func (t *Tree) wait(ctx context.Context, i int, ok func(snap) bool) error {
 		}
 	}
 }
+
+// ServicePID is the stable address of a service's actor. Every incarnation
+// is spawned under the same name, so a message sent here reaches whichever
+// incarnation is running; while none is (BACKOFF, STOPPED) it goes to dead
+// letters, which is why a sender must never wait for a reply forever.
+func ServicePID(system *actor.ActorSystem, name string) *actor.PID {
+	return actor.NewPID(system.Address(), rootName+"/"+name)
+}
+
+// rootName is the root supervisor actor's name; services are its children.
+const rootName = "supervisor"
