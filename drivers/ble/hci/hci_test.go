@@ -1,0 +1,221 @@
+package hci
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gble "github.com/go-ble/ble"
+
+	"github.com/claude-pi/claude-pi/drivers/ble"
+)
+
+// fakeRadio stands in for the controller so Run can be tested.
+type fakeRadio struct {
+	advErr error
+	done   chan struct{}
+	err    error
+
+	mu        sync.Mutex
+	connected func(gble.Conn)
+	gone      func(gble.Conn)
+	ad, sr    []byte
+	closed    int
+}
+
+func (r *fakeRadio) Serve(svc *gble.Service, connected, gone func(gble.Conn)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.connected, r.gone = connected, gone
+	return nil
+}
+
+func (r *fakeRadio) Advertise(ad, sr []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ad, r.sr = ad, sr
+	return r.advErr
+}
+
+func (r *fakeRadio) Done() <-chan struct{} { return r.done }
+func (r *fakeRadio) Err() error            { return r.err }
+func (r *fakeRadio) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed++
+	return nil
+}
+
+func newTestPeripheral(t *testing.T, r *fakeRadio, openErr error) *Peripheral {
+	t.Helper()
+	p, err := New(&Options{Security: ble.Open, Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.open = func(string, int, *slog.Logger) (radio, error) {
+		if openErr != nil {
+			return nil, openErr
+		}
+		return r, nil
+	}
+	return p
+}
+
+func recv(t *testing.T, events <-chan ble.Event) ble.Event {
+	t.Helper()
+	select {
+	case ev := <-events:
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10s")
+		return nil
+	}
+}
+
+func TestRunDeliversLinkEventsAndCleansUp(t *testing.T) {
+	before := runtime.NumGoroutine()
+	r := &fakeRadio{done: make(chan struct{})}
+	p := newTestPeripheral(t, r, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan ble.Event)
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(ctx, events) }()
+
+	if ev := recv(t, events); ev != (ble.Advertising{On: true}) {
+		t.Fatalf("first event %#v", ev)
+	}
+	c := newFakeConn(centralAddr)
+	r.connected(c)
+	if ev := recv(t, events); ev != (ble.Connected{Central: "AA:BB:CC:DD:EE:FF"}) {
+		t.Fatalf("event %#v, want Connected", ev)
+	}
+	c.SetTxMTU(185) // as go-ble's Exchange MTU handler does
+	if p.MTU() != 23 {
+		t.Fatalf("MTU before exchange = %d", p.MTU())
+	}
+	c.SetRxMTU(gble.MaxMTU)
+	if p.MTU() != 185 {
+		t.Fatalf("MTU = %d, want 185", p.MTU())
+	}
+	if ev := recv(t, events); ev != (ble.MTUChanged{MTU: 185}) {
+		t.Fatalf("event %#v, want MTUChanged", ev)
+	}
+	if err := p.Notify([]byte("x")); !errors.Is(err, ble.ErrNotSubscribed) {
+		t.Fatalf("Notify = %v", err)
+	}
+	r.gone(c)
+	if ev := recv(t, events); ev != (ble.Disconnected{Central: "AA:BB:CC:DD:EE:FF"}) {
+		t.Fatalf("event %#v, want Disconnected", ev)
+	}
+
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if r.closed != 1 {
+		t.Fatalf("radio closed %d times, want 1", r.closed)
+	}
+	if p.MTU() != ble.DefaultMTU || !errors.Is(p.Notify([]byte("x")), ble.ErrNotSubscribed) {
+		t.Fatal("link state survived Run")
+	}
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left, want %d", runtime.NumGoroutine(), before)
+		}
+	}
+}
+
+func TestRunReportsDeviceFailures(t *testing.T) {
+	t.Run("open", func(t *testing.T) {
+		p := newTestPeripheral(t, nil, errors.New("operation not permitted"))
+		err := p.Run(context.Background(), make(chan ble.Event, 4))
+		if err == nil || !strings.Contains(err.Error(), "root") || !strings.Contains(err.Error(), "operation not permitted") {
+			t.Fatalf("Run = %v, want the cause and advice", err)
+		}
+	})
+	t.Run("advertise", func(t *testing.T) {
+		r := &fakeRadio{done: make(chan struct{}), advErr: errors.New("command disallowed")}
+		p := newTestPeripheral(t, r, nil)
+		events := make(chan ble.Event, 4)
+		if err := p.Run(context.Background(), events); err == nil || !strings.Contains(err.Error(), "advertising") {
+			t.Fatalf("Run = %v", err)
+		}
+		if ev := <-events; ev.(ble.Advertising).On || ev.(ble.Advertising).Err == nil {
+			t.Fatalf("event %#v, want Advertising{false, err}", ev)
+		}
+		if r.closed != 1 {
+			t.Fatalf("radio closed %d times", r.closed)
+		}
+	})
+	t.Run("device died", func(t *testing.T) {
+		r := &fakeRadio{done: make(chan struct{}), err: errors.New("socket closed")}
+		close(r.done)
+		p := newTestPeripheral(t, r, nil)
+		events := make(chan ble.Event, 4)
+		if err := p.Run(context.Background(), events); err == nil || !strings.Contains(err.Error(), "socket closed") {
+			t.Fatalf("Run = %v", err)
+		}
+		if ev := <-events; ev != (ble.Advertising{On: true}) {
+			t.Fatalf("event %#v", ev)
+		}
+		if ev := <-events; ev.(ble.Advertising).On {
+			t.Fatalf("event %#v, want Advertising{false}", ev)
+		}
+	})
+}
+
+func TestNewRefusesBondedWithAdvice(t *testing.T) {
+	for _, opts := range []*Options{nil, {}, {Security: ble.Bonded}} {
+		_, err := New(opts)
+		if !errors.Is(err, ErrNeedsOpen) || !strings.Contains(err.Error(), "bluez") || !strings.Contains(err.Error(), `security = "open"`) {
+			t.Fatalf("New(%+v) = %v", opts, err)
+		}
+	}
+	for _, o := range []Options{{Security: ble.Open, Name: "Pi"}, {Security: ble.Open, Device: -1}} {
+		if _, err := New(&o); err == nil {
+			t.Errorf("New(%+v) = nil error", o)
+		}
+	}
+	p, err := New(&Options{Security: ble.Open, Device: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.CanPair() || p.RemoveBonds() != nil || p.MTU() != ble.DefaultMTU || p.String() != "hci(hci1, Claude_Pi)" {
+		t.Fatalf("CanPair %v RemoveBonds %v MTU %d String %q", p.CanPair(), p.RemoveBonds(), p.MTU(), p.String())
+	}
+}
+
+func TestAdvertDataKeepsTheNameInTheAdvertisement(t *testing.T) {
+	nus := []byte{0x9e, 0xca, 0xdc, 0x24, 0x0e, 0xe5, 0xa9, 0xe0, 0x93, 0xf3, 0xa3, 0xb5, 0x01, 0x00, 0x40, 0x6e}
+	field := func(typ byte, b []byte) []byte { return append([]byte{byte(len(b) + 1), typ}, b...) }
+	flags := field(0x01, []byte{0x06})
+	tests := []struct {
+		name   string
+		ad, sr []byte
+	}{
+		// flags 3 + name 8 + UUID 18 = 29: everything in one packet.
+		{"Claude", bytes.Join([][]byte{flags, field(0x09, []byte("Claude")), field(0x07, nus)}, nil), nil},
+		// "Claude_Pi" makes 32: the UUID moves to the scan response.
+		{"Claude_Pi", append(flags, field(0x09, []byte("Claude_Pi"))...), field(0x07, nus)},
+		{"Claude_Pi-ABCD-12345", append(flags, field(0x09, []byte("Claude_Pi-ABCD-12345"))...), field(0x07, nus)},
+	}
+	for _, tt := range tests {
+		ad, sr, err := advertData(tt.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(ad, tt.ad) || !reflect.DeepEqual(sr, tt.sr) {
+			t.Errorf("advertData(%q) =\n ad % X\n sr % X\nwant\n ad % X\n sr % X", tt.name, ad, sr, tt.ad, tt.sr)
+		}
+	}
+	if _, _, err := advertData(strings.Repeat("C", 27)); err == nil {
+		t.Error("advertData accepted a name that cannot fit")
+	}
+}
