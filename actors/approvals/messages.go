@@ -1,0 +1,153 @@
+// Package approvals is the single owner of pending permission prompts. It
+// turns each source's complete prompt set into appeared/resolved events,
+// accepts at most one decision per prompt from any input, forwards it to the
+// source's owner, and re-arms a prompt whose answer seems lost.
+package approvals
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/protocols/buddy"
+)
+
+// Prompt is one pending permission request. Its key is (Source, ID).
+type Prompt struct {
+	// Source names where the prompt comes from: "desktop", later
+	// "cli:<session>". It also selects who receives the decision.
+	Source string
+	// ID is the prompt id exactly as the source sent it (any length, any
+	// Unicode); it is echoed back byte for byte.
+	ID string
+	// Tool and Hint describe the request for the screen.
+	Tool, Hint string
+	// Detail is optional longer text (a command line, a path).
+	Detail string
+	// Arrived is when approvals first saw the prompt; set by the actor
+	// when the source leaves it zero.
+	Arrived time.Time
+}
+
+// SetPrompts is the COMPLETE current set of prompts for one source. Prompts
+// not seen before appear; known ones missing from the set are resolved.
+// LinkUp false means the source is gone: its prompts resolve as Gone.
+type SetPrompts struct {
+	Source  string
+	Prompts []Prompt
+	LinkUp  bool
+}
+
+// Decide is a user's decision from any input (Pi button, CoreS3 tap, voice).
+// At most one Decide per (Source, ID) is forwarded; anything else is refused.
+// If the sender is known it gets a DecideResult.
+type Decide struct {
+	Source, ID string
+	// Decision is buddy.Once or buddy.Deny; nothing else can be expressed.
+	Decision buddy.Decision
+	// By names the input: "Claude_Pi" (Pi button), "CoreS3", "voice".
+	By string
+}
+
+// DecideResult answers a Decide: OK when the decision was forwarded, else
+// Err says why it was refused.
+type DecideResult struct {
+	OK  bool
+	Err string
+}
+
+// Decided is sent to the owner of the prompt's source (for "desktop", the
+// "buddy" service), which writes the permission line.
+type Decided struct {
+	Source, ID string
+	Decision   buddy.Decision
+	By         string
+}
+
+// Subscribe registers PID for events: a Pending snapshot at once, then
+// PromptAppeared, PromptDecided, PromptResolved, PromptRearmed and
+// LinkChanged. Pass the subscriber's supervisor.ServicePID.
+type Subscribe struct{ PID *actor.PID }
+
+// Unsubscribe removes a PID registered with Subscribe.
+type Unsubscribe struct{ PID *actor.PID }
+
+// GetPending asks for the current Pending snapshot (answered with Respond).
+type GetPending struct{}
+
+// PromptView is a prompt plus what the screen needs to draw it.
+type PromptView struct {
+	Prompt
+	// Decided is true while a decision is on its way: the UI shows
+	// "sent…" instead of the buttons.
+	Decided bool
+	// Decision and By are set when Decided.
+	Decision buddy.Decision
+	By       string
+	// DecidedAt is when the decision was taken (zero when not Decided).
+	DecidedAt time.Time
+}
+
+// Pending lists every pending prompt in arrival order.
+type Pending struct{ Prompts []PromptView }
+
+// PromptAppeared: a new prompt is waiting for a decision.
+type PromptAppeared struct{ Prompt Prompt }
+
+// PromptDecided: a decision was sent for Prompt; it stays pending until the
+// source drops it.
+type PromptDecided struct {
+	Prompt   Prompt
+	Decision buddy.Decision
+	By       string
+}
+
+// Resolution is how a prompt stopped being pending.
+type Resolution int
+
+const (
+	// ApprovedHere: we sent "once" and the source dropped the prompt.
+	ApprovedHere Resolution = iota + 1
+	// DeniedHere: we sent "deny" and the source dropped the prompt.
+	DeniedHere
+	// AnsweredElsewhere: the source dropped it without our decision (the
+	// user answered on the desktop, or the tool call was cancelled).
+	AnsweredElsewhere
+	// Gone: the source's link went down; nothing is known about the answer.
+	Gone
+)
+
+// String names the resolution for logs and the web state.
+func (r Resolution) String() string {
+	switch r {
+	case ApprovedHere:
+		return "approved-here"
+	case DeniedHere:
+		return "denied-here"
+	case AnsweredElsewhere:
+		return "answered-elsewhere"
+	case Gone:
+		return "gone"
+	}
+	return "Resolution(" + strconv.Itoa(int(r)) + ")"
+}
+
+// PromptResolved: Prompt is no longer pending. By names who decided it when
+// How is ApprovedHere or DeniedHere.
+type PromptResolved struct {
+	Prompt Prompt
+	How    Resolution
+	By     string
+}
+
+// PromptRearmed: a decision was sent but the prompt was still there 5 s
+// later (a lost write), so it can be decided again and the buttons return.
+type PromptRearmed struct{ Prompt Prompt }
+
+// LinkChanged: a source's link went up or down (the dock shows the approval
+// as suspended while down).
+type LinkChanged struct {
+	Source string
+	Up     bool
+}

@@ -1,0 +1,59 @@
+// Package ble is the link actor: it owns a drivers/ble.Peripheral, turns
+// its events into LinkState, assembles RX bytes into lines for the buddy
+// service, and is the single ordered writer of TX notifications.
+package ble
+
+import "github.com/asynkron/protoactor-go/actor"
+
+// Send asks the link to notify one complete JSON line to the central. Line
+// includes its trailing "\n" (the protocols/buddy encoders produce that).
+// The actor chunks it at the current MTU and notifies the chunks in order,
+// so its mailbox is the single ordered writer the spec demands. With no
+// central subscribed the line is dropped, never queued across connections.
+type Send struct{ Line []byte }
+
+// Unpair asks the link to forget every bonded central. buddy sends its ack
+// line first, then Unpair, so the desktop still hears the ack.
+type Unpair struct{}
+
+// Subscribe registers PID for LinkState: the current one at once, then every
+// change. Pass the subscriber's supervisor.ServicePID so the subscription
+// survives the subscriber's restarts.
+type Subscribe struct{ PID *actor.PID }
+
+// Unsubscribe removes a PID registered with Subscribe.
+type Unsubscribe struct{ PID *actor.PID }
+
+// Line is one complete line assembled from RX writes, without its "\n". Data
+// is a copy the receiver owns. Sent to the "buddy" service.
+type Line struct{ Data []byte }
+
+// LineError reports a line dropped for being too long (a
+// *nus.LineTooLongError); the next line is unaffected. Sent to "buddy".
+type LineError struct{ Err error }
+
+// LinkState is the link as subscribers see it, published on every change.
+type LinkState struct {
+	// Advertising is true while the device is discoverable.
+	Advertising bool
+	// AdvertiseErr says why advertising failed ("" when it did not).
+	AdvertiseErr string
+	// Connected is true while a central is connected.
+	Connected bool
+	// Central identifies the connected central ("" when none).
+	Central string
+	// Subscribed is true while the central has TX notifications enabled;
+	// only then can lines reach it.
+	Subscribed bool
+	// Secured is true only while the link is really encrypted and
+	// authenticated; it feeds the status ack's "sec".
+	Secured bool
+	// MTU is the current ATT MTU.
+	MTU int
+	// Passkey is "" or the six digits to show while pairing.
+	Passkey string
+	// CanPair reports whether the backend can encrypt a link at all.
+	CanPair bool
+	// Security is the configured mode, "bonded" or "open".
+	Security string
+}
