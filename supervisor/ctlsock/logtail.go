@@ -51,11 +51,18 @@ func (s *Server) serveMainLogtail(w http.ResponseWriter, req *http.Request) {
 // the request context when the client hangs up. Owning the connection lets
 // us watch for the hang-up ourselves.
 func (s *Server) follow(w http.ResponseWriter, req *http.Request, name string) {
+	if !s.startTail() {
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.tails.Done()
 	ch, stop, err := s.rpc.b.FollowLog(name)
 	if err != nil {
 		http.NotFound(w, req)
 		return
 	}
+	// Deferred after Done, so it runs first: Shutdown returns only once
+	// every subscription is released.
 	defer stop()
 	// Subscribe before taking the snapshot: a line written in between
 	// shows twice rather than not at all.
@@ -69,14 +76,6 @@ func (s *Server) follow(w http.ResponseWriter, req *http.Request, name string) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
-	select {
-	case <-s.closed:
-		http.Error(w, "shutting down", http.StatusServiceUnavailable)
-		return
-	default:
-	}
-	s.tails.Add(1)
-	defer s.tails.Done()
 	conn, rw, err := hj.Hijack()
 	if err != nil {
 		s.log.Warn("control socket: taking over log tail connection", "err", err)

@@ -1,9 +1,11 @@
 package ctlsock
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -39,6 +41,7 @@ type Server struct {
 	log    *slog.Logger
 	closed chan struct{} // closed when follow streams must end
 	once   sync.Once
+	mu     sync.Mutex // orders tails.Add against endTails
 	tails  sync.WaitGroup
 	served chan error
 }
@@ -191,7 +194,27 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-func (s *Server) endTails() { s.once.Do(func() { close(s.closed) }) }
+func (s *Server) endTails() {
+	s.once.Do(func() {
+		s.mu.Lock()
+		close(s.closed)
+		s.mu.Unlock()
+	})
+}
+
+// startTail registers a follow stream unless the server is stopping, so
+// that no stream starts after Shutdown began waiting for them.
+func (s *Server) startTail() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.closed:
+		return false
+	default:
+		s.tails.Add(1)
+		return true
+	}
+}
 
 // removeSocket unlinks the socket unless another instance has since
 // replaced it with its own.
@@ -207,16 +230,18 @@ func (s *Server) serveRPC(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "XML-RPC needs POST", http.StatusMethodNotAllowed)
 		return
 	}
-	body := http.MaxBytesReader(w, req.Body, MaxRequestBytes)
-	mc, err := DecodeMethodCall(body)
+	// Read the whole body first so that an oversized one is always a 413,
+	// whatever the decoder would have tripped over first.
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, MaxRequestBytes))
+	if err != nil {
+		s.log.Warn("control socket: reading XML-RPC request", "err", err)
+		http.Error(w, "request too large or unreadable", http.StatusRequestEntityTooLarge)
+		return
+	}
+	mc, err := DecodeMethodCall(bytes.NewReader(body))
 	if err != nil {
 		// supervisord answers an undecodable body with HTTP 400, not a fault.
 		s.log.Warn("control socket: bad XML-RPC request", "err", err)
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
-			return
-		}
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}

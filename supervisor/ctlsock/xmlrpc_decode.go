@@ -172,7 +172,7 @@ func (p *parser) next() (xml.Token, error) {
 			if err == io.EOF {
 				return nil, p.errorf("unexpected end of document")
 			}
-			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement, xml.EndElement:
@@ -227,7 +227,7 @@ func (p *parser) end() error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrMalformed, err)
+			return fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 		switch t := tok.(type) {
 		case xml.CharData:
@@ -246,7 +246,7 @@ func (p *parser) text(elem string) (string, error) {
 	for {
 		tok, err := p.d.Token()
 		if err != nil {
-			return "", fmt.Errorf("%w: in <%s>: %v", ErrMalformed, elem, err)
+			return "", fmt.Errorf("%w: in <%s>: %w", ErrMalformed, elem, err)
 		}
 		switch t := tok.(type) {
 		case xml.CharData:
@@ -299,7 +299,7 @@ func (p *parser) value(depth int) (any, error) {
 	for {
 		tok, err := p.d.Token()
 		if err != nil {
-			return nil, fmt.Errorf("%w: in <value>: %v", ErrMalformed, err)
+			return nil, fmt.Errorf("%w: in <value>: %w", ErrMalformed, err)
 		}
 		switch t := tok.(type) {
 		case xml.CharData:
