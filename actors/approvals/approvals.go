@@ -1,0 +1,230 @@
+package approvals
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// Option configures the actor made by New.
+type Option func(*config)
+
+type config struct {
+	owners   map[string]string // source pattern → service name
+	now      func() time.Time
+	afterFor func(d time.Duration, f func()) (stop func() bool)
+}
+
+// WithOwner routes decisions for source to the named service. A pattern
+// ending in "*" matches every source with that prefix ("cli:*" → "lan");
+// an exact match wins over a pattern. The default is "desktop" → "buddy".
+func WithOwner(source, service string) Option {
+	return func(c *config) { c.owners[source] = service }
+}
+
+// WithClock replaces time.Now, so tests can move time by hand.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) { c.now = now }
+}
+
+// WithAfterFunc replaces time.AfterFunc for the re-arm timer, so tests can
+// fire it without sleeping. f must only be called after d, in any
+// goroutine; stop cancels it.
+func WithAfterFunc(after func(d time.Duration, f func()) (stop func() bool)) Option {
+	return func(c *config) { c.afterFor = after }
+}
+
+// New returns the supervisor.Service constructor of the "approvals"
+// service. Pending prompts are deliberately not kept across a restart: the
+// sources send their complete sets again within seconds (a heartbeat at
+// least every 10 s), and a decision must never outlive the actor that
+// refused a second one.
+func New(opts ...Option) func(h *supervisor.Handle) actor.Actor {
+	cfg := config{
+		owners: map[string]string{"desktop": "buddy"},
+		now:    time.Now,
+		afterFor: func(d time.Duration, f func()) func() bool {
+			return time.AfterFunc(d, f).Stop
+		},
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return func(h *supervisor.Handle) actor.Actor {
+		return &Actor{h: h, cfg: cfg, st: newState(), subs: make(map[string]*actor.PID)}
+	}
+}
+
+// Actor is the approvals service. It is exported only so its type shows in
+// logs; use New.
+type Actor struct {
+	h    *supervisor.Handle
+	cfg  config
+	st   *state
+	subs map[string]*actor.PID
+
+	system *actor.ActorSystem
+	self   *actor.PID
+	// The pending timer and its deadline; tick carries the deadline so a
+	// tick from a timer already replaced is recognised and ignored.
+	stopTimer func() bool
+	deadline  time.Time
+	stopped   bool
+}
+
+// tick is the re-arm timer firing.
+type tick struct{ deadline time.Time }
+
+// Receive handles the messages of the package and the actor lifecycle.
+func (a *Actor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.system, a.self = c.ActorSystem(), c.Self()
+		a.describe()
+	case *actor.Stopping:
+		a.stopped = true
+		a.cancelTimer()
+	case SetPrompts:
+		a.setPrompts(c, m)
+	case *SetPrompts:
+		a.setPrompts(c, *m)
+	case Decide:
+		a.decide(c, m)
+	case *Decide:
+		a.decide(c, *m)
+	case tick:
+		if m.deadline.Equal(a.deadline) {
+			a.deadline, a.stopTimer = time.Time{}, nil
+		}
+		a.deliver(c, a.st.tick(a.cfg.now()))
+		a.describe()
+	case GetPending, *GetPending:
+		c.Respond(a.st.pending())
+	case Subscribe:
+		a.subscribe(c, m.PID)
+	case *Subscribe:
+		a.subscribe(c, m.PID)
+	case Unsubscribe:
+		a.unsubscribe(m.PID)
+	case *Unsubscribe:
+		a.unsubscribe(m.PID)
+	case supervisor.Reload, *supervisor.Reload:
+		a.h.Logger().Info("reload: nothing to re-read")
+	}
+}
+
+func (a *Actor) setPrompts(c actor.Context, m SetPrompts) {
+	if m.Source == "" {
+		a.h.Logger().Warn("SetPrompts without a source ignored", "prompts", len(m.Prompts))
+		return
+	}
+	a.deliver(c, a.st.setPrompts(m, a.cfg.now()))
+	a.describe()
+}
+
+func (a *Actor) decide(c actor.Context, m Decide) {
+	err := a.checkOwner(m.Source)
+	var out []any
+	if err == nil {
+		out, err = a.st.decide(m, a.cfg.now())
+	}
+	if err != nil {
+		// Refusing is the safe default: the spec says a stale decision is
+		// never sent, and the user can press again once the prompt shows.
+		a.h.Logger().Warn("decision refused", "by", m.By, "decision", m.Decision.String(), "err", err)
+		if c.Sender() != nil {
+			c.Respond(DecideResult{Err: err.Error()})
+		}
+		return
+	}
+	a.h.Logger().Info("decision", "source", m.Source, "id", m.ID, "decision", m.Decision.String(), "by", m.By)
+	a.deliver(c, out)
+	if c.Sender() != nil {
+		c.Respond(DecideResult{OK: true})
+	}
+	a.describe()
+}
+
+// errNoOwner: a source nobody writes answers to.
+var errNoOwner = errors.New("no service answers prompts of this source")
+
+func (a *Actor) checkOwner(source string) error {
+	if a.owner(source) == "" {
+		return fmt.Errorf("%s: %w", source, errNoOwner)
+	}
+	return nil
+}
+
+// owner finds the service that sends decisions for source.
+func (a *Actor) owner(source string) string {
+	if s, ok := a.cfg.owners[source]; ok {
+		return s
+	}
+	best, bestLen := "", -1
+	for pat, s := range a.cfg.owners {
+		if p, ok := strings.CutSuffix(pat, "*"); ok && strings.HasPrefix(source, p) && len(p) > bestLen {
+			best, bestLen = s, len(p)
+		}
+	}
+	return best
+}
+
+// deliver sends decisions to owners and everything else to subscribers,
+// then re-plans the re-arm timer.
+func (a *Actor) deliver(c actor.Context, out []any) {
+	for _, msg := range out {
+		if d, ok := msg.(*Decided); ok {
+			c.Send(supervisor.ServicePID(a.system, a.owner(d.Source)), *d)
+			continue
+		}
+		for _, pid := range a.subs {
+			c.Send(pid, msg)
+		}
+	}
+	a.plan()
+}
+
+// plan keeps one timer armed for the earliest re-arm deadline.
+func (a *Actor) plan() {
+	next, ok := a.st.nextRearm()
+	if a.stopped || !ok || next.Equal(a.deadline) {
+		if !ok {
+			a.cancelTimer()
+		}
+		return
+	}
+	a.cancelTimer()
+	a.deadline = next
+	system, self := a.system, a.self
+	a.stopTimer = a.cfg.afterFor(max(0, next.Sub(a.cfg.now())), func() {
+		system.Root.Send(self, tick{deadline: next})
+	})
+}
+
+func (a *Actor) cancelTimer() {
+	if a.stopTimer != nil {
+		a.stopTimer()
+	}
+	a.stopTimer, a.deadline = nil, time.Time{}
+}
+
+func (a *Actor) subscribe(c actor.Context, pid *actor.PID) {
+	if pid == nil {
+		return
+	}
+	a.subs[pid.String()] = pid
+	c.Send(pid, a.st.pending())
+}
+
+func (a *Actor) unsubscribe(pid *actor.PID) {
+	if pid != nil {
+		delete(a.subs, pid.String())
+	}
+}
+
+func (a *Actor) describe() { a.h.SetDescription(a.st.describe(a.cfg.now())) }
