@@ -188,9 +188,16 @@ func (d *Dev) Bounds() image.Rectangle {
 // bus, having sent only the bounding box of the pixels that changed. It
 // wakes a sleeping panel and turns the backlight on after the first frame.
 //
+// The comparison converts every pixel of r, which costs more CPU than the
+// bus transfer of a small change; callers that know what they changed pass
+// just that rectangle.
+//
 // After a failed write the panel's contents are unknown, so the next Draw
 // sends the whole frame again.
 func (d *Dev) Draw(r image.Rectangle, src image.Image, sp image.Point) error {
+	if src == nil {
+		return errors.New("st7789: Draw with a nil image")
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	clip(d.rect, &r, src.Bounds(), &sp)

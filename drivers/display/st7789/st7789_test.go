@@ -238,6 +238,9 @@ func TestDraw_partial(t *testing.T) {
 	if err := d.Draw(image.Rect(9, 7, 30, 8), small, image.Pt(-1, 0)); err != nil {
 		t.Fatal(err)
 	}
+	if err := d.Draw(d.Bounds(), nil, image.Point{}); err == nil || err.Error() != "st7789: Draw with a nil image" {
+		t.Fatalf("Draw(nil) = %v", err)
+	}
 	// Entirely off screen: nothing.
 	if err := d.Draw(image.Rect(300, 300, 310, 310), small, image.Point{}); err != nil {
 		t.Fatal(err)
