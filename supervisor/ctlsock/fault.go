@@ -71,6 +71,7 @@ func newFault(code int, extra string) *Fault {
 	return &Fault{Code: code, String: name}
 }
 
+// Error reports the code and supervisord's fault string.
 func (f *Fault) Error() string {
 	return fmt.Sprintf("xmlrpc fault %d: %s", f.Code, f.String)
 }
