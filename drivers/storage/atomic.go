@@ -1,0 +1,117 @@
+// Package storage keeps the appliance's persisted state on the data
+// directory so that it survives a power cut at any instant: small files
+// are replaced atomically (WriteFile), character packs are staged and
+// swapped in whole (PackStore), and FSInfo reports the free space the
+// status ack and the push capacity check need.
+//
+// A Pi loses power by having its plug pulled, so every replacement is a
+// rename of a fully written, fsynced file or folder, followed by an fsync
+// of the parent directory that makes the rename itself durable.
+package storage
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// tempInfix marks WriteFile's temporary files: ".NAME.tmp-RANDOM" beside
+// NAME, on the same filesystem so the final rename is atomic.
+const tempInfix = ".tmp-"
+
+// WriteFile replaces path with data atomically: a reader (or the next boot)
+// sees either the old content or the new, never a mix or a truncated file.
+// It writes a temporary file in the same directory, fsyncs it, renames it
+// over path and fsyncs the directory.
+func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+tempInfix+"*")
+	if err != nil {
+		return fmt.Errorf("storage: writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+			err = fmt.Errorf("storage: writing %s: %w", path, err)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return SyncDir(dir)
+}
+
+// RemoveTemps deletes temporary files that a WriteFile of path left behind
+// when the power failed before its rename. Call it at boot, before reading
+// path; the file at path itself is untouched.
+func RemoveTemps(path string) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	matches, err := filepath.Glob(filepath.Join(dir, "."+escapeGlob(base)+tempInfix+"*"))
+	if err != nil {
+		return fmt.Errorf("storage: listing temporary files of %s: %w", path, err)
+	}
+	for _, m := range matches {
+		if err := os.Remove(m); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("storage: removing %s: %w", m, err)
+		}
+	}
+	return nil
+}
+
+// SetAside renames a file that cannot be decoded to PATH.corrupt-TIME, so
+// the appliance can start fresh while the evidence stays on disk for a
+// human to inspect. It returns the new name.
+func SetAside(path string, now time.Time) (string, error) {
+	aside := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
+	if err := os.Rename(path, aside); err != nil {
+		return "", fmt.Errorf("storage: setting aside %s: %w", path, err)
+	}
+	if err := SyncDir(filepath.Dir(path)); err != nil {
+		return aside, err
+	}
+	return aside, nil
+}
+
+// SyncDir fsyncs a directory, making the creations, renames and removals of
+// its entries durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("storage: syncing directory %s: %w", dir, err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("storage: syncing directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+func escapeGlob(s string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
+	return r.Replace(s)
+}

@@ -1,0 +1,116 @@
+package storage
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWriteFileReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stats.json")
+	for _, content := range []string{"first\n", "second, longer\n", ""} {
+		if err := WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != content {
+			t.Fatalf("content = %q, want %q", got, content)
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("perm = %v, want 0600", fi.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("directory holds %d entries, want only stats.json: %v", len(entries), entries)
+	}
+}
+
+func TestWriteFileErrorNamesPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "x.json")
+	err := WriteFile(path, []byte("x"), 0o644)
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err = %v, want one naming %s", err, path)
+	}
+}
+
+// A power cut before the rename leaves a temporary file; RemoveTemps
+// deletes it and keeps the real file and unrelated files.
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stats.json")
+	keep := []string{"stats.json", "other.json", ".other.json.tmp-1"}
+	for _, n := range append(keep, ".stats.json.tmp-123", ".stats.json.tmp-abc") {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveTemps(path); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, ",") != ".other.json.tmp-1,other.json,stats.json" {
+		t.Fatalf("left %v, want %v", got, keep)
+	}
+}
+
+func TestSetAside(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stats.json")
+	if err := os.WriteFile(path, []byte("{garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 4, 9, 10, 42, 0, 0, time.UTC)
+	aside, err := SetAside(path, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := path + ".corrupt-20260409T104200Z"; aside != want {
+		t.Fatalf("aside = %q, want %q", aside, want)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("original still there: %v", err)
+	}
+	if b, _ := os.ReadFile(aside); string(b) != "{garbage" {
+		t.Fatalf("aside content = %q", b)
+	}
+}
+
+func TestFSInfoSane(t *testing.T) {
+	free, total, err := FSInfo(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total == 0 || free > total {
+		t.Fatalf("free %d, total %d: want 0 < total and free <= total", free, total)
+	}
+	if _, _, err := FSInfo(filepath.Join(t.TempDir(), "nope")); err == nil {
+		t.Fatal("FSInfo of a missing dir: no error")
+	}
+}
+
+func BenchmarkWriteFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "stats.json")
+	data := []byte(`{"v":1,"appr":42,"deny":3,"nap":0,"tokens":1234567,"vel":[4,5,8]}` + "\n")
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if err := WriteFile(path, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
