@@ -1,0 +1,205 @@
+package approvals
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/protocols/buddy"
+)
+
+var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+func desk(ids ...string) SetPrompts {
+	m := SetPrompts{Source: "desktop", LinkUp: true}
+	for _, id := range ids {
+		m.Prompts = append(m.Prompts, Prompt{ID: id, Tool: "Bash"})
+	}
+	return m
+}
+
+func pr(id string) Prompt {
+	return Prompt{Source: "desktop", ID: id, Tool: "Bash", Arrived: t0}
+}
+
+// op is one step of a scripted state test.
+type op struct {
+	at     time.Duration // since t0
+	set    *SetPrompts
+	decide *Decide
+	tick   bool
+	want   []any
+	err    error // for decide
+}
+
+func TestState(t *testing.T) {
+	dec := func(id string, d buddy.Decision, by string) *Decide {
+		return &Decide{Source: "desktop", ID: id, Decision: d, By: by}
+	}
+	set := func(m SetPrompts) *SetPrompts { return &m }
+	up := LinkChanged{Source: "desktop", Up: true}
+	tests := []struct {
+		name string
+		ops  []op
+	}{
+		{"appear then answered elsewhere", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{at: time.Second, set: set(desk("a"))},
+			{at: 2 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: AnsweredElsewhere}}},
+		}},
+		{"approved here", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "Claude_Pi"}}},
+		}},
+		{"denied here", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Deny, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "CoreS3"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "CoreS3"}}},
+			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "CoreS3"}}},
+		}},
+		{"second decision refused", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", buddy.Deny, "CoreS3"), err: ErrAlreadyDecided},
+		}},
+		{"no prompt, unknown id, stale id", []op{
+			{decide: dec("a", buddy.Once, "Claude_Pi"), err: ErrNoPrompt},
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("b", buddy.Once, "Claude_Pi"), err: ErrUnknownPrompt},
+			{set: set(desk("b")), want: []any{
+				PromptAppeared{pr("b")}, PromptResolved{Prompt: pr("a"), How: AnsweredElsewhere}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), err: ErrUnknownPrompt},
+		}},
+		{"re-arm after 5 s, decide again", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{at: RearmAfter - time.Millisecond, tick: true},
+			{at: RearmAfter, tick: true, want: []any{PromptRearmed{pr("a")}}},
+			{at: RearmAfter, tick: true},
+			{at: 6 * time.Second, decide: dec("a", buddy.Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "voice"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "voice"}}},
+			{at: 7 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "voice"}}},
+		}},
+		{"re-armed then dropped still counts as ours", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "CoreS3"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "CoreS3"}}},
+			{at: 5 * time.Second, tick: true, want: []any{PromptRearmed{pr("a")}}},
+			{at: 6 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "CoreS3"}}},
+		}},
+		{"link down clears as gone", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{set: &SetPrompts{Source: "desktop"}, want: []any{
+				LinkChanged{Source: "desktop"}, PromptResolved{Prompt: pr("a"), How: Gone}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), err: ErrNoPrompt},
+			{set: &SetPrompts{Source: "desktop"}},
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+		}},
+		{"prompts of a link going down are ignored", []op{
+			{set: &SetPrompts{Source: "desktop", Prompts: []Prompt{{ID: "a"}}}},
+		}},
+		{"sources are independent; arrival order kept", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{set: &SetPrompts{Source: "cli:1", LinkUp: true, Prompts: []Prompt{{ID: "a", Tool: "Edit"}}}, want: []any{
+				LinkChanged{Source: "cli:1", Up: true},
+				PromptAppeared{Prompt{Source: "cli:1", ID: "a", Tool: "Edit", Arrived: t0}}}},
+			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: AnsweredElsewhere}}},
+		}},
+		{"empty and duplicate ids ignored", []op{
+			{set: set(desk("", "a", "a")), want: []any{up, PromptAppeared{pr("a")}}},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newState()
+			for i, o := range tc.ops {
+				now := t0.Add(o.at)
+				var got []any
+				var err error
+				switch {
+				case o.set != nil:
+					got = s.setPrompts(*o.set, now)
+				case o.decide != nil:
+					got, err = s.decide(*o.decide, now)
+				case o.tick:
+					got = s.tick(now)
+				}
+				if !errors.Is(err, o.err) || (err == nil) != (o.err == nil) {
+					t.Fatalf("op %d: err %v, want %v", i, err, o.err)
+				}
+				if !reflect.DeepEqual(got, o.want) && (len(got) > 0 || len(o.want) > 0) {
+					t.Fatalf("op %d:\n got %#v\nwant %#v", i, got, o.want)
+				}
+			}
+		})
+	}
+}
+
+func TestStatePendingAndRearmDeadline(t *testing.T) {
+	s := newState()
+	s.setPrompts(desk("a", "b"), t0)
+	if _, ok := s.nextRearm(); ok {
+		t.Fatal("nextRearm with nothing decided")
+	}
+	if _, err := s.decide(Decide{Source: "desktop", ID: "b", Decision: buddy.Once, By: "CoreS3"}, t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if next, ok := s.nextRearm(); !ok || !next.Equal(t0.Add(time.Second+RearmAfter)) {
+		t.Fatalf("nextRearm = %v %v", next, ok)
+	}
+	p := s.pending()
+	if len(p.Prompts) != 2 || p.Prompts[0].ID != "a" || p.Prompts[1].ID != "b" {
+		t.Fatalf("pending order %+v", p.Prompts)
+	}
+	if p.Prompts[0].Decided || !p.Prompts[1].Decided || p.Prompts[1].By != "CoreS3" || p.Prompts[1].Decision != buddy.Once {
+		t.Fatalf("pending decided flags %+v", p.Prompts)
+	}
+	if got := s.describe(t0.Add(12 * time.Second)); got != "2 pending: Bash (desktop), 12 s" {
+		t.Errorf("describe = %q", got)
+	}
+	if got := newState().describe(t0); got != "no prompt pending" {
+		t.Errorf("describe empty = %q", got)
+	}
+}
+
+func TestStateKeepsLongUnicodeIDVerbatim(t *testing.T) {
+	id := longID()
+	s := newState()
+	s.setPrompts(SetPrompts{Source: "desktop", LinkUp: true, Prompts: []Prompt{{ID: id}}}, t0)
+	out, err := s.decide(Decide{Source: "desktop", ID: id, Decision: buddy.Once, By: "Claude_Pi"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out[0].(*Decided); d.ID != id {
+		t.Fatalf("id changed: %q", d.ID)
+	}
+	if _, err := s.decide(Decide{Source: "desktop", ID: id[:len(id)-1], Decision: buddy.Once}, t0); !errors.Is(err, ErrUnknownPrompt) {
+		t.Fatalf("a truncated id must not match: %v", err)
+	}
+}
+
+// longID is 200 characters of mixed scripts, quotes, backslashes and
+// astral-plane runes: everything that breaks a fixed-size C buffer.
+func longID() string {
+	parts := []string{"req_", "é", "漢", "🐙", `"`, `\`, "Ω", "a", "\u200d", "ß"}
+	var b strings.Builder
+	for i := 0; b.Len() >= 0 && len([]rune(b.String())) < 200; i++ {
+		b.WriteString(parts[i%len(parts)])
+	}
+	return string([]rune(b.String())[:200])
+}
