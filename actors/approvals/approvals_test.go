@@ -1,0 +1,318 @@
+package approvals
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// ping asks a recorder to answer, proving every message sent to it before
+// has been recorded.
+type ping struct{}
+
+// recorder keeps every message it gets; the same log survives restarts.
+type recorder struct{ log *msgLog }
+
+type msgLog struct {
+	mu   sync.Mutex
+	msgs []any
+}
+
+func (r recorder) Receive(c actor.Context) {
+	switch c.Message().(type) {
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case ping:
+		c.Respond(ping{})
+	default:
+		r.log.mu.Lock()
+		r.log.msgs = append(r.log.msgs, c.Message())
+		r.log.mu.Unlock()
+	}
+}
+
+func (l *msgLog) take() []any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.msgs
+	l.msgs = nil
+	return m
+}
+
+// fakeTimer stands in for time.AfterFunc: the test fires it.
+type fakeTimer struct {
+	mu      sync.Mutex
+	d       time.Duration
+	f       func()
+	stopped int
+}
+
+func (ft *fakeTimer) after(d time.Duration, f func()) func() bool {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	ft.d, ft.f = d, f
+	return func() bool {
+		ft.mu.Lock()
+		defer ft.mu.Unlock()
+		ft.stopped++
+		ft.f = nil
+		return true
+	}
+}
+
+func (ft *fakeTimer) armed() (time.Duration, func()) {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	return ft.d, ft.f
+}
+
+type rig struct {
+	t           *testing.T
+	tree        *supervisor.Tree
+	sys         *actor.ActorSystem
+	buddy, ui   *msgLog
+	timer       *fakeTimer
+	mu          sync.Mutex
+	now         time.Time
+	ctx         context.Context
+	approvalPID *actor.PID
+}
+
+func newRig(t *testing.T) *rig {
+	r := &rig{t: t, buddy: &msgLog{}, ui: &msgLog{}, timer: &fakeTimer{}, now: t0}
+	clock := func() time.Time { r.mu.Lock(); defer r.mu.Unlock(); return r.now }
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	tree, err := supervisor.New(supervisor.Options{Logger: log},
+		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return recorder{r.buddy} }},
+		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: New(WithClock(clock), WithAfterFunc(r.timer.after))},
+		supervisor.Service{Name: "ui", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return recorder{r.ui} }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	r.ctx = ctx
+	if err := tree.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tree.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+		cancel()
+	})
+	r.tree, r.sys = tree, tree.System()
+	r.approvalPID = supervisor.ServicePID(r.sys, "approvals")
+	r.sys.Root.Send(r.approvalPID, Subscribe{PID: supervisor.ServicePID(r.sys, "ui")})
+	if got := r.uiEvents(); len(got) != 1 || len(got[0].(Pending).Prompts) != 0 {
+		t.Fatalf("on subscribe: %#v, want an empty Pending", got)
+	}
+	return r
+}
+
+func (r *rig) advance(d time.Duration) { r.mu.Lock(); r.now = r.now.Add(d); r.mu.Unlock() }
+
+func (r *rig) request(pid *actor.PID, msg any) any {
+	r.t.Helper()
+	res, err := r.sys.Root.RequestFuture(pid, msg, 5*time.Second).Result()
+	if err != nil {
+		r.t.Fatalf("request %T: %v", msg, err)
+	}
+	return res
+}
+
+// sync waits until approvals and then both recorders have handled
+// everything sent so far.
+func (r *rig) sync() {
+	r.request(r.approvalPID, GetPending{})
+	r.request(supervisor.ServicePID(r.sys, "buddy"), ping{})
+	r.request(supervisor.ServicePID(r.sys, "ui"), ping{})
+}
+
+func (r *rig) uiEvents() []any  { r.sync(); return r.ui.take() }
+func (r *rig) decisions() []any { r.sync(); return r.buddy.take() }
+func (r *rig) set(m SetPrompts) { r.sys.Root.Send(r.approvalPID, m) }
+func (r *rig) decide(m Decide) DecideResult {
+	return r.request(r.approvalPID, m).(DecideResult)
+}
+
+func TestRacingSourcesYieldOneDecision(t *testing.T) {
+	r := newRig(t)
+	r.set(desk("req_1"))
+	r.uiEvents()
+	var wg sync.WaitGroup
+	results := make([]DecideResult, 2)
+	for i, by := range []string{"Claude_Pi", "CoreS3"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := r.sys.Root.RequestFuture(r.approvalPID, Decide{Source: "desktop", ID: "req_1", Decision: buddy.Once, By: by}, 5*time.Second).Result()
+			if err == nil {
+				results[i] = res.(DecideResult)
+			}
+		}()
+	}
+	wg.Wait()
+	if results[0].OK == results[1].OK {
+		t.Fatalf("results %+v: want exactly one OK", results)
+	}
+	loser := results[0]
+	if loser.OK {
+		loser = results[1]
+	}
+	if !strings.Contains(loser.Err, "already decided") {
+		t.Errorf("refusal %q does not say why", loser.Err)
+	}
+	got := r.decisions()
+	if len(got) != 1 {
+		t.Fatalf("buddy got %#v, want exactly one Decided", got)
+	}
+	if d := got[0].(Decided); d.ID != "req_1" || d.Decision != buddy.Once {
+		t.Errorf("Decided %+v", d)
+	}
+}
+
+func TestRefusedDecisionsSendNothing(t *testing.T) {
+	r := newRig(t)
+	for _, tc := range []struct {
+		name, id, want string
+		setup          func()
+	}{
+		{"no prompt", "req_1", "no prompt pending", func() {}},
+		{"unknown id", "req_2", "not pending", func() { r.set(desk("req_1")) }},
+		{"stale id", "req_1", "not pending", func() { r.set(desk("req_3")) }},
+	} {
+		tc.setup()
+		res := r.decide(Decide{Source: "desktop", ID: tc.id, Decision: buddy.Once, By: "Claude_Pi"})
+		if res.OK || !strings.Contains(res.Err, tc.want) {
+			t.Errorf("%s: %+v, want refusal containing %q", tc.name, res, tc.want)
+		}
+	}
+	if res := r.decide(Decide{Source: "cli:9", ID: "x", By: "Claude_Pi"}); res.OK || !strings.Contains(res.Err, "no service answers") {
+		t.Errorf("source without owner: %+v", res)
+	}
+	if got := r.decisions(); len(got) != 0 {
+		t.Fatalf("buddy got %#v, want nothing", got)
+	}
+}
+
+func TestResolutionAndLinkEvents(t *testing.T) {
+	r := newRig(t)
+	r.set(desk("a", "b"))
+	if got := r.uiEvents(); len(got) != 3 {
+		t.Fatalf("events %#v, want LinkChanged + 2 PromptAppeared", got)
+	}
+	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "CoreS3"}); !res.OK {
+		t.Fatal(res.Err)
+	}
+	r.set(desk())
+	got := r.uiEvents()
+	want := []Resolution{DeniedHere, AnsweredElsewhere}
+	var hows []Resolution
+	for _, m := range got {
+		if pr, ok := m.(PromptResolved); ok {
+			hows = append(hows, pr.How)
+		}
+	}
+	if len(hows) != 2 || hows[0] != want[0] || hows[1] != want[1] {
+		t.Fatalf("events %#v, want resolutions %v", got, want)
+	}
+	r.set(desk("c"))
+	r.uiEvents()
+	r.set(SetPrompts{Source: "desktop"})
+	got = r.uiEvents()
+	if len(got) != 2 || got[0] != (LinkChanged{Source: "desktop"}) || got[1].(PromptResolved).How != Gone {
+		t.Fatalf("link down: %#v", got)
+	}
+	if p := r.request(r.approvalPID, GetPending{}).(Pending); len(p.Prompts) != 0 {
+		t.Fatalf("pending after link down: %+v", p)
+	}
+}
+
+func TestRearmAfterFiveSeconds(t *testing.T) {
+	r := newRig(t)
+	r.set(desk("a"))
+	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"}); !res.OK {
+		t.Fatal(res.Err)
+	}
+	r.uiEvents()
+	d, fire := r.timer.armed()
+	if fire == nil || d != RearmAfter {
+		t.Fatalf("timer %v armed=%v, want %v", d, fire != nil, RearmAfter)
+	}
+	r.advance(RearmAfter)
+	fire()
+	got := r.uiEvents()
+	if len(got) != 1 || got[0].(PromptRearmed).Prompt.ID != "a" {
+		t.Fatalf("after 5 s: %#v, want PromptRearmed", got)
+	}
+	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"}); !res.OK {
+		t.Fatalf("decide after re-arm: %+v", res)
+	}
+	if got := r.decisions(); len(got) != 2 {
+		t.Fatalf("buddy got %d decisions, want 2 (one per arming)", len(got))
+	}
+}
+
+func TestLongUnicodeIDReachesOwnerVerbatim(t *testing.T) {
+	r := newRig(t)
+	id := longID()
+	r.set(SetPrompts{Source: "desktop", LinkUp: true, Prompts: []Prompt{{ID: id, Tool: "Bash"}}})
+	if res := r.decide(Decide{Source: "desktop", ID: id, Decision: buddy.Once, By: "Claude_Pi"}); !res.OK {
+		t.Fatal(res.Err)
+	}
+	got := r.decisions()
+	if len(got) != 1 || got[0].(Decided).ID != id {
+		t.Fatalf("got %#v", got)
+	}
+}
+
+func TestSubscriberRestartStillReceives(t *testing.T) {
+	r := newRig(t)
+	before, _ := r.tree.Process("ui")
+	if err := r.tree.SignalProcess("ui", "KILL"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if p, _ := r.tree.Process("ui"); p.State == supervisor.Running && p.Start.After(before.Start) && r.tree.ActorPID("ui") != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("ui not RUNNING again")
+		}
+	}
+	r.set(desk("a"))
+	got := r.uiEvents()
+	if len(got) != 2 || got[1].(PromptAppeared).Prompt.ID != "a" {
+		t.Fatalf("restarted subscriber got %#v", got)
+	}
+}
+
+func TestDescriptionAndStopCancelsTimer(t *testing.T) {
+	r := newRig(t)
+	r.set(desk("a"))
+	r.sync()
+	r.advance(12 * time.Second)
+	r.set(desk("a")) // any message refreshes the line
+	r.sync()
+	if p, _ := r.tree.Process("approvals"); p.Description != "1 pending: Bash (desktop), 12 s" {
+		t.Errorf("description %q", p.Description)
+	}
+	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"}); !res.OK {
+		t.Fatal(res.Err)
+	}
+	if err := r.tree.StopProcess("approvals", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, fire := r.timer.armed(); fire != nil {
+		t.Error("re-arm timer still armed after Stopping")
+	}
+}
