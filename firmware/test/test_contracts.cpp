@@ -175,8 +175,8 @@ TEST_CASE("parser-scenarios-v2.json") {
 
 TEST_CASE("negotiation-vectors.json") {
   Json v = LoadContract("negotiation-vectors.json");
-  CHECK(v["capabilityBits"]["event"] == kCapEvent);
-  CHECK(v["capabilityBits"]["statusExtended"] == kCapStatusExtended);
+  CHECK(v["capabilityBits"]["event"] == uint32_t(kCapEvent));
+  CHECK(v["capabilityBits"]["statusExtended"] == uint32_t(kCapStatusExtended));
   for (auto& h : v["helloPayloads"]) {
     CAPTURE(h["name"].get<std::string>());
     uint8_t p[8];
@@ -202,8 +202,8 @@ TEST_CASE("negotiation-vectors.json") {
     CHECK(ConnectionAllowed(p, r["firmwareAdvertisesEvent"]) == r["connectionAllowed"].get<bool>());
   }
   for (auto& r : v["eventNegotiation"]) {
-    uint32_t host = r["dockAdvertisesEvent"].get<bool>() ? kCapEvent : 0;
-    uint32_t fw = r["firmwareAdvertisesEvent"].get<bool>() ? kCapEvent : 0;
+    uint32_t host = r["dockAdvertisesEvent"].get<bool>() ? uint32_t(kCapEvent) : 0u;
+    uint32_t fw = r["firmwareAdvertisesEvent"].get<bool>() ? uint32_t(kCapEvent) : 0u;
     CHECK(HostMaySendEvent(fw) == r["expected"]["dockMaySendEvent"].get<bool>());
     CHECK(FirmwareMaySendEvent(host) == r["expected"]["firmwareMaySendEvent"].get<bool>());
     CHECK(EventReady(host, fw) == r["expected"]["conversationControlAvailable"].get<bool>());
@@ -221,7 +221,7 @@ TEST_CASE("negotiation-vectors.json") {
     CHECK((dev.transport() == TransportState::Ready) == r["expected"]["conversationControlAvailable"].get<bool>());
   }
   for (auto& r : v["extendedStatusNegotiation"]) {
-    uint32_t fw = r["firmwareAdvertisesStatusExtended"].get<bool>() ? kCapStatusExtended : 0;
+    uint32_t fw = r["firmwareAdvertisesStatusExtended"].get<bool>() ? uint32_t(kCapStatusExtended) : 0u;
     CHECK(HostMaySendExtendedStatus(fw) == r["expectedDockMaySendExtendedStatus"].get<bool>());
   }
 }
