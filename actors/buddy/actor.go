@@ -1,0 +1,298 @@
+// Package buddy is the "buddy" service: the Claude desktop session over the
+// Hardware Buddy link (buddy-protocol spec §3-§9). It turns the lines the
+// ble actor assembles into state (snapshot, owner, name, desktop clock),
+// answers every command with exactly one ack, hands prompts to approvals
+// and writes the decisions that come back, keeps the pet stats on disk and
+// installs character packs pushed by the desktop.
+//
+// The logic lives in session, a pure state type tested on its own; the
+// actor performs its effects: ble.Send, approvals.SetPrompts, atomic file
+// writes.
+package buddy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/ble"
+	dble "github.com/claude-pi/claude-pi/drivers/ble"
+	"github.com/claude-pi/claude-pi/drivers/storage"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
+	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// Files in the data directory.
+const (
+	StatsFile    = "stats.json"
+	IdentityFile = "buddy.json"
+)
+
+// Config configures the actor. DataDir is required; the rest defaults.
+type Config struct {
+	// DataDir holds stats.json, buddy.json and packs/. It must exist.
+	DataDir string
+	// Name is the display name until the desktop sets one: the
+	// advertised name. "" means drivers/ble.DefaultName.
+	Name string
+	// Now is the clock; nil means time.Now. Tests drive time with it.
+	Now func() time.Time
+	// TickEvery is the timer period for liveness, the push idle timeout
+	// and stats saves; 0 means 1 s.
+	TickEvery time.Duration
+	// Push tunes the folder-push receiver; nil means its defaults.
+	Push *folderpush.Opts
+	// BLE and Approvals name the services to talk to; "" means "ble"
+	// and "approvals".
+	BLE, Approvals string
+	// Sys measures uptime and free memory for the status ack; nil
+	// means the real machine. fsFree and fsTotal always come from
+	// DataDir.
+	Sys func() (up, heap uint64)
+}
+
+// New returns the supervisor.Service constructor of the buddy actor.
+func New(cfg Config) func(h *supervisor.Handle) actor.Actor {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.TickEvery <= 0 {
+		cfg.TickEvery = time.Second
+	}
+	if cfg.Name == "" {
+		cfg.Name = dble.DefaultName
+	}
+	if cfg.BLE == "" {
+		cfg.BLE = "ble"
+	}
+	if cfg.Approvals == "" {
+		cfg.Approvals = "approvals"
+	}
+	if cfg.Sys == nil {
+		cfg.Sys = sysInfo
+	}
+	return func(h *supervisor.Handle) actor.Actor { return &Actor{cfg: cfg, h: h} }
+}
+
+// Actor is the buddy service. It is exported only so that its type shows
+// in logs and tests; use New.
+type Actor struct {
+	cfg Config
+	h   *supervisor.Handle
+	s   *session
+
+	system               *actor.ActorSystem
+	self, stable         *actor.PID // this incarnation; the ServicePID
+	blePID, approvalsPID *actor.PID
+	subs                 []*actor.PID
+	timer                *time.Timer
+	lastDesc             string
+}
+
+// Receive handles the lifecycle, the link, decisions and queries.
+func (a *Actor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.start(c)
+	case *actor.Stopping:
+		a.stop()
+	case ble.Line:
+		a.perform(a.s.line(m.Data, a.cfg.Now()))
+	case ble.LineError:
+		a.h.Logger().Warn("over-long line dropped; the next line is unaffected", "err", m.Err)
+	case ble.LinkState:
+		a.perform(a.s.linkState(m))
+	case approvals.Decided:
+		a.perform(a.s.decided(m, a.cfg.Now()))
+	case tick:
+		a.perform(a.s.tick(a.cfg.Now()))
+		a.timer = time.AfterFunc(a.cfg.TickEvery, a.sendTick)
+	case GetState:
+		c.Respond(a.s.state())
+	case Subscribe:
+		if m.PID != nil && !slices.ContainsFunc(a.subs, m.PID.Equal) {
+			a.subs = append(a.subs, m.PID)
+		}
+		if m.PID != nil {
+			c.Send(m.PID, a.s.state())
+		}
+	case Unsubscribe:
+		a.subs = slices.DeleteFunc(a.subs, func(p *actor.PID) bool { return p.Equal(m.PID) })
+	case supervisor.Reload, *supervisor.Reload:
+		a.h.Logger().Info("reload: nothing to re-read")
+	}
+	if a.s != nil && a.s.changed {
+		a.s.changed = false
+		st := a.s.state()
+		for _, p := range a.subs {
+			c.Send(p, st)
+		}
+		if d := a.s.description(); d != a.lastDesc {
+			a.lastDesc = d
+			a.h.SetDescription(d)
+		}
+	}
+}
+
+func (a *Actor) start(c actor.Context) {
+	log := a.h.Logger()
+	a.system, a.self = c.ActorSystem(), c.Self()
+	a.stable = supervisor.ServicePID(a.system, a.h.Name())
+	a.blePID = supervisor.ServicePID(a.system, a.cfg.BLE)
+	a.approvalsPID = supervisor.ServicePID(a.system, a.cfg.Approvals)
+	now := a.cfg.Now()
+
+	packs, err := storage.OpenPackStore(a.cfg.DataDir)
+	if err != nil {
+		a.h.Fail(fmt.Errorf("opening the pack store: %w", err))
+		return
+	}
+	push, err := folderpush.New(packs, a.cfg.Push)
+	if err != nil {
+		a.h.Fail(err)
+		return
+	}
+	st := a.loadStats(now)
+	tr, err := stats.NewTracker(st, now)
+	if err != nil { // loadStats validated it; only a bug gets here
+		a.h.Fail(err)
+		return
+	}
+	a.s = newSession(log, push, tr, a.loadIdentity(now), a.cfg.Name)
+	a.s.changed = true
+	// Whatever the previous incarnation told approvals is stale: the
+	// next heartbeat re-creates the prompt.
+	c.Send(a.approvalsPID, approvals.SetPrompts{Source: Source, LinkUp: false})
+	c.Send(a.blePID, ble.Subscribe{PID: a.stable})
+	a.timer = time.AfterFunc(a.cfg.TickEvery, a.sendTick)
+	log.Info("started", "data", a.cfg.DataDir, "name", a.s.name(), "stats", tr.String())
+}
+
+func (a *Actor) sendTick() { a.system.Root.Send(a.self, tick{}) }
+
+func (a *Actor) stop() {
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+	if a.s == nil {
+		return
+	}
+	if a.s.push.Active() {
+		a.s.abortPush("shutting down")
+	}
+	// Persist on shutdown as well as on the rate limit (spec §9.3).
+	a.saveStats(a.s.stats.Stats(), a.cfg.Now())
+	a.system.Root.Send(a.blePID, ble.Unsubscribe{PID: a.stable})
+}
+
+func (a *Actor) perform(effs []effect) {
+	for _, e := range effs {
+		switch e := e.(type) {
+		case sendLine:
+			a.system.Root.Send(a.blePID, ble.Send{Line: e.line})
+		case sendStatus:
+			a.system.Root.Send(a.blePID, ble.Send{Line: pbuddy.EncodeStatus(a.s.statusAck(a.sys()))})
+		case setPrompts:
+			a.system.Root.Send(a.approvalsPID, e.msg)
+		case unpairBonds:
+			a.system.Root.Send(a.blePID, ble.Unpair{})
+		case saveStats:
+			a.saveStats(e.s, a.cfg.Now())
+		case saveIdentity:
+			a.saveIdentity(e.id)
+		}
+	}
+}
+
+func (a *Actor) sys() pbuddy.System {
+	up, heap := a.cfg.Sys()
+	free, total, err := storage.FSInfo(a.cfg.DataDir)
+	if err != nil {
+		a.h.Logger().Warn("status: no filesystem numbers", "err", err)
+	}
+	return pbuddy.System{Up: up, Heap: heap, FSFree: free, FSTotal: total}
+}
+
+func (a *Actor) saveStats(st stats.Stats, now time.Time) {
+	b, err := st.Encode()
+	if err == nil {
+		err = storage.WriteFile(filepath.Join(a.cfg.DataDir, StatsFile), b, 0o644)
+	}
+	if err != nil {
+		// Not marked saved, so the next SaveDue retries.
+		a.h.Logger().Error("saving stats failed", "err", err)
+		return
+	}
+	a.s.stats.Saved(now)
+}
+
+func (a *Actor) saveIdentity(id identity) {
+	b, _ := json.Marshal(id) // strings only: cannot fail
+	if err := storage.WriteFile(filepath.Join(a.cfg.DataDir, IdentityFile), append(b, '\n'), 0o644); err != nil {
+		a.h.Logger().Error("saving owner and name failed", "err", err)
+	}
+}
+
+// loadStats reads stats.json; a missing file starts fresh, a corrupt one
+// is set aside (kept for inspection) and stats start fresh.
+func (a *Actor) loadStats(now time.Time) stats.Stats {
+	fresh := stats.Stats{Version: stats.FormatVersion}
+	b, ok := a.readData(StatsFile)
+	if !ok {
+		return fresh
+	}
+	st, err := stats.Decode(b)
+	if err != nil {
+		a.setAside(StatsFile, err, now)
+		return fresh
+	}
+	return st
+}
+
+func (a *Actor) loadIdentity(now time.Time) identity {
+	var id identity
+	b, ok := a.readData(IdentityFile)
+	if !ok {
+		return id
+	}
+	if err := json.Unmarshal(b, &id); err != nil {
+		a.setAside(IdentityFile, err, now)
+		return identity{}
+	}
+	id.Owner, id.Name = pbuddy.SanitizeName(id.Owner), pbuddy.SanitizeName(id.Name)
+	return id
+}
+
+func (a *Actor) readData(name string) ([]byte, bool) {
+	path := filepath.Join(a.cfg.DataDir, name)
+	if err := storage.RemoveTemps(path); err != nil {
+		a.h.Logger().Warn("removing stale temporary files", "err", err)
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false
+	}
+	if err != nil {
+		a.h.Logger().Error("reading "+name+" failed; starting fresh", "err", err)
+		return nil, false
+	}
+	return b, true
+}
+
+func (a *Actor) setAside(name string, cause error, now time.Time) {
+	aside, err := storage.SetAside(filepath.Join(a.cfg.DataDir, name), now)
+	if err != nil {
+		a.h.Logger().Error(name+" is corrupt and could not be set aside; starting fresh", "err", cause, "rename", err)
+		return
+	}
+	a.h.Logger().Error(name+" is corrupt; set aside, starting fresh", "err", cause, "kept_as", aside)
+}

@@ -1,0 +1,81 @@
+package buddy
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
+	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
+)
+
+// Source is the approvals source name of the desktop's prompts.
+const Source = "desktop"
+
+// GetState asks for the current State; the actor answers with Respond
+// (for /api/state and the UI).
+type GetState struct{}
+
+// Subscribe registers PID for State: the current one at once, then every
+// change. Pass the subscriber's supervisor.ServicePID.
+type Subscribe struct{ PID *actor.PID }
+
+// Unsubscribe removes a PID registered with Subscribe.
+type Unsubscribe struct{ PID *actor.PID }
+
+// Progress is a running folder push, as the screen shows it.
+type Progress = folderpush.Progress
+
+// State is the desktop session as the UI and /api/state see it. It is a
+// copy: the receiver may keep it.
+type State struct {
+	// Connected is true while the desktop is alive: a valid line arrived
+	// within the last 30 s on a connected link (spec §5.4).
+	Connected bool
+	// Owner and Name are the owner's first name ("" when unknown) and the
+	// device's display name, both persisted.
+	Owner, Name string
+	// Snapshot is the latest heartbeat state, nil before the first one.
+	// After link loss its counts are zero and Msg is "No Claude
+	// connected"; its Entries (the transcript) are kept.
+	Snapshot *pbuddy.Heartbeat
+	// PromptArrived is when the snapshot's prompt first appeared.
+	PromptArrived time.Time
+	// Push is the running folder push; nil when idle.
+	Push *Progress
+	// Pack is the display name of the installed character pack, "" if
+	// none was installed through a push.
+	Pack string
+	// Stats are the pet statistics and what is derived from them.
+	Stats StatsView
+	// Desktop is the desktop's clock from its "time" line; nil until one
+	// arrived. The system clock is never set from it (spec §5.3).
+	Desktop *DesktopClock
+	// Secured mirrors the link's encryption (the status ack's "sec").
+	Secured bool
+}
+
+// StatsView is the persisted stats plus the derived values.
+type StatsView struct {
+	stats.Report
+	Tokens uint64 // lifetime output tokens
+	Fed    int    // pips 0-9 towards the next level
+	Mood   int    // tier 0-4
+}
+
+// DesktopClock is the desktop's "time" line and when it arrived.
+type DesktopClock struct {
+	Epoch    int64 // seconds since 1970 UTC
+	Offset   int32 // the desktop's zone, seconds east of UTC
+	Received time.Time
+}
+
+// Now is the desktop's wall clock at local time now, in its zone.
+func (d DesktopClock) Now(now time.Time) time.Time {
+	t := time.Unix(d.Epoch, 0).Add(now.Sub(d.Received))
+	return t.In(time.FixedZone("desktop", int(d.Offset)))
+}
+
+// tick drives liveness, the push idle timeout and rate-limited stats saves.
+type tick struct{}

@@ -1,0 +1,418 @@
+package buddy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/ble"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
+	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
+)
+
+// LinkTimeout is how long the desktop may stay silent before it counts as
+// gone (spec §5.4). Its keepalive comes every 10-11 s.
+const LinkTimeout = 30 * time.Second
+
+// noClaude is the snapshot's msg after link loss, as on the reference.
+const noClaude = "No Claude connected"
+
+// Effects are what the session asks the actor to do, in order.
+type effect interface{ isEffect() }
+
+type (
+	sendLine     struct{ line []byte }              // ble.Send
+	sendStatus   struct{}                           // build the status ack with live system numbers
+	setPrompts   struct{ msg approvals.SetPrompts } // to approvals
+	unpairBonds  struct{}                           // ble.Unpair, after the ack
+	saveStats    struct{ s stats.Stats }            // persist atomically, then statsSaved
+	saveIdentity struct{ id identity }              // persist owner/name/pack
+)
+
+func (sendLine) isEffect()     {}
+func (sendStatus) isEffect()   {}
+func (setPrompts) isEffect()   {}
+func (unpairBonds) isEffect()  {}
+func (saveStats) isEffect()    {}
+func (saveIdentity) isEffect() {}
+
+// identity is what the desktop told us to remember.
+type identity struct {
+	Owner string `json:"owner"`
+	Name  string `json:"name"`
+	Pack  string `json:"pack"`
+}
+
+// session is the desktop session's pure state: decoded lines, link states,
+// decisions and ticks in, effects out. The push receiver writes through its
+// FS (a real PackStore in the actor, memfs in tests); nothing else here
+// touches the outside world.
+type session struct {
+	log         *slog.Logger
+	push        *folderpush.Receiver
+	stats       *stats.Tracker
+	id          identity
+	defaultName string
+
+	alive    bool // a valid line within LinkTimeout
+	lastLine time.Time
+	link     ble.LinkState
+	snap     *pbuddy.Heartbeat // accumulated; nil before the first heartbeat
+	arrived  time.Time         // when snap.Prompt first appeared
+	clock    *DesktopClock
+	// changed is set when State would differ; the actor publishes and
+	// clears it.
+	changed    bool
+	pushBucket int64 // Received / progressStep at the last publish
+}
+
+// progressStep rate-limits State publishes during a push: one per 8 KiB
+// instead of one per 256-byte chunk.
+const progressStep = 8 << 10
+
+func newSession(log *slog.Logger, push *folderpush.Receiver, tr *stats.Tracker, id identity, defaultName string) *session {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &session{log: log, push: push, stats: tr, id: id, defaultName: defaultName}
+}
+
+// line handles one assembled line (without '\n') received at now.
+func (s *session) line(data []byte, now time.Time) []effect {
+	msg, err := pbuddy.Decode(data)
+	var cerr *pbuddy.CommandError
+	var ferr *pbuddy.FieldError
+	switch {
+	case errors.As(err, &cerr):
+		s.touch(now)
+		s.log.Warn("command with bad arguments", "cmd", cerr.Cmd, "err", cerr)
+		// A push command the receiver never sees still ends the push,
+		// as any rejection inside a transfer does.
+		if isPushCmd(cerr.Cmd) && s.push.Active() {
+			s.abortPush("bad " + cerr.Cmd)
+		}
+		return []effect{sendLine{cerr.Ack()}}
+	case errors.As(err, &ferr):
+		// Valid JSON, unusable content: the link is alive, nothing changes.
+		s.touch(now)
+		s.log.Warn("line dropped", "err", ferr)
+		return nil
+	case err != nil:
+		s.log.Debug("line dropped", "err", err, "len", len(data))
+		return nil
+	}
+	s.touch(now)
+	switch m := msg.(type) {
+	case pbuddy.Heartbeat:
+		return s.heartbeat(m, now)
+	case pbuddy.Command:
+		return s.command(m, now)
+	case pbuddy.TimeSync:
+		s.clock = &DesktopClock{Epoch: m.Epoch, Offset: m.Offset, Received: now}
+		s.changed = true
+	case pbuddy.TurnEvent, pbuddy.OtherEvent, pbuddy.Keepalive, pbuddy.Ack:
+		// Liveness only. A turn event must never touch the prompt
+		// (spec §12.1), and the desktop never sends acks.
+	}
+	return nil
+}
+
+func (s *session) touch(now time.Time) {
+	s.lastLine = now
+	if !s.alive {
+		s.alive, s.changed = true, true
+		// No credit for tokens produced while we were away (spec §9.3).
+		s.stats.Reconnect()
+		s.log.Info("desktop link up")
+	}
+}
+
+func (s *session) heartbeat(h pbuddy.Heartbeat, now time.Time) []effect {
+	for _, fe := range h.Ignored {
+		s.log.Warn("heartbeat field ignored, keeping its previous value", "err", fe)
+	}
+	if s.snap == nil {
+		s.snap = &pbuddy.Heartbeat{}
+	}
+	p := s.snap
+	if h.Present.Has(pbuddy.FieldTotal) {
+		p.Total = h.Total
+	}
+	if h.Present.Has(pbuddy.FieldRunning) {
+		p.Running = h.Running
+	}
+	if h.Present.Has(pbuddy.FieldWaiting) {
+		p.Waiting = h.Waiting
+	}
+	if h.Present.Has(pbuddy.FieldMsg) {
+		p.Msg = h.Msg
+	}
+	if h.Present.Has(pbuddy.FieldEntries) {
+		p.Entries = h.Entries
+	}
+	if h.Present.Has(pbuddy.FieldTokens) {
+		p.Tokens = h.Tokens
+		if s.stats.Tokens(h.Tokens) {
+			s.log.Info("level up", "level", s.stats.Level())
+		}
+	}
+	if h.Present.Has(pbuddy.FieldTokensToday) {
+		p.TokensToday = h.TokensToday
+	}
+	p.Present |= h.Present &^ pbuddy.FieldCompleted
+	// Complete state: no prompt key means no prompt (spec §5.1).
+	switch {
+	case h.Prompt == nil:
+		p.Prompt = nil
+	case p.Prompt == nil || p.Prompt.ID != h.Prompt.ID:
+		pr := *h.Prompt
+		p.Prompt, s.arrived = &pr, now
+	default:
+		p.Prompt.Tool, p.Prompt.Hint = h.Prompt.Tool, h.Prompt.Hint
+	}
+	s.changed = true
+	msg := approvals.SetPrompts{Source: Source, LinkUp: true}
+	if p.Prompt != nil {
+		msg.Prompts = []approvals.Prompt{{
+			Source: Source, ID: p.Prompt.ID, Tool: p.Prompt.Tool, Hint: p.Prompt.Hint, Arrived: s.arrived,
+		}}
+	}
+	return s.maybeSave([]effect{setPrompts{msg}}, now)
+}
+
+func isPushCmd(cmd string) bool {
+	switch cmd {
+	case pbuddy.CmdCharBegin, pbuddy.CmdFile, pbuddy.CmdChunk, pbuddy.CmdFileEnd, pbuddy.CmdCharEnd:
+		return true
+	}
+	return false
+}
+
+func (s *session) command(c pbuddy.Command, now time.Time) []effect {
+	switch c := c.(type) {
+	case pbuddy.Owner:
+		return s.setIdentity(pbuddy.CmdOwner, c.Name, &s.id.Owner)
+	case pbuddy.SetName:
+		return s.setIdentity(pbuddy.CmdName, c.Name, &s.id.Name)
+	case pbuddy.Status:
+		return []effect{sendStatus{}}
+	case pbuddy.Unpair:
+		// Ack first: removing the bond can drop the link (spec §4.4).
+		s.log.Info("unpair requested: forgetting all bonds")
+		return []effect{sendLine{pbuddy.AckOK(pbuddy.CmdUnpair, 0)}, unpairBonds{}}
+	case pbuddy.CharBegin:
+		return s.pushCmd(folderpush.Input{Cmd: folderpush.CmdBegin, Name: c.Name, Total: c.Total}, now)
+	case pbuddy.File:
+		return s.pushCmd(folderpush.Input{Cmd: folderpush.CmdFile, Path: c.Path, Size: c.Size}, now)
+	case pbuddy.Chunk:
+		return s.pushCmd(folderpush.Input{Cmd: folderpush.CmdChunk, Data: c.D}, now)
+	case pbuddy.FileEnd:
+		return s.pushCmd(folderpush.Input{Cmd: folderpush.CmdFileEnd}, now)
+	case pbuddy.CharEnd:
+		return s.pushCmd(folderpush.Input{Cmd: folderpush.CmdEnd}, now)
+	case pbuddy.Species:
+		return []effect{sendLine{pbuddy.AckFail(pbuddy.CmdSpecies, 0, "unsupported")}}
+	}
+	// Unknown commands, and permission, which only we may send (spec
+	// §6.1 rule 6).
+	s.log.Info("unknown command acked as such", "cmd", c.CmdName())
+	return []effect{sendLine{pbuddy.AckFail(c.CmdName(), 0, "unknown command")}}
+}
+
+func (s *session) setIdentity(cmd, raw string, field *string) []effect {
+	name := pbuddy.SanitizeName(raw)
+	if name == "" {
+		return []effect{sendLine{pbuddy.AckFail(cmd, 0, "invalid name")}}
+	}
+	ack := sendLine{pbuddy.AckOK(cmd, 0)}
+	if *field == name {
+		return []effect{ack}
+	}
+	*field, s.changed = name, true
+	return []effect{ack, saveIdentity{s.id}}
+}
+
+func (s *session) pushCmd(in folderpush.Input, now time.Time) []effect {
+	res := s.push.Apply(in, now)
+	var line []byte
+	if res.OK {
+		line = pbuddy.AckOK(res.Ack, res.N)
+	} else {
+		line = pbuddy.AckFail(res.Ack, res.N, res.Err)
+		s.log.Warn("push command refused", "cmd", res.Ack, "error", res.Err, "cause", res.Cause)
+	}
+	effs := []effect{sendLine{line}}
+	bucket := s.push.Progress().Received / progressStep
+	if in.Cmd != folderpush.CmdChunk || !res.OK || bucket != s.pushBucket {
+		s.changed, s.pushBucket = true, bucket
+	}
+	if res.Installed != nil {
+		s.log.Info("character pack installed", "pack", res.Pack)
+		s.id.Pack = res.Pack
+		effs = append(effs, saveIdentity{s.id})
+	}
+	return effs
+}
+
+func (s *session) abortPush(why string) {
+	if err := s.push.Abort(); err != nil {
+		s.log.Warn("discarding push staging failed; the next push or boot removes it", "err", err)
+	}
+	s.changed = true
+	s.log.Info("push abandoned", "why", why)
+}
+
+// linkState handles a ble.LinkState.
+func (s *session) linkState(ls ble.LinkState) []effect {
+	was := s.link
+	s.link, s.changed = ls, true
+	if was.Connected && !ls.Connected {
+		return s.lose("BLE disconnect")
+	}
+	return nil
+}
+
+// tick runs the timers: liveness, push idle, stats save.
+func (s *session) tick(now time.Time) []effect {
+	var effs []effect
+	if s.alive && now.Sub(s.lastLine) >= LinkTimeout {
+		effs = s.lose(fmt.Sprintf("no line for %v", LinkTimeout))
+	}
+	abandoned, err := s.push.Tick(now)
+	if abandoned {
+		s.changed = true
+		s.log.Info("push abandoned after idle timeout", "err", err)
+	}
+	return s.maybeSave(effs, now)
+}
+
+// lose ends the desktop session: the prompt goes (with its "sent" state,
+// which approvals owns), the counts drop to zero, the transcript stays.
+func (s *session) lose(why string) []effect {
+	if s.push.Active() {
+		s.abortPush(why)
+	}
+	if !s.alive {
+		return nil
+	}
+	s.alive, s.changed = false, true
+	s.stats.Reconnect()
+	if s.snap != nil {
+		s.snap.Total, s.snap.Running, s.snap.Waiting = 0, 0, 0
+		s.snap.Msg, s.snap.Prompt = noClaude, nil
+	}
+	s.log.Info("desktop link lost", "why", why)
+	return []effect{setPrompts{approvals.SetPrompts{Source: Source, LinkUp: false}}}
+}
+
+// decided turns a decision taken on the appliance into a permission line.
+func (s *session) decided(d approvals.Decided, now time.Time) []effect {
+	if d.Source != Source {
+		s.log.Warn("decision for another source ignored", "source", d.Source)
+		return nil
+	}
+	if !s.alive || !s.link.Connected {
+		// approvals re-arms the prompt after 5 s; a write into a dead
+		// link would be lost silently (spec §12.10).
+		s.log.Info("decision dropped: no desktop connected", "decision", d.Decision.String(), "by", d.By)
+		return nil
+	}
+	arrived := now
+	if s.snap != nil && s.snap.Prompt != nil && s.snap.Prompt.ID == d.ID {
+		arrived = s.arrived
+	}
+	if d.Decision == pbuddy.Once {
+		s.stats.Approve(d.ID, arrived, now)
+	} else {
+		s.stats.Deny(d.ID)
+	}
+	s.changed = true
+	s.log.Info("permission sent", "decision", d.Decision.String(), "by", d.By)
+	return s.maybeSave([]effect{sendLine{pbuddy.EncodePermission(d.ID, d.Decision)}}, now)
+}
+
+func (s *session) maybeSave(effs []effect, now time.Time) []effect {
+	if s.stats.SaveDue(now) {
+		effs = append(effs, saveStats{s.stats.Stats()})
+	}
+	return effs
+}
+
+func (s *session) name() string {
+	if s.id.Name != "" {
+		return s.id.Name
+	}
+	return s.defaultName
+}
+
+// statusAck fills the strict status ack (spec §7.3); sys carries the live
+// numbers the actor measures.
+func (s *session) statusAck(sys pbuddy.System) pbuddy.StatusAck {
+	r := s.stats.Report()
+	return pbuddy.StatusAck{
+		Name: s.name(), Owner: s.id.Owner, Sec: s.link.Secured,
+		// Mains powered: full, nominal supply, not charging, USB present.
+		Bat:   pbuddy.Battery{Pct: 100, MilliVolt: 5000, MilliAmp: 0, USB: true},
+		Sys:   sys,
+		Stats: pbuddy.Stats{Appr: uint64(r.Appr), Deny: uint64(r.Deny), Vel: uint64(r.Vel), Nap: r.Nap, Lvl: uint64(r.Lvl)},
+	}
+}
+
+// state is the copy the actor publishes.
+func (s *session) state() State {
+	st := State{
+		Connected: s.alive, Owner: s.id.Owner, Name: s.name(), Pack: s.id.Pack,
+		Secured: s.link.Secured,
+		Stats:   StatsView{Report: s.stats.Report(), Tokens: s.stats.Stats().Tokens, Fed: s.stats.Fed(), Mood: s.stats.Mood()},
+	}
+	if s.snap != nil {
+		h := *s.snap
+		h.Entries = append([]string(nil), s.snap.Entries...)
+		if s.snap.Prompt != nil {
+			p := *s.snap.Prompt
+			h.Prompt = &p
+			st.PromptArrived = s.arrived
+		}
+		h.Ignored = nil
+		st.Snapshot = &h
+	}
+	if p := s.push.Progress(); p.Active {
+		st.Push = &p
+	}
+	if s.clock != nil {
+		c := *s.clock
+		st.Desktop = &c
+	}
+	return st
+}
+
+// description is the supervisorctl status line.
+func (s *session) description() string {
+	if !s.alive {
+		if s.link.Connected {
+			return "no desktop connected · central " + s.link.Central + " silent"
+		}
+		return "no desktop connected"
+	}
+	d := "desktop connected"
+	if s.id.Owner != "" {
+		d += " · owner " + s.id.Owner
+	}
+	if s.snap != nil {
+		d += fmt.Sprintf(" · %d sessions, %d running", s.snap.Total, s.snap.Running)
+		if s.snap.Prompt != nil {
+			d += " · prompt " + s.snap.Prompt.Tool
+		}
+	}
+	if p := s.push.Progress(); p.Active {
+		d += " · receiving pack " + p.Name
+		if p.Total > 0 {
+			d += fmt.Sprintf(" %d%%", p.Received*100/p.Total)
+		}
+	}
+	return d
+}
