@@ -1,0 +1,63 @@
+package hookbridge
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func FuzzDecodeHookInput(f *testing.F) {
+	f.Add([]byte(realisticPermission))
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{}}`))
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Edit","agent_id":"a","agent_type":"Plan"}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in, err := DecodeHookInput(b)
+		if err != nil {
+			return
+		}
+		if in.SessionID == "" || in.HookEventName == "" {
+			t.Fatalf("accepted without session or event: %q", b)
+		}
+		hint, detail := Summary(in.ToolName, in.ToolInput)
+		if len(hint) > MaxHint || len(detail) > MaxDetail || len(Activity(in)) > MaxActivity || len(ProjectName(in.CWD)) > MaxProject {
+			t.Fatalf("summary over its limits for %q", b)
+		}
+	})
+}
+
+func FuzzDecodePermissionRequest(f *testing.F) {
+	f.Add([]byte(`{"id":"r1","session":"s","project":"engine","tool":"Bash","hint":"ls","agent":"a","agent_type":"Explore"}`))
+	f.Add([]byte(`{"id":"r","session":"s","tool":"t","always":true}`))
+	f.Add([]byte(`{"id":"r","session":"s","tool":"t"}{}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodePermissionRequest(b)
+		if err != nil {
+			return
+		}
+		// Round trip: what we accept re-encodes to something we accept
+		// as the same request.
+		enc, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := DecodePermissionRequest(enc)
+		if err != nil || r2 != r {
+			t.Fatalf("round trip of %q: %+v, %v", b, r2, err)
+		}
+	})
+}
+
+func FuzzDecodeEvent(f *testing.F) {
+	f.Add([]byte(`{"session":"s","event":"PostToolUse","project":"engine","activity":"Bash ls"}`))
+	f.Add([]byte(`{"session":"s"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := DecodeEvent(b)
+		if err != nil {
+			return
+		}
+		enc, _ := json.Marshal(e)
+		if e2, err := DecodeEvent(enc); err != nil || e2 != e {
+			t.Fatalf("round trip of %q: %+v, %v", b, e2, err)
+		}
+	})
+}

@@ -1,0 +1,200 @@
+package hookbridge
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// realisticPermission is a PermissionRequest as Claude Code writes it.
+const realisticPermission = `{"session_id":"abc123","transcript_path":"/home/ada/.claude/projects/engine/abc123.jsonl","cwd":"/home/ada/src/engine","permission_mode":"default","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build/\nmake","description":"Clean and rebuild"},"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"rm:*"}],"behavior":"allow","destination":"localSettings"}]}`
+
+func TestDecodeHookInput(t *testing.T) {
+	tests := []struct {
+		name, in string
+		wantErr  string
+		check    func(t *testing.T, in HookInput)
+	}{
+		{name: "permission", in: realisticPermission, check: func(t *testing.T, in HookInput) {
+			if in.SessionID != "abc123" || in.ToolName != "Bash" || in.CWD != "/home/ada/src/engine" || in.PermissionMode != "default" {
+				t.Fatalf("decoded %+v", in)
+			}
+			if len(in.PermissionSuggestions) == 0 {
+				t.Fatal("permission_suggestions not kept")
+			}
+		}},
+		{name: "subagent", in: `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Edit","tool_input":{},"agent_id":"a1","agent_type":"Explore"}`, check: func(t *testing.T, in HookInput) {
+			if in.AgentID != "a1" || in.AgentType != "Explore" {
+				t.Fatalf("agent %q %q", in.AgentID, in.AgentType)
+			}
+		}},
+		{name: "unknown fields ignored", in: `{"session_id":"s","hook_event_name":"Stop","stop_hook_active":false,"new":1}`},
+		{name: "empty", in: ``, wantErr: "not a JSON object"},
+		{name: "array", in: `[1]`, wantErr: "not a JSON object"},
+		{name: "no session", in: `{"hook_event_name":"Stop"}`, wantErr: "no session_id"},
+		{name: "no event", in: `{"session_id":"s"}`, wantErr: "no hook_event_name"},
+		{name: "permission without tool", in: `{"session_id":"s","hook_event_name":"PermissionRequest"}`, wantErr: "without tool_name"},
+		{name: "wrong type", in: `{"session_id":7,"hook_event_name":"Stop"}`, wantErr: "cannot unmarshal"},
+		{name: "truncated", in: `{"session_id":"s"`, wantErr: "unexpected end"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := DecodeHookInput([]byte(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || !errors.Is(err, ErrHookInput) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.check != nil {
+				tt.check(t, in)
+			}
+		})
+	}
+}
+
+func TestDecodeHookInputTooBig(t *testing.T) {
+	if _, err := DecodeHookInput(make([]byte, MaxHookInput+1)); err == nil {
+		t.Fatal("accepted an input over MaxHookInput")
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	if got, want := string(AllowOutput()), `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`+"\n"; got != want {
+		t.Fatalf("allow = %s, want %s", got, want)
+	}
+	if got, want := string(DenyOutput(DenyMessage("Claude_Pi", "CoreS3"))), `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied on Claude_Pi (CoreS3)."}}}`+"\n"; got != want {
+		t.Fatalf("deny = %s, want %s", got, want)
+	}
+	for _, b := range [][]byte{AllowOutput(), DenyOutput("x")} {
+		if strings.Contains(string(b), "updatedPermissions") || strings.Contains(string(b), "updatedInput") {
+			t.Fatalf("persistent field in %s", b)
+		}
+	}
+}
+
+func TestProjectName(t *testing.T) {
+	for in, want := range map[string]string{
+		"/home/ada/src/engine":  "engine",
+		"/home/ada/src/engine/": "engine",
+		`C:\Users\ada\engine`:   "engine",
+		`C:\`:                   "?",
+		"":                      "?",
+		"/":                     "?",
+		"rel":                   "rel",
+	} {
+		if got := ProjectName(in); got != want {
+			t.Errorf("ProjectName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	tests := []struct {
+		tool, input, hint, detail string
+	}{
+		{"Bash", `{"command":"rm -rf build/\nmake","description":"Clean"}`, "rm -rf build/ …", "Clean"},
+		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"y"}`, "/a/b.go", `{"file_path":"/a/b.go","old_string":"x","new_string":"y"}`},
+		{"WebFetch", `{"url":"https://x.org","prompt":"read"}`, "https://x.org", "read"},
+		{"mcp__x__y", `{"q": 1}`, "", `{"q":1}`},
+		{"Bad", `not json`, "", "not json"},
+	}
+	for _, tt := range tests {
+		hint, detail := Summary(tt.tool, json.RawMessage(tt.input))
+		if hint != tt.hint || detail != tt.detail {
+			t.Errorf("Summary(%s, %s) = %q, %q; want %q, %q", tt.tool, tt.input, hint, detail, tt.hint, tt.detail)
+		}
+	}
+	long := `{"command":"` + strings.Repeat("é", 1000) + `"}`
+	hint, _ := Summary("Bash", json.RawMessage(long))
+	if len(hint) > MaxHint || !strings.HasPrefix(hint, "é") || strings.ToValidUTF8(hint, "?") != hint {
+		t.Fatalf("long hint clipped badly: %d bytes", len(hint))
+	}
+}
+
+func TestActivity(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"fix the tests\nplease"}`, "fix the tests …"},
+		{`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test"}}`, "Bash go test"},
+		{`{"session_id":"s","hook_event_name":"Stop"}`, "done"},
+		{`{"session_id":"s","hook_event_name":"Notification","message":"Claude needs your permission"}`, "Claude needs your permission"},
+	}
+	for _, tt := range tests {
+		in, err := DecodeHookInput([]byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Activity(in); got != tt.want {
+			t.Errorf("Activity(%s) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDecodePermissionRequest(t *testing.T) {
+	ok := PermissionRequest{ID: "r1", Session: "s", Project: "engine", Tool: "Bash", Hint: "ls", Agent: "a", AgentType: "Explore"}
+	b, _ := json.Marshal(ok)
+	got, err := DecodePermissionRequest(b)
+	if err != nil || got != ok {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	bad := map[string]string{
+		"unknown field":  `{"id":"r","session":"s","tool":"t","always":true}`,
+		"no id":          `{"session":"s","tool":"t"}`,
+		"no tool":        `{"id":"r","session":"s"}`,
+		"long hint":      `{"id":"r","session":"s","tool":"t","hint":"` + strings.Repeat("x", MaxHint+1) + `"}`,
+		"trailing":       `{"id":"r","session":"s","tool":"t"}{}`,
+		"too big":        strings.Repeat(" ", MaxRequest+1),
+		"not an object":  `"x"`,
+		"number session": `{"id":"r","session":1,"tool":"t"}`,
+	}
+	for name, in := range bad {
+		if _, err := DecodePermissionRequest([]byte(in)); !errors.Is(err, ErrRequest) {
+			t.Errorf("%s: err = %v, want ErrRequest", name, err)
+		}
+	}
+}
+
+func TestDecodeDecision(t *testing.T) {
+	tests := []struct {
+		in, id, want string
+		ok           bool
+	}{
+		{`{"id":"r1","behavior":"allow"}`, "r1", BehaviorAllow, true},
+		{`{"id":"r1","behavior":"deny","device":"Claude_Pi"}`, "r1", BehaviorDeny, true},
+		{`{"id":"r2","behavior":"allow"}`, "r1", "", false},
+		{`{"id":"","behavior":"none","reason":"withdrawn"}`, "r1", BehaviorNone, true},
+		{`{"id":"r1","behavior":"always"}`, "r1", "", false},
+		{`{"id":"r1","behavior":"allow","updatedPermissions":[]}`, "r1", "", false},
+	}
+	for _, tt := range tests {
+		d, err := DecodeDecision([]byte(tt.in), tt.id)
+		if (err == nil) != tt.ok || d.Behavior != tt.want {
+			t.Errorf("DecodeDecision(%s) = %+v, %v", tt.in, d, err)
+		}
+	}
+}
+
+func TestPairingCode(t *testing.T) {
+	a, b := []byte("certificate A"), []byte("certificate B")
+	c := PairingCode(a, b)
+	if len(c) != 6 || strings.Trim(c, "0123456789") != "" {
+		t.Fatalf("code %q is not 6 digits", c)
+	}
+	if PairingCode(b, a) != c {
+		t.Fatal("code depends on argument order")
+	}
+	if PairingCode(a, []byte("certificate C")) == c {
+		t.Fatal("a different certificate gives the same code")
+	}
+	// Length prefixes: moving a byte across the boundary changes the code.
+	if PairingCode([]byte("ab"), []byte("c")) == PairingCode([]byte("a"), []byte("bc")) {
+		t.Fatal("concatenation ambiguity")
+	}
+	if len(Fingerprint(a)) != 64 {
+		t.Fatal("fingerprint is not hex SHA-256")
+	}
+}

@@ -1,0 +1,178 @@
+// Package hookbridge is the pure part of the bridge between Claude Code's
+// permission hook on a developer's computer and the Claude_Pi appliance:
+// the Claude Code hook input and output formats, the JSON the hook and
+// the Pi exchange over the LAN, and the pairing code both ends show.
+//
+// Nothing here does I/O; every decoder has a size limit and a fuzz target.
+package hookbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Hook event names as Claude Code writes them in hook_event_name.
+const (
+	EventPermissionRequest = "PermissionRequest"
+	EventSessionStart      = "SessionStart"
+	EventUserPromptSubmit  = "UserPromptSubmit"
+	EventPostToolUse       = "PostToolUse"
+	EventStop              = "Stop"
+	EventSessionEnd        = "SessionEnd"
+	EventNotification      = "Notification"
+)
+
+// MaxHookInput bounds what the hook reads from stdin. A Write tool call
+// carries the whole file in tool_input, so this is generous; anything
+// larger is not a hook input we can trust to be complete.
+const MaxHookInput = 8 << 20
+
+// HookInput is the JSON Claude Code writes to a command hook's stdin. Only
+// the fields the bridge uses are decoded; unknown fields are ignored so a
+// newer Claude Code keeps working.
+type HookInput struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	CWD            string `json:"cwd"`
+	PermissionMode string `json:"permission_mode"`
+	HookEventName  string `json:"hook_event_name"`
+
+	// PermissionRequest and PostToolUse.
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
+	// PermissionSuggestions are the "always allow" options the terminal
+	// dialog offers. The bridge never applies them (one decision for one
+	// request); they are decoded only so their presence is visible.
+	PermissionSuggestions json.RawMessage `json:"permission_suggestions"`
+
+	// Set when a subagent made the request.
+	AgentID   string `json:"agent_id"`
+	AgentType string `json:"agent_type"`
+
+	// UserPromptSubmit.
+	Prompt string `json:"prompt"`
+	// Notification.
+	Message string `json:"message"`
+	// SessionStart ("startup", "resume", ...) and SessionEnd.
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// ErrHookInput marks input that is not a usable hook input.
+var ErrHookInput = errors.New("hookbridge: bad hook input")
+
+// DecodeHookInput parses and checks a hook's stdin. A PermissionRequest
+// must name its tool; every event must carry a session id.
+func DecodeHookInput(b []byte) (HookInput, error) {
+	var in HookInput
+	if len(b) > MaxHookInput {
+		return in, fmt.Errorf("%w: %d bytes, more than %d", ErrHookInput, len(b), MaxHookInput)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return in, fmt.Errorf("%w: not a JSON object", ErrHookInput)
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return HookInput{}, fmt.Errorf("%w: %v", ErrHookInput, err)
+	}
+	switch {
+	case in.SessionID == "":
+		return HookInput{}, fmt.Errorf("%w: no session_id", ErrHookInput)
+	case in.HookEventName == "":
+		return HookInput{}, fmt.Errorf("%w: no hook_event_name", ErrHookInput)
+	case in.HookEventName == EventPermissionRequest && in.ToolName == "":
+		return HookInput{}, fmt.Errorf("%w: PermissionRequest without tool_name", ErrHookInput)
+	}
+	return in, nil
+}
+
+// ProjectName is the last element of a working directory, for the screen:
+// "/home/ada/src/engine" → "engine". Windows paths work too.
+func ProjectName(cwd string) string {
+	cwd = strings.TrimRight(cwd, `/\`)
+	if i := strings.LastIndexAny(cwd, `/\`); i >= 0 {
+		cwd = cwd[i+1:]
+	}
+	if cwd == "" || strings.HasSuffix(cwd, ":") {
+		return "?"
+	}
+	return clip(cwd, MaxProject)
+}
+
+// Summary turns a tool call into the three lines the Pi shows: the tool,
+// a one-line hint (the command, the path, the URL) and a longer detail.
+func Summary(tool string, input json.RawMessage) (hint, detail string) {
+	var m map[string]any
+	if json.Unmarshal(input, &m) != nil {
+		return "", clip(string(input), MaxDetail)
+	}
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	switch {
+	case str("command") != "":
+		hint = str("command")
+		detail = str("description")
+	case str("file_path") != "":
+		hint = str("file_path")
+	case str("notebook_path") != "":
+		hint = str("notebook_path")
+	case str("url") != "":
+		hint = str("url")
+		detail = str("prompt")
+	case str("pattern") != "":
+		hint = str("pattern")
+		detail = str("path")
+	}
+	if detail == "" {
+		compact := new(bytes.Buffer)
+		if json.Compact(compact, input) == nil {
+			detail = compact.String()
+		}
+	}
+	return clip(oneLine(hint), MaxHint), clip(detail, MaxDetail)
+}
+
+// Activity is the "last activity" line of a session for an event, or ""
+// when the event says nothing worth showing.
+func Activity(in HookInput) string {
+	switch in.HookEventName {
+	case EventUserPromptSubmit:
+		return clip(oneLine(in.Prompt), MaxActivity)
+	case EventPostToolUse:
+		hint, _ := Summary(in.ToolName, in.ToolInput)
+		return clip(oneLine(strings.TrimSpace(in.ToolName+" "+hint)), MaxActivity)
+	case EventNotification:
+		return clip(oneLine(in.Message), MaxActivity)
+	case EventSessionStart:
+		return clip("session "+in.Source, MaxActivity)
+	case EventStop:
+		return "done"
+	case EventSessionEnd:
+		return "ended"
+	}
+	return ""
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
+}
+
+// clip shortens s to at most n bytes without splitting a UTF-8 sequence.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !startsRune(s[i]) {
+		i--
+	}
+	return s[:i]
+}
+
+func startsRune(b byte) bool { return b&0xC0 != 0x80 }

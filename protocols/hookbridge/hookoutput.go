@@ -1,0 +1,44 @@
+package hookbridge
+
+import "encoding/json"
+
+// permissionOutput is the only shape the hook ever prints. It has no room
+// for updatedPermissions, updatedInput or interrupt: one decision for one
+// request, as over BLE.
+type permissionOutput struct {
+	HookSpecificOutput struct {
+		HookEventName string `json:"hookEventName"`
+		Decision      struct {
+			Behavior string `json:"behavior"`
+			Message  string `json:"message,omitempty"`
+		} `json:"decision"`
+	} `json:"hookSpecificOutput"`
+}
+
+// AllowOutput is the PermissionRequest hook output that allows this one
+// tool call.
+func AllowOutput() []byte { return permissionJSON(BehaviorAllow, "") }
+
+// DenyOutput is the PermissionRequest hook output that denies this one
+// tool call; message tells Claude (and the user) who denied it.
+func DenyOutput(message string) []byte { return permissionJSON(BehaviorDeny, message) }
+
+func permissionJSON(behavior, message string) []byte {
+	var o permissionOutput
+	o.HookSpecificOutput.HookEventName = EventPermissionRequest
+	o.HookSpecificOutput.Decision.Behavior = behavior
+	o.HookSpecificOutput.Decision.Message = message
+	b, _ := json.Marshal(o) // cannot fail: strings only
+	return append(b, '\n')
+}
+
+// DenyMessage names the device and the input that denied a request.
+func DenyMessage(device, by string) string {
+	if device == "" {
+		device = "Claude_Pi"
+	}
+	if by == "" || by == device {
+		return "Denied on " + device + "."
+	}
+	return "Denied on " + device + " (" + by + ")."
+}

@@ -1,0 +1,205 @@
+package hookbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// DefaultPort is the TCP port of the Pi's LAN API.
+const DefaultPort = 7787
+
+// API paths. Everything except PathPair and PathPairConfirm needs a paired
+// client certificate.
+const (
+	PathPair        = "/v1/pair"
+	PathPairConfirm = "/v1/pair/confirm"
+	PathPermission  = "/v1/permission"
+	PathEvent       = "/v1/event"
+)
+
+// Field limits of the LAN requests. The hook summarises and clips before
+// sending, so a request over these limits is refused, not truncated.
+const (
+	MaxID       = 64
+	MaxSession  = 128
+	MaxProject  = 128
+	MaxTool     = 128
+	MaxHint     = 512
+	MaxDetail   = 2048
+	MaxActivity = 200
+	MaxName     = 64
+	// MaxRequest bounds a request body, with room for JSON escaping.
+	MaxRequest = 16 << 10
+)
+
+// Behaviors of a Decision.
+const (
+	BehaviorAllow = "allow"
+	BehaviorDeny  = "deny"
+	// BehaviorNone: no decision (answered in the terminal, withdrawn, the
+	// Pi shutting down). The hook prints nothing.
+	BehaviorNone = "none"
+)
+
+// PermissionRequest is what the hook sends to the Pi for one permission
+// dialog. The Pi answers with a Decision when the user decides, or
+// BehaviorNone; the hook closing the connection withdraws the request.
+type PermissionRequest struct {
+	// ID is made by the hook (there is none in the hook input); unique
+	// within the session.
+	ID      string `json:"id"`
+	Session string `json:"session"`
+	Project string `json:"project"`
+	Tool    string `json:"tool"`
+	Hint    string `json:"hint,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	// Agent is set for a subagent's request: its agent_id; AgentType
+	// names the kind of subagent for the screen.
+	Agent     string `json:"agent,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+	Mode      string `json:"mode,omitempty"`
+}
+
+// Event is what `claude-pi hook event` sends: a session moved on.
+type Event struct {
+	Session  string `json:"session"`
+	Event    string `json:"event"`
+	Project  string `json:"project"`
+	Agent    string `json:"agent,omitempty"`
+	Activity string `json:"activity,omitempty"`
+}
+
+// Decision is the Pi's answer to a PermissionRequest.
+type Decision struct {
+	ID       string `json:"id"`
+	Behavior string `json:"behavior"`
+	// Device is the appliance's name ("Claude_Pi"); By names the input
+	// that decided ("Claude_Pi" button, "CoreS3", "voice").
+	Device string `json:"device,omitempty"`
+	By     string `json:"by,omitempty"`
+	// Reason says why there is no decision (BehaviorNone).
+	Reason string `json:"reason,omitempty"`
+}
+
+// PairRequest opens a pairing: the client's display name.
+type PairRequest struct {
+	Name string `json:"name"`
+}
+
+// PairResponse answers PairRequest (Status "accepted" or "refused") and
+// PairConfirm (Status "paired").
+type PairResponse struct {
+	Status string `json:"status"`
+	// Device is the Pi's name, to remember it by.
+	Device string `json:"device,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ErrRequest marks a LAN request body that is refused.
+var ErrRequest = errors.New("hookbridge: bad request")
+
+// DecodePermissionRequest parses and checks a PermissionRequest body.
+func DecodePermissionRequest(b []byte) (PermissionRequest, error) {
+	var r PermissionRequest
+	if err := decodeStrict(b, &r); err != nil {
+		return PermissionRequest{}, err
+	}
+	err := check(
+		field{"id", r.ID, MaxID, true}, field{"session", r.Session, MaxSession, true},
+		field{"project", r.Project, MaxProject, false}, field{"tool", r.Tool, MaxTool, true},
+		field{"hint", r.Hint, MaxHint, false}, field{"detail", r.Detail, MaxDetail, false},
+		field{"agent", r.Agent, MaxSession, false}, field{"agent_type", r.AgentType, MaxTool, false},
+		field{"mode", r.Mode, MaxTool, false},
+	)
+	if err != nil {
+		return PermissionRequest{}, err
+	}
+	return r, nil
+}
+
+// DecodeEvent parses and checks an Event body.
+func DecodeEvent(b []byte) (Event, error) {
+	var e Event
+	if err := decodeStrict(b, &e); err != nil {
+		return Event{}, err
+	}
+	err := check(
+		field{"session", e.Session, MaxSession, true}, field{"event", e.Event, MaxTool, true},
+		field{"project", e.Project, MaxProject, false}, field{"agent", e.Agent, MaxSession, false},
+		field{"activity", e.Activity, MaxActivity, false},
+	)
+	if err != nil {
+		return Event{}, err
+	}
+	return e, nil
+}
+
+// DecodePairRequest parses and checks a PairRequest body.
+func DecodePairRequest(b []byte) (PairRequest, error) {
+	var p PairRequest
+	if err := decodeStrict(b, &p); err != nil {
+		return PairRequest{}, err
+	}
+	if err := check(field{"name", p.Name, MaxName, true}); err != nil {
+		return PairRequest{}, err
+	}
+	return p, nil
+}
+
+// DecodeDecision parses a Decision (the hook reading the Pi's answer).
+// Anything but a well-formed allow or deny for wantID reads as no decision.
+func DecodeDecision(b []byte, wantID string) (Decision, error) {
+	var d Decision
+	if err := decodeStrict(b, &d); err != nil {
+		return Decision{}, err
+	}
+	switch d.Behavior {
+	case BehaviorAllow, BehaviorDeny:
+		if d.ID != wantID {
+			return Decision{}, fmt.Errorf("%w: decision for %q, want %q", ErrRequest, d.ID, wantID)
+		}
+	case BehaviorNone:
+	default:
+		return Decision{}, fmt.Errorf("%w: behavior %q", ErrRequest, d.Behavior)
+	}
+	return d, nil
+}
+
+func decodeStrict(b []byte, v any) error {
+	if len(b) > MaxRequest {
+		return fmt.Errorf("%w: %d bytes, more than %d", ErrRequest, len(b), MaxRequest)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrRequest, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: trailing data after the object", ErrRequest)
+	}
+	return nil
+}
+
+type field struct {
+	name     string
+	v        string
+	max      int
+	required bool
+}
+
+func check(fs ...field) error {
+	for _, f := range fs {
+		switch {
+		case f.required && f.v == "":
+			return fmt.Errorf("%w: %s is empty", ErrRequest, f.name)
+		case len(f.v) > f.max:
+			return fmt.Errorf("%w: %s is %d bytes, more than %d", ErrRequest, f.name, len(f.v), f.max)
+		case !utf8.ValidString(f.v):
+			return fmt.Errorf("%w: %s is not UTF-8", ErrRequest, f.name)
+		}
+	}
+	return nil
+}
