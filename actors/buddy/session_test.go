@@ -1,0 +1,332 @@
+package buddy
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/ble"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
+	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush/memfs"
+	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
+)
+
+var t0 = time.Date(2026, 4, 9, 10, 40, 0, 0, time.UTC)
+
+func newTestSession(t testing.TB) (*session, *memfs.FS) {
+	t.Helper()
+	fs := &memfs.FS{Size: 4 << 20}
+	r, err := folderpush.New(fs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := stats.NewTracker(stats.Stats{Version: stats.FormatVersion}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(nil, r, tr, identity{}, "Claude_Pi")
+	s.linkState(ble.LinkState{Connected: true, Subscribed: true, Secured: true, MTU: 185})
+	return s, fs
+}
+
+// lines returns the sendLine effects as strings.
+func lines(effs []effect) []string {
+	var out []string
+	for _, e := range effs {
+		if l, ok := e.(sendLine); ok {
+			out = append(out, string(l.line))
+		}
+	}
+	return out
+}
+
+func prompts(effs []effect) []approvals.SetPrompts {
+	var out []approvals.SetPrompts
+	for _, e := range effs {
+		if p, ok := e.(setPrompts); ok {
+			out = append(out, p.msg)
+		}
+	}
+	return out
+}
+
+// Every command gets exactly one ack echoing its name (spec §6.1).
+func TestSessionAcks(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want string
+	}{
+		{`{"cmd":"owner","name":"Felix"}`, `{"ack":"owner","ok":true,"n":0}`},
+		{`{"cmd":"name","name":"Clawd"}`, `{"ack":"name","ok":true,"n":0}`},
+		{`{"cmd":"name","name":"\u0007"}`, `{"ack":"name","ok":false,"n":0,"error":"invalid name"}`},
+		{`{"cmd":"owner"}`, `{"ack":"owner","ok":false,"n":0,"error":"invalid name: want non-empty string"}`},
+		{`{"cmd":"frobnicate"}`, `{"ack":"frobnicate","ok":false,"n":0,"error":"unknown command"}`},
+		{`{"cmd":"permission","id":"x","decision":"once"}`, `{"ack":"permission","ok":false,"n":0,"error":"unknown command"}`},
+		{`{"cmd":"species","idx":3}`, `{"ack":"species","ok":false,"n":0,"error":"unsupported"}`},
+		{`{"cmd":"file","path":"a.gif","size":1}`, `{"ack":"file","ok":false,"n":0,"error":"no transfer"}`},
+		{`{"cmd":"chunk","d":"AA=="}`, `{"ack":"chunk","ok":false,"n":0,"error":"no transfer"}`},
+		{`{"cmd":"file_end"}`, `{"ack":"file_end","ok":false,"n":0,"error":"no transfer"}`},
+		{`{"cmd":"char_end"}`, `{"ack":"char_end","ok":false,"n":0,"error":"no transfer"}`},
+		{`{"cmd":"char_begin","name":"bufo","total":1000}`, `{"ack":"char_begin","ok":true,"n":0}`},
+		{`{"cmd":"char_begin","total":99999999}`, `{"ack":"char_begin","ok":false,"n":1800000,"error":"need 97656K, have 1757K"}`},
+		{`{"cmd":"unpair"}`, `{"ack":"unpair","ok":true,"n":0}`},
+	} {
+		t.Run(tt.line, func(t *testing.T) {
+			s, _ := newTestSession(t)
+			got := lines(s.line([]byte(tt.line), t0))
+			if len(got) != 1 || got[0] != tt.want+"\n" {
+				t.Fatalf("acks = %q, want exactly %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSessionNoAckForNonCommands(t *testing.T) {
+	s, _ := newTestSession(t)
+	for _, l := range []string{
+		`{"ack":"status","ok":true,"n":0}`, `{}`, `{"time":[1775731234,-25200]}`,
+		`{"evt":"turn","role":"assistant","content":[]}`, `{"evt":"other"}`, `not json`, `[1]`,
+		`{"time":[1,2,3]}`,
+	} {
+		if got := lines(s.line([]byte(l), t0)); len(got) != 0 {
+			t.Errorf("%s: sent %q, want nothing", l, got)
+		}
+	}
+}
+
+func TestSessionUnpairAcksFirst(t *testing.T) {
+	s, _ := newTestSession(t)
+	effs := s.line([]byte(`{"cmd":"unpair"}`), t0)
+	if len(effs) != 2 {
+		t.Fatalf("effects = %#v", effs)
+	}
+	if _, ok := effs[0].(sendLine); !ok {
+		t.Fatalf("first effect %T, want the ack", effs[0])
+	}
+	if _, ok := effs[1].(unpairBonds); !ok {
+		t.Fatalf("second effect %T, want unpairBonds", effs[1])
+	}
+}
+
+func TestSessionStatusAckIsStrict(t *testing.T) {
+	s, _ := newTestSession(t)
+	s.line([]byte(`{"cmd":"owner","name":"Fe\"lix"}`), t0)
+	effs := s.line([]byte(`{"cmd":"status"}`), t0)
+	if len(effs) != 1 {
+		t.Fatalf("effects = %#v", effs)
+	}
+	if _, ok := effs[0].(sendStatus); !ok {
+		t.Fatalf("effect %T, want sendStatus", effs[0])
+	}
+	line := pbuddy.EncodeStatus(s.statusAck(pbuddy.System{Up: 8412, Heap: 1 << 28, FSFree: 5, FSTotal: 9}))
+	if err := pbuddy.ValidateStatusAck(line); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"name":"Claude_Pi"`, `"owner":"Fe\"lix"`, `"sec":true`, `"bat":{"pct":100,"mV":5000,"mA":0,"usb":true}`} {
+		if !bytes.Contains(line, []byte(want)) {
+			t.Errorf("status ack %s lacks %s", line, want)
+		}
+	}
+}
+
+// A heartbeat sends the complete prompt set; a turn event between two
+// heartbeats sends nothing and keeps the prompt (spec §12.1).
+func TestSessionPromptsAndTurnEvents(t *testing.T) {
+	s, _ := newTestSession(t)
+	hb := `{"total":1,"running":1,"waiting":1,"msg":"approve: Bash","entries":["a","b"],"tokens":10,"tokens_today":5,"prompt":{"id":"req_1","tool":"Bash","hint":"ls"}}`
+	p := prompts(s.line([]byte(hb), t0))
+	if len(p) != 1 || !p[0].LinkUp || len(p[0].Prompts) != 1 || p[0].Prompts[0].ID != "req_1" || p[0].Prompts[0].Tool != "Bash" || !p[0].Prompts[0].Arrived.Equal(t0) {
+		t.Fatalf("SetPrompts = %+v", p)
+	}
+	if effs := s.line([]byte(`{"evt":"turn","role":"assistant","content":[{"type":"text","text":"hi"}]}`), t0.Add(time.Second)); len(effs) != 0 {
+		t.Fatalf("turn event effects = %#v", effs)
+	}
+	if st := s.state(); st.Snapshot.Prompt == nil || st.Snapshot.Prompt.ID != "req_1" {
+		t.Fatal("turn event cleared the prompt")
+	}
+	// Same id later: same prompt, arrival time kept.
+	p = prompts(s.line([]byte(hb), t0.Add(5*time.Second)))
+	if !p[0].Prompts[0].Arrived.Equal(t0) {
+		t.Fatalf("arrival reset to %v", p[0].Prompts[0].Arrived)
+	}
+	// Heartbeat without prompt: empty set, link up.
+	p = prompts(s.line([]byte(`{"total":1,"running":1,"waiting":0,"msg":"x","entries":[],"tokens":10,"tokens_today":5}`), t0.Add(6*time.Second)))
+	if len(p) != 1 || len(p[0].Prompts) != 0 || !p[0].LinkUp {
+		t.Fatalf("SetPrompts = %+v", p)
+	}
+}
+
+func TestSessionLiveness(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		after func(s *session) []effect
+		lost  bool
+	}{
+		{"silent 29s", func(s *session) []effect { return s.tick(t0.Add(29 * time.Second)) }, false},
+		{"silent 30s", func(s *session) []effect { return s.tick(t0.Add(30 * time.Second)) }, true},
+		{"keepalive at 20s then 45s", func(s *session) []effect {
+			s.line([]byte(`{}`), t0.Add(20*time.Second))
+			return s.tick(t0.Add(45 * time.Second))
+		}, false},
+		{"ble disconnect", func(s *session) []effect { return s.linkState(ble.LinkState{}) }, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newTestSession(t)
+			s.line([]byte(`{"total":2,"running":1,"waiting":1,"msg":"approve: Bash","entries":["x"],"tokens":1,"tokens_today":1,"prompt":{"id":"p","tool":"Bash","hint":""}}`), t0)
+			p := prompts(tt.after(s))
+			st := s.state()
+			if !tt.lost {
+				if len(p) != 0 || !st.Connected || st.Snapshot.Prompt == nil {
+					t.Fatalf("link lost early: %+v %+v", p, st)
+				}
+				return
+			}
+			if len(p) != 1 || p[0].LinkUp || p[0].Prompts != nil || p[0].Source != Source {
+				t.Fatalf("SetPrompts = %+v, want one LinkUp:false", p)
+			}
+			sn := st.Snapshot
+			if st.Connected || sn.Prompt != nil || sn.Total != 0 || sn.Running != 0 || sn.Waiting != 0 || sn.Msg != noClaude {
+				t.Fatalf("state after loss = %+v / %+v", st, sn)
+			}
+			if len(sn.Entries) != 1 || sn.Entries[0] != "x" {
+				t.Fatalf("transcript not kept: %q", sn.Entries)
+			}
+			if s.description() != "no desktop connected" && !strings.HasPrefix(s.description(), "no desktop connected") {
+				t.Fatalf("description = %q", s.description())
+			}
+			// A second tick does not repeat the loss.
+			if p := prompts(s.tick(t0.Add(time.Hour))); len(p) != 0 {
+				t.Fatalf("loss repeated: %+v", p)
+			}
+		})
+	}
+}
+
+func TestSessionDecided(t *testing.T) {
+	id := strings.Repeat("é🙂\"\\a", 40) // 200 characters of mixed Unicode
+	s, _ := newTestSession(t)
+	s.line([]byte(`{"total":1,"running":0,"waiting":1,"msg":"m","entries":[],"tokens":1,"tokens_today":1,"prompt":{"id":`+jsonQuote(id)+`,"tool":"Bash","hint":""}}`), t0)
+	got := lines(s.decided(approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Once, By: "Claude_Pi"}, t0.Add(3*time.Second)))
+	if len(got) != 1 || got[0] != string(pbuddy.EncodePermission(id, pbuddy.Once)) {
+		t.Fatalf("lines = %q", got)
+	}
+	if r := s.stats.Report(); r.Appr != 1 || r.Vel != 3 {
+		t.Fatalf("stats = %+v, want appr 1 vel 3", r)
+	}
+	// Another source, or no link: nothing is sent.
+	if got := lines(s.decided(approvals.Decided{Source: "cli:x", ID: id, Decision: pbuddy.Deny}, t0)); len(got) != 0 {
+		t.Fatalf("other source sent %q", got)
+	}
+	s.linkState(ble.LinkState{})
+	if got := lines(s.decided(approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Deny}, t0)); len(got) != 0 {
+		t.Fatalf("sent %q with the link down", got)
+	}
+}
+
+// jsonQuote writes s as the desktop would: the permission encoder uses the
+// desktop's escaping, so cut the id out of a permission line.
+func jsonQuote(s string) string {
+	l := string(pbuddy.EncodePermission(s, pbuddy.Deny))
+	l = strings.TrimPrefix(l, `{"cmd":"permission","id":`)
+	return strings.TrimSuffix(l, `,"decision":"deny"}`+"\n")
+}
+
+// Level-ups at 50k boundaries, counted from deltas; the first value and a
+// reconnect only set the baseline.
+func TestSessionTokensByDelta(t *testing.T) {
+	s, _ := newTestSession(t)
+	hb := func(tok uint64, at time.Duration) {
+		s.line(fmt.Appendf(nil, `{"total":0,"running":0,"waiting":0,"msg":"","entries":[],"tokens":%d,"tokens_today":0}`, tok), t0.Add(at))
+	}
+	hb(1_000_000, 0) // baseline only
+	hb(1_049_999, time.Second)
+	if l := s.stats.Level(); l != 0 {
+		t.Fatalf("level %d after 49,999 tokens", l)
+	}
+	hb(1_050_000, 2*time.Second)
+	if l := s.stats.Level(); l != 1 {
+		t.Fatalf("level %d after 50,000 tokens", l)
+	}
+	hb(10, 3*time.Second) // desktop restarted: re-baseline
+	hb(20, 4*time.Second)
+	s.linkState(ble.LinkState{})                                  // link lost
+	s.linkState(ble.LinkState{Connected: true, Subscribed: true}) // back
+	hb(5_000_000, 5*time.Second)                                  // first after reconnect: baseline
+	if tok := s.stats.Stats().Tokens; tok != 50_010 {
+		t.Fatalf("tokens = %d, want 50,010", tok)
+	}
+}
+
+func TestSessionPushProgressAndAbortOnDisconnect(t *testing.T) {
+	s, fs := newTestSession(t)
+	s.line([]byte(`{"cmd":"char_begin","name":"bufo","total":600}`), t0)
+	s.line([]byte(`{"cmd":"file","path":"idle_0.gif","size":600}`), t0)
+	s.line([]byte(`{"cmd":"chunk","d":"`+base64.StdEncoding.EncodeToString(make([]byte, 256))+`"}`), t0)
+	st := s.state()
+	if st.Push == nil || st.Push.Name != "bufo" || st.Push.FileN != 256 || st.Push.File != "idle_0.gif" {
+		t.Fatalf("progress = %+v", st.Push)
+	}
+	if d := s.description(); !strings.Contains(d, "receiving pack bufo 42%") {
+		t.Fatalf("description = %q", d)
+	}
+	s.linkState(ble.LinkState{})
+	if s.push.Active() || fs.HasStaging() || s.state().Push != nil {
+		t.Fatal("push survived a disconnect")
+	}
+}
+
+func TestSessionPushIdleTimeout(t *testing.T) {
+	s, fs := newTestSession(t)
+	s.line([]byte(`{"cmd":"char_begin","name":"bufo","total":600}`), t0)
+	s.line([]byte(`{}`), t0.Add(20*time.Second)) // not a push command
+	s.tick(t0.Add(29 * time.Second))
+	if !s.push.Active() {
+		t.Fatal("push abandoned before 30 s idle")
+	}
+	s.tick(t0.Add(30 * time.Second))
+	if s.push.Active() || fs.HasStaging() {
+		t.Fatal("push not abandoned after 30 s idle")
+	}
+}
+
+// A push command with bad arguments is acked once and ends the push.
+func TestSessionBadPushCommandAborts(t *testing.T) {
+	s, fs := newTestSession(t)
+	s.line([]byte(`{"cmd":"char_begin","total":600}`), t0)
+	got := lines(s.line([]byte(`{"cmd":"file","path":"a.gif"}`), t0))
+	if len(got) != 1 || !strings.HasPrefix(got[0], `{"ack":"file","ok":false`) {
+		t.Fatalf("acks = %q", got)
+	}
+	if s.push.Active() || fs.HasStaging() {
+		t.Fatal("push survived a bad file command")
+	}
+}
+
+func TestSessionDescription(t *testing.T) {
+	s, _ := newTestSession(t)
+	s.line([]byte(`{"cmd":"owner","name":"Felix"}`), t0)
+	s.line([]byte(`{"total":2,"running":1,"waiting":1,"msg":"approve: Bash","entries":[],"tokens":1,"tokens_today":1,"prompt":{"id":"p","tool":"Bash","hint":""}}`), t0)
+	if d, want := s.description(), "desktop connected · owner Felix · 2 sessions, 1 running · prompt Bash"; d != want {
+		t.Fatalf("description = %q, want %q", d, want)
+	}
+}
+
+func TestSessionTimeSyncDoesNotTouchState(t *testing.T) {
+	s, _ := newTestSession(t)
+	s.line([]byte(`{"time":[1775731234,-25200]}`), t0)
+	st := s.state()
+	if st.Desktop == nil || st.Desktop.Epoch != 1775731234 || st.Desktop.Offset != -25200 {
+		t.Fatalf("desktop clock = %+v", st.Desktop)
+	}
+	if got := st.Desktop.Now(t0.Add(10 * time.Second)); got.Unix() != 1775731244 {
+		t.Fatalf("desktop now = %v", got)
+	}
+	if st.Snapshot != nil {
+		t.Fatal("time line created a snapshot")
+	}
+}
