@@ -47,6 +47,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return wireCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "buddy":
 		return buddyCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "doctor":
+		return doctorCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "demo":
+		return demoCommand(ctx, args[1:], stdin, stdout, stderr)
 	}
 	return usagef("unknown command %q (try claude-pi --help)", args[0])
 }
@@ -75,6 +79,16 @@ func helpCommand(args []string, stdout io.Writer) error {
 		return nil
 	case "status":
 		fs, _ := statusFlags(io.Discard)
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return nil
+	case "doctor":
+		fs, _ := doctorFlags(io.Discard)
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return nil
+	case "demo":
+		fs, _ := demoFlagSet(io.Discard)
 		fs.SetOutput(stdout)
 		fs.Usage()
 		return nil
@@ -118,6 +132,10 @@ Commands:
   wire decode     decode Stack-chan dock wire v2 bytes (stdin) to JSON lines
   wire encode     encode JSON lines (stdin) to wire v2 frames
   buddy decode    decode a Buddy/NUS byte stream (stdin) message by message
+  doctor          check SPI, GPIO, Bluetooth, audio, CoreS3 and config.txt
+                  for the board, with a fix for each failure
+  demo            play a Claude desktop session against a running sim
+                  appliance (prompts wait for its A/B buttons)
   version         print the version
   help [COMMAND]  this text, a command's flags, or "help config" for the
                   configuration file with every key

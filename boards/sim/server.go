@@ -17,7 +17,8 @@ type State struct {
 	Board    string    `json:"board"`
 	Link     any       `json:"link"`     // the BLE link to the Claude desktop app
 	Snapshot any       `json:"snapshot"` // the latest session snapshot
-	Prompt   any       `json:"prompt"`   // the pending permission prompt
+	Prompt   any       `json:"prompt"`   // the prompt the buttons act on
+	Prompts  any       `json:"prompts"`  // every pending prompt, oldest first
 	Dock     any       `json:"dock"`     // the CoreS3 dock
 	Services []Service `json:"services"`
 }

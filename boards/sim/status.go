@@ -14,11 +14,91 @@ import (
 )
 
 // StatusScreen is what the sim board shows until the real UI exists: the
-// board, each service with its state and description, and the time.
+// board, the link, each service with its state and description, and the
+// time; while a permission prompt is pending, the prompt instead of the
+// services.
 type StatusScreen struct {
 	Board    string
+	Link     string // one line about the desktop link; "" hides it
 	Services []Service
+	Prompt   *PromptPanel // nil: no prompt pending
 	Now      time.Time
+}
+
+// PromptPanel is the pending permission prompt as the screen shows it.
+type PromptPanel struct {
+	Tool, Hint string
+	Age        time.Duration // since the prompt arrived
+	Sent       bool          // a decision is on its way: no buttons
+	More       int           // further prompts queued behind this one
+}
+
+// Key is what Render would draw, as a string: equal keys draw equal
+// screens, so a caller redraws only when the key changes. Times count in
+// whole seconds, the screen's resolution.
+func (s StatusScreen) Key() string {
+	k := fmt.Sprintf("%s|%s|%v|%s", s.Board, s.Link, s.Services, s.Now.Format("15:04:05"))
+	if p := s.Prompt; p != nil {
+		k += fmt.Sprintf("|%q|%q|%d|%v|%d", p.Tool, p.Hint, int(p.Age.Seconds()), p.Sent, p.More)
+	}
+	return k
+}
+
+// Lines is the prompt panel's text below the tool name, wrapped to cols
+// characters: the hint (at most 4 lines), then the buttons or "sent...",
+// then the queue. basicfont has no ellipsis glyph, hence "...".
+func (p PromptPanel) Lines(cols int) []string {
+	var out []string
+	hint := wrap(p.Hint, cols)
+	if len(hint) > 4 {
+		hint = hint[:4]
+		hint[3] = cut(hint[3]+"~", cols)
+	}
+	out = append(out, hint...)
+	out = append(out, "")
+	if p.Sent {
+		out = append(out, "sent...")
+	} else {
+		out = append(out, "A approve · B deny")
+	}
+	if p.More > 0 {
+		out = append(out, fmt.Sprintf("+%d more waiting", p.More))
+	}
+	return out
+}
+
+// wrap breaks s into lines of at most cols runes, at spaces where it can.
+func wrap(s string, cols int) []string {
+	if cols < 1 {
+		return nil
+	}
+	var lines []string
+	r := []rune(s)
+	for len(r) > cols {
+		at := cols
+		for i := cols; i > cols/2; i-- {
+			if r[i] == ' ' {
+				at = i
+				break
+			}
+		}
+		lines = append(lines, string(r[:at]))
+		r = r[at:]
+		for len(r) > 0 && r[0] == ' ' {
+			r = r[1:]
+		}
+	}
+	if len(r) > 0 {
+		lines = append(lines, string(r))
+	}
+	return lines
+}
+
+func cut(s string, cols int) string {
+	if r := []rune(s); len(r) > cols {
+		return string(r[:cols])
+	}
+	return s
 }
 
 var (
@@ -53,8 +133,18 @@ func (s StatusScreen) Render(dst draw.Image) {
 
 	y := b.Min.Y + 2 + 26 + lineHeight
 	text(dst, face, b.Min.X+4, y, "board "+s.Board, colorDim, cols-1)
+	if s.Link != "" {
+		y += lineHeight
+		text(dst, face, b.Min.X+4, y, s.Link, colorText, cols-1)
+	}
 	y += lineHeight + 4
+	if s.Prompt != nil {
+		s.Prompt.render(dst, face, b, y, cols)
+	}
 	for _, svc := range s.Services {
+		if s.Prompt != nil {
+			break
+		}
 		if y > b.Max.Y-lineHeight {
 			break
 		}
@@ -66,6 +156,34 @@ func (s StatusScreen) Render(dst draw.Image) {
 	}
 	if !s.Now.IsZero() {
 		text(dst, face, b.Min.X+4, b.Max.Y-4, s.Now.Format("15:04:05"), colorDim, cols-1)
+	}
+}
+
+// render draws the prompt from y down: the age, the tool twice as large,
+// then Lines.
+func (p PromptPanel) render(dst draw.Image, face font.Face, b image.Rectangle, y, cols int) {
+	ageColor := colorWarn
+	if p.Age >= 10*time.Second { // the reference turns the timer red-orange at 10 s
+		ageColor = colorBad
+	}
+	text(dst, face, b.Min.X+4, y, fmt.Sprintf("approve? %ds", int(p.Age.Seconds())), ageColor, cols-1)
+	y += 4
+	big := (cols - 1) / 2
+	tool := image.NewRGBA(image.Rect(0, 0, big*7, 13))
+	draw.Draw(tool, tool.Bounds(), image.NewUniform(colorBG), image.Point{}, draw.Src)
+	text(tool, face, 0, 10, p.Tool, colorTitle, big)
+	scale2(dst, image.Pt(b.Min.X+4, y), tool)
+	y += 26 + lineHeight
+	for _, l := range p.Lines(cols - 1) {
+		if y > b.Max.Y-lineHeight {
+			break
+		}
+		c := colorText
+		if l == "sent..." {
+			c = colorDim
+		}
+		text(dst, face, b.Min.X+4, y, l, c, cols-1)
+		y += lineHeight
 	}
 }
 
@@ -120,8 +238,7 @@ func ShowStatus(ctx context.Context, d *Display, screen func() StatusScreen, pol
 	defer t.Stop()
 	for {
 		s := screen()
-		key := fmt.Sprintf("%s|%v|%s", s.Board, s.Services, s.Now.Format("15:04:05"))
-		if key != last {
+		if key := s.Key(); key != last {
 			s.Render(img)
 			_ = d.Draw(img.Bounds(), img, image.Point{})
 			last = key
