@@ -1,0 +1,429 @@
+package dock
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/drivers/serial"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// Messages from the actor's own goroutines. gen ties port messages to one
+// opening, so a late message from a closed port is ignored.
+type (
+	tick       struct{ at time.Time }
+	hotplug    struct{ ev serial.Event }
+	opened     struct {
+		gen  int
+		port *serial.Port
+	}
+	openFailed struct {
+		gen int
+		err error
+	}
+	rx struct {
+		gen  int
+		data []byte
+	}
+	rxEnd struct {
+		gen int
+		err error
+	}
+	reopen      struct{ gen int }
+	synthCtx struct {
+		ctx    context.Context
+		cancel context.CancelFunc
+	}
+	synthResult struct {
+		utt   uint64
+		index int
+		pcm   []byte
+		err   error
+	}
+)
+
+// Actor is the dock service. It is exported only so its type shows in logs;
+// use New.
+type Actor struct {
+	h    *supervisor.Handle
+	opts Options
+	host *host
+
+	system *actor.ActorSystem
+	self   *actor.PID
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	gen     int
+	port    *serial.Port
+	opening bool
+	device  *serial.Plugged // the CoreS3 the watcher sees (or the --dock-port path)
+	parser  wire.Parser
+
+	timerStop func() bool
+	timerAt   time.Time
+	synths    map[uint64]synthCtx
+	stopped   bool
+}
+
+// Receive handles the lifecycle, the approvals and buddy messages, and the
+// messages of the actor's own goroutines.
+func (a *Actor) Receive(c actor.Context) {
+	now := a.opts.Now()
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.start(c)
+	case *actor.Stopping:
+		a.stopped = true
+		a.cancel()
+		a.cancelTimer()
+		a.closePort()
+	case *actor.Stopped:
+		a.wg.Wait()
+	case GetState:
+		c.Respond(a.state())
+	case supervisor.Reload:
+		a.h.Logger().Info("reload: options come from the constructor; restart to change them")
+
+	case approvals.Pending:
+		a.host.mirror.pending(a.host, m.Prompts, now)
+	case approvals.PromptAppeared:
+		a.host.mirror.appeared(a.host, m.Prompt, now, true)
+	case approvals.PromptResolved:
+		a.host.mirror.resolve(a.host, m.Prompt, resolvedMessage(m.How, m.By))
+	case approvals.PromptRearmed:
+		a.host.mirror.rearmed(a.host, m.Prompt)
+	case approvals.LinkChanged:
+		a.host.mirror.link(a.host, m.Source, m.Up, now)
+	case approvals.PromptDecided, approvals.DecideResult:
+	case buddy.State:
+		a.buddyState(m, now)
+	case Turn:
+		a.turn(m, now)
+
+	case tick:
+		if m.at.Equal(a.timerAt) {
+			a.timerStop, a.timerAt = nil, time.Time{}
+		}
+		a.host.tick(now)
+	case hotplug:
+		a.hotplug(m.ev)
+	case opened:
+		a.opened(m, now)
+	case openFailed:
+		if m.gen == a.gen {
+			a.opening = false
+			a.h.Logger().Warn("opening the CoreS3 port failed", "err", m.err)
+			a.retryLater()
+		}
+	case reopen:
+		if m.gen == a.gen && a.port == nil && !a.opening {
+			a.open()
+		}
+	case rx:
+		if m.gen == a.gen {
+			a.receive(m.data, now)
+		}
+	case rxEnd:
+		if m.gen == a.gen {
+			a.lost(m.err, now)
+		}
+	case synthResult:
+		a.host.speech.synthDone(a.host, m.utt, m.index, m.pcm, m.err, now)
+	default:
+		return
+	}
+	a.flush(c)
+}
+
+func (a *Actor) start(c actor.Context) {
+	a.system, a.self = c.ActorSystem(), c.Self()
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	a.synths = make(map[uint64]synthCtx)
+	token := make([]byte, 4)
+	_, _ = rand.Read(token)
+	a.host = newHost(hostConfig{
+		speakPrompts: !a.opts.MutePrompts, speakAssistant: !a.opts.MuteAssistant,
+		speakConversation: !a.opts.MuteConversation, hasTTS: a.opts.Synth != nil,
+		assistantMax: a.opts.AssistantMax, token: hex.EncodeToString(token), log: a.h.Logger(),
+	})
+	self := supervisor.ServicePID(a.system, a.h.Name())
+	c.Send(supervisor.ServicePID(a.system, a.opts.Approvals), approvals.Subscribe{PID: self})
+	c.Send(supervisor.ServicePID(a.system, a.opts.Buddy), buddy.Subscribe{PID: self})
+	if a.opts.Port != "" {
+		a.device = &serial.Plugged{Path: a.opts.Port}
+		a.open()
+		return
+	}
+	w := &serial.Watcher{Enumerate: a.opts.Serial.Enumerate, Interval: a.opts.WatchInterval,
+		Serial: a.opts.Serial.Serial, Logger: a.h.Logger()}
+	events := w.Watch(a.ctx)
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		for ev := range events {
+			a.system.Root.Send(a.self, hotplug{ev: ev})
+		}
+	}()
+}
+
+func (a *Actor) hotplug(ev serial.Event) {
+	switch e := ev.(type) {
+	case serial.Plugged:
+		a.h.Logger().Info("CoreS3 plugged", "path", e.Path, "serial", e.Serial)
+		a.device = &e
+		if a.port == nil && !a.opening {
+			a.gen++
+			a.open()
+		}
+	case serial.Unplugged:
+		if a.device != nil && a.device.Path == e.Path {
+			a.h.Logger().Info("CoreS3 unplugged", "path", e.Path)
+			a.device = nil
+			a.lost(nil, a.opts.Now())
+		}
+	}
+}
+
+// open opens the current device in a goroutine (the settle pause is 0.5 s).
+func (a *Actor) open() {
+	if a.device == nil || a.stopped {
+		return
+	}
+	a.opening = true
+	gen, path, opts := a.gen, a.device.Path, a.opts.Serial
+	if opts.Logger == nil {
+		opts.Logger = a.h.Logger()
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		p, err := serial.OpenPath(a.ctx, path, &opts)
+		if err != nil {
+			a.system.Root.Send(a.self, openFailed{gen: gen, err: err})
+			return
+		}
+		a.system.Root.Send(a.self, opened{gen: gen, port: p})
+	}()
+}
+
+func (a *Actor) opened(m opened, now time.Time) {
+	if m.gen != a.gen || a.stopped {
+		m.port.Close()
+		return
+	}
+	a.opening, a.port = false, m.port
+	a.parser.Reset()
+	a.h.Logger().Info("CoreS3 port open; handshaking", "port", m.port.String())
+	gen, p := a.gen, m.port
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		buf := make([]byte, 8192)
+		for {
+			n, err := p.Read(buf)
+			if n > 0 {
+				a.system.Root.Send(a.self, rx{gen: gen, data: append([]byte(nil), buf[:n]...)})
+			}
+			if err != nil {
+				a.system.Root.Send(a.self, rxEnd{gen: gen, err: err})
+				return
+			}
+		}
+	}()
+	a.host.attach(now)
+}
+
+func (a *Actor) receive(data []byte, now time.Time) {
+	a.parser.Feed(data)
+	for f, ok := a.parser.Next(); ok; f, ok = a.parser.Next() {
+		a.host.frame(f, now)
+	}
+}
+
+// lost handles an unplug, a dead port or a write failure.
+func (a *Actor) lost(err error, now time.Time) {
+	if err != nil && !errors.Is(err, serial.ErrClosed) {
+		a.h.Logger().Warn("CoreS3 link lost", "err", err)
+	}
+	a.closePort()
+	a.host.detach(now)
+	if a.opts.Port != "" {
+		a.retryLater()
+	}
+}
+
+func (a *Actor) closePort() {
+	if a.port != nil {
+		a.port.Close()
+		a.port = nil
+	}
+	a.gen++
+	a.opening = false
+}
+
+// retryLater reopens the device after the back-off, if it is still there.
+func (a *Actor) retryLater() {
+	if a.stopped {
+		return
+	}
+	gen := a.gen
+	system, self := a.system, a.self
+	a.opts.AfterFunc(a.opts.Retry, func() { system.Root.Send(self, reopen{gen: gen}) })
+}
+
+func (a *Actor) buddyState(s buddy.State, now time.Time) {
+	d := desk{known: true, connected: s.Connected}
+	if s.Snapshot != nil {
+		d.total, d.running, d.waiting, d.msg = int(s.Snapshot.Total), int(s.Snapshot.Running), int(s.Snapshot.Waiting), s.Snapshot.Msg
+	}
+	a.host.desk = d
+	a.host.task.set(a.host, d.connected && d.running > 0, now)
+}
+
+func (a *Actor) turn(t Turn, now time.Time) {
+	if t.Role != "assistant" || !a.host.cfg.speakAssistant {
+		return
+	}
+	if text := assistantText(t.Content, a.opts.AssistantMax); text != "" {
+		a.host.speech.say(a.host, utterance{kind: sayAssistant, text: text}, now)
+	}
+}
+
+// flush writes what the host produced, performs its effects, re-plans the
+// timer and refreshes the description.
+func (a *Actor) flush(c actor.Context) {
+	for {
+		tx, effects := a.host.takeTx(), a.host.takeEffects()
+		if len(tx) == 0 && len(effects) == 0 {
+			break
+		}
+		if len(tx) > 0 && a.port != nil {
+			if _, err := a.port.Write(tx); err != nil {
+				a.lost(err, a.opts.Now())
+				continue
+			}
+		}
+		for _, e := range effects {
+			a.effect(c, e)
+		}
+	}
+	a.plan()
+	a.h.SetDescription(a.describe())
+}
+
+func (a *Actor) effect(c actor.Context, e any) {
+	switch e := e.(type) {
+	case decideOut:
+		d := pbuddy.Deny
+		if e.Approve {
+			d = pbuddy.Once
+		}
+		c.Send(supervisor.ServicePID(a.system, a.opts.Approvals),
+			approvals.Decide{Source: e.Source, ID: e.ID, Decision: d, By: "CoreS3"})
+	case synthOut:
+		a.synthesize(e)
+	case cancelSynthOut:
+		if sc, ok := a.synths[e.Utt]; ok {
+			sc.cancel()
+			delete(a.synths, e.Utt)
+		}
+	case closeOut:
+		a.h.Logger().Error("CoreS3 handshake failed; retrying", "err", e.Err, "after", a.opts.Retry)
+		a.closePort()
+		a.host.detach(a.opts.Now())
+		a.retryLater()
+	}
+}
+
+// synthesize runs one sentence through the Synth in a goroutine.
+func (a *Actor) synthesize(s synthOut) {
+	if a.opts.Synth == nil || a.stopped {
+		return
+	}
+	// One context per utterance, for all its sentences: barge-in cancels
+	// the sentence being synthesized.
+	sc, ok := a.synths[s.Utt]
+	if !ok {
+		sc.ctx, sc.cancel = context.WithCancel(a.ctx)
+		a.synths[s.Utt] = sc
+	}
+	ctx := sc.ctx
+	synth, system, self := a.opts.Synth, a.system, a.self
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		pcm, err := synth.Synthesize(ctx, s.Text, s.Rate)
+		if err == nil && pcm.Rate != s.Rate && len(pcm.Data) > 0 {
+			err = fmt.Errorf("tts returned %d Hz, asked for %d", pcm.Rate, s.Rate)
+		}
+		system.Root.Send(self, synthResult{utt: s.Utt, index: s.Index, pcm: pcm.Data, err: err})
+	}()
+}
+
+// plan keeps one timer armed for the host's next deadline.
+func (a *Actor) plan() {
+	at, ok := a.host.wake()
+	if a.stopped || !ok {
+		a.cancelTimer()
+		return
+	}
+	if at.Equal(a.timerAt) {
+		return
+	}
+	a.cancelTimer()
+	a.timerAt = at
+	system, self := a.system, a.self
+	a.timerStop = a.opts.AfterFunc(max(0, at.Sub(a.opts.Now())), func() { system.Root.Send(self, tick{at: at}) })
+}
+
+func (a *Actor) cancelTimer() {
+	if a.timerStop != nil {
+		a.timerStop()
+	}
+	a.timerStop, a.timerAt = nil, time.Time{}
+}
+
+// describe is the supervisorctl line, e.g. "CoreS3 303a:1001 SN 3C84…,
+// EVENT ready, speaking".
+func (a *Actor) describe() string {
+	if a.device == nil {
+		return "waiting for a CoreS3"
+	}
+	name := "CoreS3 on " + a.device.Path
+	if a.device.VID != "" {
+		name = "CoreS3 " + strings.ToLower(a.device.VID+":"+a.device.PID)
+		if sn := a.device.Serial; sn != "" {
+			if r := []rune(sn); len(r) > 4 {
+				sn = string(r[:4]) + "…"
+			}
+			name += " SN " + sn
+		}
+	}
+	if a.port == nil {
+		return name + ", opening"
+	}
+	return name + ", " + a.host.activity()
+}
+
+func (a *Actor) state() State {
+	s := State{Connected: a.port != nil, Ready: a.host.phase == ready, Event: a.host.eventReady(),
+		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.speech.maxCreditWait}
+	if a.device != nil {
+		s.Path, s.Serial = a.device.Path, a.device.Serial
+	}
+	return s
+}

@@ -1,0 +1,189 @@
+package dock
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/claude-pi/claude-pi/drivers/tts"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+)
+
+// convKeep is how many conversation results are kept beyond the 10 s
+// retention (the alignment review's "last 64"); convMax bounds a flood.
+const (
+	convKeep = 64
+	convMax  = 1024
+)
+
+type convOp uint8
+
+const (
+	opStart convOp = iota + 1
+	opStop
+)
+
+func (o convOp) String() string {
+	if o == opStart {
+		return "conversation.start"
+	}
+	return "conversation.stop"
+}
+
+type convEntry struct {
+	op     convOp
+	result appevent.ConversationResult
+	at     time.Time
+}
+
+// convCache answers retried conversation requests without running them
+// again (spec §15.2).
+type convCache struct {
+	byID  map[string]*convEntry
+	order []string
+}
+
+func (c *convCache) init() { c.byID = make(map[string]*convEntry) }
+
+func (c *convCache) prune(now time.Time) {
+	for len(c.order) > convMax || (len(c.order) > convKeep &&
+		now.Sub(c.byID[c.order[0]].at) >= appevent.ConversationResultRetention) {
+		delete(c.byID, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+func (c *convCache) put(id string, e *convEntry) {
+	c.byID[id] = e
+	c.order = append(c.order, id)
+}
+
+// desk is what the host knows about the desktop, from the buddy actor.
+type desk struct {
+	known                   bool
+	connected               bool
+	total, running, waiting int
+	msg                     string
+}
+
+// conversation answers conversation.start/stop for id.
+func (h *host) conversation(id string, op convOp, now time.Time) {
+	h.conv.prune(now)
+	if e, ok := h.conv.byID[id]; ok {
+		if e.op == op {
+			h.sendEvent(e.result)
+			return
+		}
+		h.sendEvent(appevent.NewConversationResult(id, false, appevent.StateBlocked,
+			"requestId already used for "+e.op.String()))
+		return
+	}
+	var res appevent.ConversationResult
+	switch {
+	case op == opStop:
+		h.speech.stopConversation(h)
+		res = appevent.NewConversationResult(id, true, appevent.StateStandby, "")
+	case !h.cfg.hasTTS:
+		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "no text-to-speech on Claude_Pi")
+	case !h.cfg.speakConversation:
+		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "spoken answers are turned off on Claude_Pi")
+	default:
+		h.speech.say(h, utterance{kind: sayConversation, text: h.summary()}, now)
+		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
+	}
+	h.conv.put(id, &convEntry{op: op, result: res, at: now})
+	h.sendEvent(res)
+}
+
+// summary is the short spoken answer to conversation.start: sessions, what
+// is running, the pending prompt.
+func (h *host) summary() string {
+	d := h.desk
+	if !d.known || !d.connected {
+		return "Claude is not connected to Claude Pi."
+	}
+	var b strings.Builder
+	switch d.total {
+	case 0:
+		b.WriteString("Claude has no sessions.")
+	case 1:
+		fmt.Fprintf(&b, "Claude has one session, %s.", plural(d.running, "running"))
+	default:
+		fmt.Fprintf(&b, "Claude has %d sessions, %s.", d.total, plural(d.running, "running"))
+	}
+	if d.msg != "" {
+		fmt.Fprintf(&b, " Latest: %s.", strings.TrimRight(shorten(d.msg, 80), "."))
+	}
+	if len(h.mirror.list) > 0 {
+		p := h.mirror.list[0].prompt
+		fmt.Fprintf(&b, " It is waiting for your approval to run %s", orDefault(p.Tool, "a tool"))
+		if p.Hint != "" {
+			b.WriteString(": " + shorten(p.Hint, 80))
+		}
+		b.WriteString(".")
+	}
+	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 0 {
+		return "none " + what
+	}
+	return fmt.Sprintf("%d %s", n, what)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// assistantText extracts what to say from a turn event's content: the text
+// blocks of an assistant message, cut to the first two sentences and max
+// runes, because a full answer read out on a small speaker is too long.
+func assistantText(content []byte, maxRunes int) string {
+	var text string
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(content, &blocks); err == nil {
+		var parts []string
+		for _, b := range blocks {
+			if b.Type == "text" && strings.TrimSpace(b.Text) != "" {
+				parts = append(parts, b.Text)
+			}
+		}
+		text = strings.Join(parts, "\n")
+	} else if err := json.Unmarshal(content, &text); err != nil {
+		return ""
+	}
+	sentences := tts.Split(stripMarkdown(text))
+	if len(sentences) > 2 {
+		sentences = sentences[:2]
+	}
+	return shorten(strings.Join(sentences, " "), maxRunes)
+}
+
+// stripMarkdown removes the characters that espeak reads out loud.
+func stripMarkdown(s string) string {
+	return strings.NewReplacer("```", " ", "`", "", "**", "", "__", "", "#", "").Replace(s)
+}
+
+// shorten cuts s to at most n runes, on a word boundary when it can, and
+// marks the cut with an ellipsis.
+func shorten(s string, n int) string {
+	s = strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD"))
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)[:n]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + "…"
+}

@@ -1,0 +1,380 @@
+package dock
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/event"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+)
+
+// Handshake timing (spec §9.1, §25).
+const (
+	helloResend  = 500 * time.Millisecond
+	helloGiveUp  = 8 * time.Second
+	dupAckWindow = time.Second // [OURS] duplicate HELLO_ACKs ignored this long
+)
+
+// audioOnlyNote is what the user sees for firmware without EVENT (spec §7).
+const audioOnlyNote = "CoreS3 without EVENT: audio only — update its firmware for approvals"
+
+// phase is where the host is with the CoreS3.
+type phase uint8
+
+const (
+	detached  phase = iota // no port
+	handshake              // HELLO sent, waiting for HELLO_ACK
+	ready                  // valid HELLO_ACK
+)
+
+// errHandshakeTimeout: no valid HELLO_ACK within 8 s.
+var errHandshakeTimeout = errors.New("dock: no valid HELLO_ACK within 8s of the first HELLO")
+
+// hostConfig is what the pure host needs from Options.
+type hostConfig struct {
+	speakPrompts, speakAssistant, speakConversation bool
+	hasTTS                                          bool
+	assistantMax                                    int    // runes spoken of one assistant text
+	token                                           string // per-incarnation part of our requestIds
+	log                                             *slog.Logger
+}
+
+// Effects the actor performs after each host call (beside writing tx).
+type (
+	// decideOut asks the actor to send approvals.Decide{By: "CoreS3"}.
+	decideOut struct {
+		Source, ID string
+		Approve    bool
+	}
+	// synthOut asks for one sentence of utterance Utt at Rate.
+	synthOut struct {
+		Utt   uint64
+		Index int
+		Text  string
+		Rate  int
+	}
+	// cancelSynthOut cancels the synthesis of utterance Utt.
+	cancelSynthOut struct{ Utt uint64 }
+	// closeOut asks the actor to close the port and retry after a back-off.
+	closeOut struct{ Err error }
+)
+
+// host is the dock host as a pure state machine: frames and actor messages
+// in, bytes to write and effects out, time as an argument. The actor calls a
+// method, then writes takeTx() and performs takeEffects().
+type host struct {
+	cfg hostConfig
+
+	phase      phase
+	helloStart time.Time
+	helloNext  time.Time
+	ackAt      time.Time // when the accepted HELLO_ACK arrived
+	mediaSince bool      // a media session was started since ackAt
+	neg        wire.Negotiated
+	ctrlSeq    uint32
+	reasm      event.Reassembler
+	ids        event.IDs
+
+	statusSent bool
+	status     wire.Status
+
+	mirror mirror
+	task   taskState
+	conv   convCache
+	speech speech
+	desk   desk
+
+	tx      []byte
+	effects []any
+	frames  []wire.Frame // scratch for event chunks
+}
+
+func newHost(cfg hostConfig) *host {
+	h := &host{cfg: cfg}
+	h.mirror.init()
+	h.conv.init()
+	return h
+}
+
+// eventReady reports whether EVENT frames may flow both ways (spec §9.3).
+func (h *host) eventReady() bool { return h.phase == ready && h.neg.Event }
+
+// attach starts the handshake on a freshly opened port.
+func (h *host) attach(now time.Time) {
+	h.dropSessions(now)
+	h.phase, h.helloStart, h.helloNext = handshake, now, now
+	h.ctrlSeq = 0
+	h.tick(now)
+}
+
+// detach records an unplug or a closed port: every session is lost.
+func (h *host) detach(now time.Time) {
+	h.dropSessions(now)
+	h.phase = detached
+}
+
+// dropSessions is §9.1 step 7 / §19.4: cancel waits, reset credit, forget
+// partial EVENT messages. Approvals and task status are re-sent once EVENT
+// is ready again.
+func (h *host) dropSessions(now time.Time) {
+	h.speech.lost(h, now)
+	h.reasm.Reset()
+	h.ids = event.IDs{}
+	h.mirror.transportLost()
+	h.statusSent = false
+	h.mediaSince = false
+}
+
+// tick runs every timer that is due at now.
+func (h *host) tick(now time.Time) {
+	if h.phase == handshake {
+		if now.Sub(h.helloStart) >= helloGiveUp {
+			h.phase = detached
+			h.effects = append(h.effects, closeOut{Err: errHandshakeTimeout})
+			return
+		}
+		if !now.Before(h.helloNext) {
+			h.sendControl(wire.HelloFrame(0, wire.HostHello))
+			h.helloNext = now.Add(helloResend)
+		}
+		return
+	}
+	if h.phase != ready {
+		return
+	}
+	h.mirror.tick(h, now)
+	h.task.tick(h, now)
+	h.speech.pump(h, now)
+	h.updateStatus()
+}
+
+// wake returns when tick must run next, or false if only input matters.
+func (h *host) wake() (time.Time, bool) {
+	var at time.Time
+	consider := func(t time.Time, ok bool) {
+		if ok && (at.IsZero() || t.Before(at)) {
+			at = t
+		}
+	}
+	switch h.phase {
+	case handshake:
+		consider(h.helloNext, true)
+		consider(h.helloStart.Add(helloGiveUp), true)
+	case ready:
+		consider(h.mirror.wake(h))
+		consider(h.task.wake(h))
+		consider(h.speech.wake())
+	}
+	return at, !at.IsZero()
+}
+
+// frame handles one frame from the parser. f.Payload is only borrowed.
+func (h *host) frame(f wire.Frame, now time.Time) {
+	switch f.Type {
+	case wire.TypeControl:
+		h.control(f, now)
+	case wire.TypeEvent:
+		h.eventFrame(f, now)
+	default:
+		// MICROPHONE_PCM, DIAGNOSTICS, EXPRESSION, MOTION: not asked for.
+	}
+}
+
+func (h *host) control(f wire.Frame, now time.Time) {
+	code, _ := f.Control()
+	switch code {
+	case wire.CtrlHelloAck:
+		h.helloAck(f, now)
+		return
+	case wire.CtrlError:
+		h.firmwareError(f, now)
+		return
+	}
+	if h.phase != ready {
+		h.cfg.log.Debug("control frame before HELLO_ACK ignored", "code", code.String())
+		return
+	}
+	switch code {
+	case wire.CtrlSpeakerCredit:
+		inc, err := wire.ParseCredit(f.Payload)
+		if err != nil {
+			h.cfg.log.Warn("bad SPEAKER_CREDIT ignored", "stream", f.StreamID, "err", err)
+			return
+		}
+		h.speech.credit(h, f.StreamID, inc, now)
+	case wire.CtrlSpeakerDone:
+		h.speech.done(h, f.StreamID, now)
+	case wire.CtrlMicStarted, wire.CtrlMicStopped:
+		h.cfg.log.Debug("microphone reply for a session we never started", "code", code.String(), "stream", f.StreamID)
+	default:
+		h.cfg.log.Warn("unexpected control frame from the CoreS3 ignored", "code", code.String(), "stream", f.StreamID)
+	}
+	h.updateStatus()
+}
+
+func (h *host) helloAck(f wire.Frame, now time.Time) {
+	neg, err := wire.CheckHelloAck(f, wire.HostCaps, wire.HostRequiredCaps)
+	if err != nil {
+		if h.phase == handshake {
+			h.phase = detached
+			h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: refusing the CoreS3: %w", err)})
+		} else {
+			h.cfg.log.Warn("invalid HELLO_ACK ignored", "err", err)
+		}
+		return
+	}
+	switch h.phase {
+	case detached:
+		return
+	case ready:
+		if now.Sub(h.ackAt) < dupAckWindow && !h.mediaSince {
+			h.cfg.log.Debug("duplicate HELLO_ACK ignored")
+			return
+		}
+		// The firmware answered a HELLO again: it dropped every session.
+		h.cfg.log.Warn("CoreS3 reset its sessions (new HELLO_ACK)")
+		h.dropSessions(now)
+	}
+	h.phase, h.neg, h.ackAt = ready, neg, now
+	// The firmware's STATUS is IDLE after a HELLO (§8).
+	h.statusSent, h.status = true, wire.StatusIdle
+	h.cfg.log.Info("CoreS3 handshake done", "maxPayload", neg.MaxPayload, "caps", neg.Peer.String(), "event", neg.Event)
+	if !neg.Event {
+		h.cfg.log.Warn(audioOnlyNote)
+	} else {
+		h.mirror.transportReady(h, now)
+		h.task.transportReady(h, now)
+	}
+	h.speech.pump(h, now)
+	h.updateStatus()
+}
+
+func (h *host) firmwareError(f wire.Frame, now time.Time) {
+	code, err := wire.ParseErrorCode(f.Payload)
+	if err != nil {
+		h.cfg.log.Warn("bad ERROR frame ignored", "stream", f.StreamID, "err", err)
+		return
+	}
+	if h.phase == handshake && f.StreamID == 0 {
+		h.phase = detached
+		h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: CoreS3 refused HELLO with %s", code)})
+		return
+	}
+	if h.speech.firmwareError(h, f.StreamID, code, now) {
+		h.updateStatus()
+		return
+	}
+	h.cfg.log.Warn("CoreS3 ERROR for a stream that is not ours any more", "stream", f.StreamID, "code", code.String())
+}
+
+func (h *host) eventFrame(f wire.Frame, now time.Time) {
+	if !h.eventReady() {
+		return // §9.3: drop silently
+	}
+	msg, done, err := h.reasm.Add(f)
+	if err != nil {
+		h.cfg.log.Warn("EVENT frame discarded", "err", err)
+		return
+	}
+	if !done {
+		return
+	}
+	ev, err := appevent.DecodeInbound(msg, appevent.FirmwareToHost)
+	if err != nil {
+		h.cfg.log.Warn("EVENT message ignored", "err", err, "bytes", len(msg))
+		return
+	}
+	switch e := ev.(type) {
+	case appevent.ApprovalPresented:
+		h.mirror.presented(e.RequestID)
+	case appevent.ApprovalResponse:
+		h.mirror.response(h, e, now)
+	case appevent.ConversationStart:
+		h.conversation(e.RequestID, opStart, now)
+	case appevent.ConversationStop:
+		h.conversation(e.RequestID, opStop, now)
+	}
+	h.updateStatus()
+}
+
+// sendControl appends a CONTROL frame with the next control sequence.
+func (h *host) sendControl(f wire.Frame) {
+	f.Sequence = h.ctrlSeq
+	h.ctrlSeq++
+	h.appendFrame(f)
+}
+
+func (h *host) appendFrame(f wire.Frame) {
+	var err error
+	if h.tx, err = wire.AppendFrame(h.tx, f); err != nil {
+		// Only our own bug can get here; never send a broken frame.
+		h.cfg.log.Error("BUG: refusing to send a frame", "type", f.Type.String(), "err", err)
+	}
+}
+
+// sendEvent encodes e and appends its EVENT frames, if EVENT is ready.
+func (h *host) sendEvent(e appevent.Event) {
+	if !h.eventReady() {
+		return
+	}
+	b, err := appevent.Marshal(e)
+	if err != nil {
+		h.cfg.log.Error("BUG: cannot encode application event", "type", string(e.Type()), "err", err)
+		return
+	}
+	h.frames, err = event.AppendChunks(h.frames[:0], h.ids.Next(), b, int(h.neg.MaxPayload))
+	if err != nil {
+		h.cfg.log.Error("BUG: cannot chunk application event", "type", string(e.Type()), "err", err)
+		return
+	}
+	for _, f := range h.frames {
+		h.appendFrame(f)
+	}
+}
+
+// updateStatus sends STATUS when the wanted value changes (spec §8).
+func (h *host) updateStatus() {
+	if h.phase != ready {
+		return
+	}
+	want := h.speech.status()
+	s, ok := h.neg.StatusToSend(want)
+	if !ok || (h.statusSent && s == h.status) {
+		return
+	}
+	h.sendControl(wire.StatusFrame(0, s))
+	h.statusSent, h.status = true, s
+}
+
+// activity is the short word for the description.
+func (h *host) activity() string {
+	switch h.phase {
+	case detached:
+		return "disconnected"
+	case handshake:
+		return "handshaking"
+	}
+	if !h.neg.Event {
+		return audioOnlyNote
+	}
+	what := "EVENT ready"
+	if n := h.mirror.count(); n > 0 {
+		what += fmt.Sprintf(", %d approval(s)", n)
+	}
+	return what + ", " + h.speech.activity()
+}
+
+func (h *host) takeTx() []byte {
+	b := h.tx
+	h.tx = nil
+	return b
+}
+
+func (h *host) takeEffects() []any {
+	e := h.effects
+	h.effects = nil
+	return e
+}

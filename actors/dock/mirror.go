@@ -1,0 +1,334 @@
+package dock
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+)
+
+// maxRequestID bounds our approval requestIds. The spec sets no limit, but
+// the CoreS3 keeps every queued id in RAM and logs it; desktop prompt ids may
+// be hundreds of bytes of any Unicode. Longer or non-ASCII keys are hashed.
+const maxRequestID = 64
+
+// resolvedKeep is how many resolved requestIds we remember, to answer a late
+// approval.response with approval.resolved again (spec §16.2 [OURS]).
+const resolvedKeep = 64
+
+// requestID is the stable requestId of prompt (source, id): readable when
+// short and plain ASCII, else a hash of both.
+func requestID(source, id string) string {
+	plain := "approval-" + source + "-" + id
+	if len(plain) <= maxRequestID && isPlainASCII(plain) {
+		return plain
+	}
+	sum := sha256.Sum256([]byte(source + "\x00" + id))
+	return "approval-" + hex.EncodeToString(sum[:16])
+}
+
+func isPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// kindFor maps a Claude tool to the approval kind the CoreS3 labels.
+func kindFor(tool string) appevent.ApprovalKind {
+	switch tool {
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return appevent.KindFileChange
+	}
+	return appevent.KindCommand
+}
+
+// approvalRequest builds the approval.request for p.
+func approvalRequest(reqID string, p approvals.Prompt) appevent.ApprovalRequest {
+	clean := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+	title := clean(p.Tool)
+	if title == "" {
+		title = "Claude"
+	}
+	detail := clean(p.Detail)
+	if detail == "" {
+		detail = clean(p.Hint)
+	}
+	return appevent.NewApprovalRequest(reqID, kindFor(p.Tool), title, clean(p.Hint), detail)
+}
+
+// resolvedMessage is the short text the CoreS3 shows when a prompt goes.
+func resolvedMessage(how approvals.Resolution, by string) string {
+	where := func(verb string) string {
+		switch by {
+		case "":
+			return verb
+		case "voice":
+			return verb + " by voice"
+		}
+		return verb + " on " + by
+	}
+	switch how {
+	case approvals.ApprovedHere:
+		return where("approved")
+	case approvals.DeniedHere:
+		return where("denied")
+	case approvals.Gone:
+		return "desktop disconnected"
+	}
+	return "answered on the desktop"
+}
+
+// mirrored is one pending prompt as shown on the CoreS3.
+type mirrored struct {
+	prompt    approvals.Prompt
+	reqID     string
+	presented bool      // approval.presented seen on this transport
+	nextSend  time.Time // resend deadline while not presented
+	decided   bool      // we sent a Decide for it
+	suspended bool      // its source's link is down
+}
+
+// mirror keeps the approvals actor's prompts on the CoreS3 (spec §16.2).
+type mirror struct {
+	list     []*mirrored // arrival order
+	byReq    map[string]*mirrored
+	down     map[string]bool // sources whose link is down
+	resolved map[string]string
+	order    []string // resolved ids, oldest first
+}
+
+func (m *mirror) init() {
+	m.byReq = make(map[string]*mirrored)
+	m.down = make(map[string]bool)
+	m.resolved = make(map[string]string)
+}
+
+func (m *mirror) count() int { return len(m.list) }
+
+// pending replaces the set with the approvals actor's snapshot.
+func (m *mirror) pending(h *host, views []approvals.PromptView, now time.Time) {
+	keep := make(map[string]bool, len(views))
+	for _, v := range views {
+		keep[requestID(v.Source, v.ID)] = true
+	}
+	for _, e := range append([]*mirrored(nil), m.list...) {
+		if !keep[e.reqID] {
+			m.resolve(h, e.prompt, resolvedMessage(approvals.AnsweredElsewhere, ""))
+		}
+	}
+	for _, v := range views {
+		m.appeared(h, v.Prompt, now, false)
+		if e := m.byReq[requestID(v.Source, v.ID)]; e != nil && v.Decided && v.By == "CoreS3" {
+			e.decided = true
+		}
+	}
+}
+
+// appeared adds p and sends its request at once. It returns false for a
+// prompt already mirrored.
+func (m *mirror) appeared(h *host, p approvals.Prompt, now time.Time, announce bool) bool {
+	id := requestID(p.Source, p.ID)
+	if m.byReq[id] != nil {
+		return false
+	}
+	e := &mirrored{prompt: p, reqID: id, suspended: m.down[p.Source]}
+	m.list = append(m.list, e)
+	m.byReq[id] = e
+	delete(m.resolved, id)
+	if !e.suspended {
+		m.send(h, e, now)
+	}
+	if announce && h.cfg.speakPrompts {
+		h.speech.say(h, utterance{kind: sayPrompt, text: announcement(p), prompt: id}, now)
+	}
+	return true
+}
+
+// announcement is what is spoken when a prompt appears.
+func announcement(p approvals.Prompt) string {
+	tool := p.Tool
+	if tool == "" {
+		tool = "a tool"
+	}
+	if p.Hint == "" {
+		return "Claude wants to use " + tool + "."
+	}
+	return "Claude wants to run " + tool + ": " + shorten(p.Hint, 120)
+}
+
+func (m *mirror) send(h *host, e *mirrored, now time.Time) {
+	e.nextSend = now.Add(appevent.ApprovalResendInterval)
+	h.sendEvent(approvalRequest(e.reqID, e.prompt))
+}
+
+// resolve removes p and tells the CoreS3 why.
+func (m *mirror) resolve(h *host, p approvals.Prompt, msg string) {
+	id := requestID(p.Source, p.ID)
+	if e := m.byReq[id]; e != nil {
+		delete(m.byReq, id)
+		for i, x := range m.list {
+			if x == e {
+				m.list = append(m.list[:i], m.list[i+1:]...)
+				break
+			}
+		}
+	}
+	if _, ok := m.resolved[id]; !ok {
+		m.order = append(m.order, id)
+		if len(m.order) > resolvedKeep {
+			delete(m.resolved, m.order[0])
+			m.order = m.order[1:]
+		}
+	}
+	m.resolved[id] = msg
+	h.speech.forgetPrompt(h, id)
+	h.sendEvent(appevent.NewApprovalResolved(id, msg))
+}
+
+// rearmed: approvals cleared its decided flag after a lost write. The CoreS3
+// keeps its own decision and resends it, but we answer a prompt from the
+// CoreS3 at most once, so the user decides again on the Pi or the desktop.
+func (m *mirror) rearmed(h *host, p approvals.Prompt) {
+	if e := m.byReq[requestID(p.Source, p.ID)]; e != nil {
+		h.cfg.log.Info("prompt re-armed; a CoreS3 decision is not sent twice", "request", e.reqID)
+	}
+}
+
+// link records a source's link going down (suspend its prompts) or up
+// (present them again, which lifts the suspension).
+func (m *mirror) link(h *host, source string, up bool, now time.Time) {
+	if up {
+		delete(m.down, source)
+	} else {
+		m.down[source] = true
+	}
+	for _, e := range m.list {
+		if e.prompt.Source != source || e.suspended == !up {
+			continue
+		}
+		e.suspended = !up
+		if up {
+			e.presented = false
+			m.send(h, e, now)
+		} else {
+			h.sendEvent(appevent.NewApprovalSuspended(e.reqID))
+		}
+	}
+}
+
+func (m *mirror) presented(reqID string) {
+	if e := m.byReq[reqID]; e != nil {
+		e.presented = true
+	}
+}
+
+// response acts on the first approval.response for a pending prompt only.
+func (m *mirror) response(h *host, r appevent.ApprovalResponse, now time.Time) {
+	e := m.byReq[r.RequestID]
+	if e == nil {
+		msg, ok := m.resolved[r.RequestID]
+		if !ok {
+			msg = "no longer pending"
+		}
+		h.sendEvent(appevent.NewApprovalResolved(r.RequestID, msg))
+		return
+	}
+	e.presented = true
+	if e.decided {
+		return // the firmware resends every 2 s until approval.resolved
+	}
+	e.decided = true
+	h.effects = append(h.effects, decideOut{Source: e.prompt.Source, ID: e.prompt.ID, Approve: r.Decision == appevent.Approve})
+}
+
+// transportLost: the CoreS3 forgot everything; keep the prompts.
+func (m *mirror) transportLost() {
+	for _, e := range m.list {
+		e.presented = false
+	}
+}
+
+// transportReady restores the screen after a (re)handshake (spec §16.2).
+func (m *mirror) transportReady(h *host, now time.Time) {
+	for _, e := range m.list {
+		e.presented = false
+		m.send(h, e, now)
+		if e.suspended {
+			h.sendEvent(appevent.NewApprovalSuspended(e.reqID))
+		}
+	}
+}
+
+func (m *mirror) tick(h *host, now time.Time) {
+	for _, e := range m.list {
+		if !e.presented && !e.suspended && !now.Before(e.nextSend) {
+			m.send(h, e, now)
+		}
+	}
+}
+
+func (m *mirror) wake(h *host) (time.Time, bool) {
+	var at time.Time
+	if !h.eventReady() {
+		return at, false
+	}
+	for _, e := range m.list {
+		if !e.presented && !e.suspended && (at.IsZero() || e.nextSend.Before(at)) {
+			at = e.nextSend
+		}
+	}
+	return at, !at.IsZero()
+}
+
+// taskState mirrors "is Claude running something" as task.status (spec §17).
+type taskState struct {
+	known    bool
+	running  bool
+	n        int
+	nextSend time.Time
+}
+
+func (t *taskState) set(h *host, running bool, now time.Time) {
+	if t.known && t.running == running {
+		return
+	}
+	t.known, t.running = true, running
+	t.send(h, now)
+}
+
+func (t *taskState) send(h *host, now time.Time) {
+	if !h.eventReady() {
+		return
+	}
+	t.n++
+	state := appevent.TaskIdle
+	if t.running {
+		state = appevent.TaskRunning
+	}
+	h.sendEvent(appevent.NewTaskStatus("task-"+h.cfg.token+"-"+strconv.Itoa(t.n), state))
+	t.nextSend = now.Add(appevent.TaskStatusRefresh)
+}
+
+func (t *taskState) transportReady(h *host, now time.Time) {
+	if !t.known {
+		t.known = true // idle until the buddy says otherwise
+	}
+	t.send(h, now)
+}
+
+func (t *taskState) tick(h *host, now time.Time) {
+	if t.running && !now.Before(t.nextSend) {
+		t.send(h, now)
+	}
+}
+
+func (t *taskState) wake(h *host) (time.Time, bool) {
+	return t.nextSend, h.eventReady() && t.running
+}

@@ -1,0 +1,100 @@
+package dock
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/drivers/serial"
+	"github.com/claude-pi/claude-pi/drivers/tts"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// Options configures the dock service. The zero value discovers any CoreS3,
+// speaks nothing (no Synth) and mirrors approvals.
+type Options struct {
+	// Port is a device path that bypasses discovery (--dock-port); tests
+	// pass a pty slave here. Empty means: watch for USB 303a:1001.
+	Port string
+	// Serial configures discovery and opening: pinned serial number
+	// (config dock.serial), DTR/RTS, settle time, a fake enumerator.
+	Serial serial.Opts
+	// WatchInterval is the hotplug scan period; zero means one second.
+	WatchInterval time.Duration
+	// Retry is the back-off before reopening after a failed open or
+	// handshake; zero means 2 s.
+	Retry time.Duration
+
+	// Synth speaks; nil means no text-to-speech, and conversation.start is
+	// answered "blocked".
+	Synth tts.Synth
+	// MutePrompts, MuteAssistant and MuteConversation turn off one kind of
+	// speech each: the prompt announcement ("Claude wants to run Bash: npm
+	// test"), assistant text from turn events, the conversation answer.
+	MutePrompts, MuteAssistant, MuteConversation bool
+	// AssistantMax is how many characters of assistant text are spoken at
+	// most; zero means 200.
+	AssistantMax int
+
+	// Approvals and Buddy are the service names to subscribe to; empty
+	// means "approvals" and "buddy".
+	Approvals, Buddy string
+
+	// Now and AfterFunc replace the clock and timers in tests.
+	Now       func() time.Time
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+}
+
+// Turn is a transcript message from the desktop (the buddy actor forwards
+// every turn event it receives). Assistant text is spoken, shortened, unless
+// MuteAssistant.
+type Turn pbuddy.TurnEvent
+
+// GetState asks for the dock's State (answered with Respond), for
+// /api/state.
+type GetState struct{}
+
+// State is the dock as /api/state and the UI show it.
+type State struct {
+	// Connected: a CoreS3 port is open.
+	Connected bool
+	// Path and Serial name the device ("" when unknown).
+	Path, Serial string
+	// Ready: the handshake is done; Event: approvals can be mirrored.
+	Ready, Event bool
+	// Description is the supervisorctl line.
+	Description string
+	// Pending is the number of approvals mirrored on the CoreS3.
+	Pending int
+	// MaxCreditWait is the longest time PCM waited for speaker credit.
+	MaxCreditWait time.Duration
+}
+
+// New returns the supervisor.Service constructor of the "dock" service, the
+// USB host of a Stack-chan CoreS3. Nothing survives a restart: the CoreS3 is
+// re-handshaken and the approvals actor re-sends its pending prompts on the
+// new subscription.
+func New(opts Options) func(h *supervisor.Handle) actor.Actor {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.AfterFunc == nil {
+		opts.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	if opts.Retry == 0 {
+		opts.Retry = 2 * time.Second
+	}
+	if opts.AssistantMax == 0 {
+		opts.AssistantMax = 200
+	}
+	if opts.Approvals == "" {
+		opts.Approvals = "approvals"
+	}
+	if opts.Buddy == "" {
+		opts.Buddy = "buddy"
+	}
+	return func(h *supervisor.Handle) actor.Actor {
+		return &Actor{h: h, opts: opts}
+	}
+}

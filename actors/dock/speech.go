@@ -1,0 +1,340 @@
+package dock
+
+import (
+	"time"
+
+	"github.com/claude-pi/claude-pi/drivers/tts"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/session"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+)
+
+// Speech limits.
+const (
+	// localQueue is how far synthesis runs ahead of credit (spec §12.6.7).
+	localQueue = 5 * time.Second
+	// maxQueued utterances wait behind the one playing; the least
+	// important are dropped first.
+	maxQueued = 8
+	// staleSpeech: an utterance not started within this is dropped, since
+	// news read out late is noise.
+	staleSpeech = 30 * time.Second
+)
+
+// sayKind is why something is spoken; a higher kind preempts a lower one.
+type sayKind uint8
+
+const (
+	sayAssistant    sayKind = iota + 1 // assistant text from a turn event
+	sayPrompt                          // a prompt announcement
+	sayConversation                    // the answer to conversation.start
+)
+
+// utterance is one spoken response: one SPEAKER_START ... SPEAKER_END.
+type utterance struct {
+	kind   sayKind
+	text   string
+	prompt string // requestId of the announced prompt, for sayPrompt
+
+	id        uint64
+	at        time.Time
+	sentences []string
+	next      int  // next sentence to synthesize
+	inflight  bool // a synthesis is running
+	rate      int
+	sender    *session.SpeakerSender
+}
+
+// speech is the queue of utterances and the one speaker session.
+type speech struct {
+	queue      []*utterance
+	cur        *utterance
+	nextUtt    uint64
+	nextStream uint16
+	synthErr   error // the last synthesis failed (STATUS ERROR until one works)
+
+	// Measurements for the report: the longest wait for credit with PCM
+	// ready to send.
+	waitStart     time.Time
+	maxCreditWait time.Duration
+}
+
+// say queues u, preempting a less important utterance that is playing.
+func (s *speech) say(h *host, u utterance, now time.Time) {
+	if !h.cfg.hasTTS {
+		return
+	}
+	u.sentences = tts.Split(u.text)
+	if len(u.sentences) == 0 {
+		return
+	}
+	s.nextUtt++
+	u.id, u.at = s.nextUtt, now
+	i := len(s.queue)
+	for i > 0 && s.queue[i-1].kind < u.kind {
+		i--
+	}
+	s.queue = append(s.queue[:i], append([]*utterance{&u}, s.queue[i:]...)...)
+	if len(s.queue) > maxQueued {
+		h.cfg.log.Info("speech queue full; dropping", "text", shorten(s.queue[maxQueued].text, 40))
+		s.queue = s.queue[:maxQueued]
+	}
+	if s.cur != nil && s.cur.kind < u.kind {
+		h.cfg.log.Info("speech superseded", "text", shorten(s.cur.text, 40))
+		s.abort(h)
+	}
+	s.pump(h, now)
+}
+
+// pump starts the next utterance and keeps synthesis and frames moving.
+func (s *speech) pump(h *host, now time.Time) {
+	for s.cur == nil && h.phase == ready && len(s.queue) > 0 {
+		u := s.queue[0]
+		s.queue = s.queue[1:]
+		if now.Sub(u.at) > staleSpeech {
+			continue
+		}
+		u.rate = speakerRate(h.neg.Peer)
+		s.cur = u
+	}
+	if s.cur == nil {
+		return
+	}
+	s.request(h)
+	s.flush(h, now)
+}
+
+// speakerRate picks 24 kHz when the firmware allows it (spec §12.6).
+func speakerRate(c wire.Caps) int {
+	switch {
+	case c.Has(wire.CapSpeaker24k):
+		return 24000
+	case c.Has(wire.CapSpeaker16k):
+		return 16000
+	}
+	return 8000
+}
+
+// request asks for the next sentence while less than localQueue is buffered.
+func (s *speech) request(h *host) {
+	u := s.cur
+	if u == nil || u.inflight || u.next >= len(u.sentences) {
+		return
+	}
+	if u.sender != nil && u.sender.Buffered() >= localQueue {
+		return
+	}
+	u.inflight = true
+	h.effects = append(h.effects, synthOut{Utt: u.id, Index: u.next, Text: u.sentences[u.next], Rate: u.rate})
+	u.next++
+}
+
+// synthDone takes the PCM of sentence index of utterance utt.
+func (s *speech) synthDone(h *host, utt uint64, index int, pcm []byte, err error, now time.Time) {
+	u := s.cur
+	if u == nil || u.id != utt {
+		return // superseded or lost meanwhile
+	}
+	u.inflight = false
+	if err != nil {
+		h.cfg.log.Warn("speech synthesis failed", "err", err, "sentence", shorten(u.sentences[index], 40))
+		s.synthErr = err
+		s.abort(h)
+		s.pump(h, now)
+		return
+	}
+	s.synthErr = nil
+	if len(pcm) > 0 {
+		if u.sender == nil {
+			s.nextStream++
+			if s.nextStream == 0 {
+				s.nextStream = 1
+			}
+			snd, err := session.NewSpeakerSender(session.SpeakerConfig{
+				StreamID: s.nextStream, SampleRate: uint32(u.rate),
+				MaxPayload: int(h.neg.MaxPayload), Captions: h.neg.Peer.Has(wire.CapSpeakerText),
+			})
+			if err != nil {
+				h.cfg.log.Error("BUG: speaker session refused", "err", err)
+				s.cur = nil
+				return
+			}
+			u.sender = snd
+			h.mediaSince = true
+		}
+		u.sender.QueueCaption(u.sentences[index])
+		if err := u.sender.QueuePCM(pcm); err != nil {
+			h.cfg.log.Warn("synthesized audio refused", "err", err)
+		}
+	}
+	if u.next >= len(u.sentences) {
+		if u.sender == nil {
+			h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+			s.cur = nil // nothing to say after all
+			s.pump(h, now)
+			return
+		}
+		u.sender.Finish()
+	}
+	s.pump(h, now)
+}
+
+// flush sends what the speaker session may send now and ends it when over.
+func (s *speech) flush(h *host, now time.Time) {
+	u := s.cur
+	if u == nil || u.sender == nil {
+		return
+	}
+	for a, ok := u.sender.Next(now); ok; a, ok = u.sender.Next(now) {
+		if a.Type == wire.TypeControl {
+			h.sendControl(a.Frame())
+		} else {
+			h.appendFrame(a.Frame())
+		}
+	}
+	switch u.sender.State() {
+	case session.SenderStreaming:
+		if u.sender.Buffered() > 0 && s.waitStart.IsZero() {
+			s.waitStart = now
+		}
+		s.request(h)
+		return
+	case session.SenderStarting, session.SenderAwaitCredit, session.SenderEnding:
+		return
+	case session.SenderDone:
+		h.cfg.log.Debug("spoke", "text", shorten(u.text, 60))
+		h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+	case session.SenderFailed:
+		h.cfg.log.Warn("speech failed", "err", u.sender.Err(), "stream", u.sender.Session().StreamID)
+		h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+	case session.SenderAborted:
+		h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+	}
+	s.cur, s.waitStart = nil, time.Time{}
+	s.pump(h, now)
+}
+
+func (s *speech) credit(h *host, stream uint16, inc uint32, now time.Time) {
+	u := s.cur
+	if u == nil || u.sender == nil {
+		return
+	}
+	switch u.sender.OnCredit(stream, inc, now) {
+	case session.CreditApplied:
+		if !s.waitStart.IsZero() {
+			s.maxCreditWait = max(s.maxCreditWait, now.Sub(s.waitStart))
+			s.waitStart = time.Time{}
+		}
+	case session.CreditClamped:
+		h.cfg.log.Warn("SPEAKER_CREDIT above the 8 KiB window; clamped", "stream", stream, "increment", inc)
+	case session.CreditZero:
+		h.cfg.log.Warn("SPEAKER_CREDIT of 0 bytes", "stream", stream)
+	}
+	s.flush(h, now)
+}
+
+func (s *speech) done(h *host, stream uint16, now time.Time) {
+	if u := s.cur; u != nil && u.sender != nil && u.sender.OnDone(stream) {
+		s.flush(h, now)
+	}
+}
+
+// firmwareError fails the speaker session an ERROR names; other streams
+// are not ours.
+func (s *speech) firmwareError(h *host, stream uint16, code wire.ErrorCode, now time.Time) bool {
+	u := s.cur
+	if u == nil || u.sender == nil || !u.sender.OnError(stream, code) {
+		return false
+	}
+	h.cfg.log.Error("CoreS3 ERROR on the speaker stream; speech dropped", "stream", stream, "code", code.String())
+	s.flush(h, now)
+	return true
+}
+
+// lost: the firmware dropped its sessions (new HELLO_ACK, unplug). The
+// interrupted utterance is dropped; what is queued waits for the next
+// handshake.
+func (s *speech) lost(h *host, now time.Time) {
+	u := s.cur
+	if u == nil {
+		return
+	}
+	if u.sender != nil {
+		u.sender.Reset()
+	}
+	h.cfg.log.Info("speech interrupted: the CoreS3 lost its sessions", "text", shorten(u.text, 40))
+	h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+	s.cur, s.waitStart = nil, time.Time{}
+}
+
+// abort stops the current utterance (barge-in), without waiting for DONE.
+func (s *speech) abort(h *host) {
+	u := s.cur
+	if u == nil {
+		return
+	}
+	if u.sender != nil {
+		if a, ok := u.sender.Abort(); ok {
+			h.sendControl(a.Frame())
+		}
+	}
+	h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+	s.cur, s.waitStart = nil, time.Time{}
+}
+
+// forgetPrompt drops the announcement of a prompt that went away.
+func (s *speech) forgetPrompt(h *host, reqID string) {
+	s.drop(func(u *utterance) bool { return u.kind == sayPrompt && u.prompt == reqID })
+	if s.cur != nil && s.cur.kind == sayPrompt && s.cur.prompt == reqID {
+		s.abort(h)
+	}
+}
+
+// stopConversation ends a conversation answer, playing or queued.
+func (s *speech) stopConversation(h *host) {
+	s.drop(func(u *utterance) bool { return u.kind == sayConversation })
+	if s.cur != nil && s.cur.kind == sayConversation {
+		s.abort(h)
+	}
+}
+
+func (s *speech) drop(match func(*utterance) bool) {
+	kept := s.queue[:0]
+	for _, u := range s.queue {
+		if !match(u) {
+			kept = append(kept, u)
+		}
+	}
+	s.queue = kept
+}
+
+func (s *speech) wake() (time.Time, bool) {
+	if s.cur == nil || s.cur.sender == nil {
+		return time.Time{}, false
+	}
+	return s.cur.sender.Wake()
+}
+
+// status maps speech onto the STATUS icon (spec §8).
+func (s *speech) status() wire.Status {
+	switch {
+	case s.synthErr != nil:
+		return wire.StatusError
+	case s.cur == nil:
+		return wire.StatusIdle
+	case s.cur.sender == nil:
+		return wire.StatusRecognizing // preparing what to say
+	}
+	return wire.StatusSpeaking
+}
+
+func (s *speech) activity() string {
+	switch {
+	case s.synthErr != nil:
+		return "speech failing: " + s.synthErr.Error()
+	case s.cur == nil:
+		return "idle"
+	case s.cur.sender == nil:
+		return "preparing speech"
+	}
+	return "speaking"
+}
