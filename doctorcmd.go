@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/claude-pi/claude-pi/boards"
+	"github.com/claude-pi/claude-pi/drivers/serial"
+	"go.bug.st/serial/enumerator"
+)
+
+const doctorSynopsis = `Usage: claude-pi doctor [--board NAME]
+
+Checks that this machine has what the board needs: SPI enabled, the GPIO
+chip, a Bluetooth adapter, the audio card, a CoreS3 on USB and the
+config.txt lines. Prints one line per check, and a fix for each failure.
+Exits 1 if any check failed.`
+
+type doctorOpts struct{ board, config string }
+
+func doctorFlags(w io.Writer) (*flag.FlagSet, *doctorOpts) {
+	o := &doctorOpts{}
+	fs := newFlagSet("doctor", doctorSynopsis, w)
+	fs.StringVar(&o.board, "board", "", "the board `name` ("+strings.Join(boards.Names(), ", ")+"); default: the configuration's board")
+	fs.StringVar(&o.config, "config", defaultConfigPath, "configuration `file`, for its board")
+	return fs, o
+}
+
+// doctorCommand is `claude-pi doctor`.
+func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs, o := doctorFlags(stderr)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("doctor: unexpected argument %q", fs.Arg(0))
+	}
+	name := o.board
+	if name == "" {
+		c, err := loadConfig(o.config, configExplicit(fs))
+		if err != nil {
+			return err
+		}
+		name = c.Board
+	}
+	if name == "" || name == "auto" {
+		return usagef("doctor: which board? pass --board NAME (%s)", strings.Join(boards.Names(), ", "))
+	}
+	p, err := boards.Lookup(name)
+	if err != nil {
+		return usagef("doctor: %v", err)
+	}
+	d := doctor{root: "/", enumerate: serial.SysfsEnumerator}
+	checks := d.run(p)
+	failed := printChecks(stdout, p, checks)
+	if failed > 0 {
+		return fmt.Errorf("doctor: %d of %d checks failed", failed, len(checks))
+	}
+	return nil
+}
+
+// check is one line of the doctor's report.
+type check struct {
+	name   string
+	ok     bool
+	detail string // what was found, or what is missing
+	fix    string // only for failures
+	// optional checks print WARN and do not fail the run.
+	optional bool
+}
+
+// doctor inspects a root file system: "/" on the Pi, a t.TempDir() in
+// tests.
+type doctor struct {
+	root      string
+	enumerate serial.Enumerator
+}
+
+func (d doctor) path(p string) string { return filepath.Join(d.root, p) }
+
+// configTxt is where Raspberry Pi OS bookworm and later mount the boot
+// partition; older releases used /boot/config.txt.
+var configTxtPaths = []string{"boot/firmware/config.txt", "boot/config.txt"}
+
+func (d doctor) run(p boards.Profile) []check {
+	var cs []check
+	if p.Simulated {
+		cs = append(cs, check{name: "board", ok: true, detail: "sim needs no hardware"})
+	}
+	if disp := p.Display; disp != nil {
+		dev := disp.Device()
+		c := check{name: "SPI", detail: dev}
+		if _, err := os.Stat(d.path(dev)); err == nil {
+			c.ok = true
+		} else {
+			c.detail = dev + " missing"
+			c.fix = "SPI not enabled: add dtparam=spi=on to /boot/firmware/config.txt and reboot"
+		}
+		cs = append(cs, c)
+	}
+	if !p.Simulated {
+		chips, _ := filepath.Glob(d.path("dev/gpiochip*"))
+		c := check{name: "GPIO", ok: len(chips) > 0}
+		if c.ok {
+			c.detail = "/dev/" + filepath.Base(chips[0])
+		} else {
+			c.detail = "no /dev/gpiochip*"
+			c.fix = "the kernel exposes no GPIO chip: run on a Raspberry Pi, or pass /dev/gpiochip0 into the container"
+		}
+		cs = append(cs, c)
+	}
+	hcis, _ := filepath.Glob(d.path("sys/class/bluetooth/hci*"))
+	bt := check{name: "Bluetooth", ok: len(hcis) > 0}
+	if bt.ok {
+		bt.detail = filepath.Base(hcis[0])
+	} else {
+		bt.detail = "no adapter in /sys/class/bluetooth"
+		bt.fix = "enable Bluetooth: remove dtoverlay=disable-bt from config.txt, `rfkill unblock bluetooth`, or plug in a USB adapter"
+	}
+	cs = append(cs, bt)
+	cs = append(cs, d.audio(p))
+	cs = append(cs, d.coreS3())
+	if len(p.ConfigTxt) > 0 {
+		cs = append(cs, d.configTxt(p))
+	}
+	return cs
+}
+
+func (d doctor) audio(p boards.Profile) check {
+	c := check{name: "audio"}
+	b, err := os.ReadFile(d.path("proc/asound/cards"))
+	cards := asoundCards(string(b))
+	want := ""
+	if p.Audio != nil {
+		want = p.Audio.Card
+	}
+	switch {
+	case err != nil || len(cards) == 0:
+		c.detail = "no sound card in /proc/asound/cards"
+	case want == "" || slices.Contains(cards, want):
+		c.ok = true
+		c.detail = strings.Join(cards, ", ")
+		return c
+	default:
+		c.detail = fmt.Sprintf("card %q missing (found %s)", want, strings.Join(cards, ", "))
+	}
+	switch {
+	case want == "sndrpihifiberry":
+		c.fix = "add dtoverlay=hifiberry-dac to /boot/firmware/config.txt and reboot"
+	case want != "":
+		c.fix = "enable the board's audio overlay in /boot/firmware/config.txt and reboot"
+	default:
+		c.fix = "add dtparam=audio=on to /boot/firmware/config.txt, or plug in a USB sound card (chimes are skipped without one)"
+	}
+	return c
+}
+
+// asoundCards returns the card ids in /proc/asound/cards, whose lines
+// look like " 0 [sndrpihifiberry]: RPi-simple - snd_rpi_hifiberry_dac".
+func asoundCards(s string) []string {
+	var ids []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		line := sc.Text()
+		open, end := strings.IndexByte(line, '['), strings.IndexByte(line, ']')
+		if open < 0 || end < open || strings.TrimSpace(line[:open]) == "" {
+			continue
+		}
+		ids = append(ids, strings.TrimSpace(line[open+1:end]))
+	}
+	return ids
+}
+
+func (d doctor) coreS3() check {
+	c := check{name: "CoreS3", optional: true}
+	ports, err := d.enumerate()
+	if err == nil {
+		p, ferr := serial.Find(&serial.Opts{Enumerate: func() ([]*enumerator.PortDetails, error) { return ports, nil }})
+		if ferr == nil {
+			c.ok = true
+			c.detail = p.Name
+			return c
+		}
+		err = ferr
+	}
+	c.detail = err.Error()
+	if errors.Is(err, serial.ErrNotFound) {
+		c.fix = "plug the M5Stack CoreS3 into a USB data port (not a charge-only cable); the appliance runs without the dock"
+	} else {
+		c.fix = "cannot list serial ports: check /sys/class/tty is readable"
+	}
+	return c
+}
+
+func (d doctor) configTxt(p boards.Profile) check {
+	c := check{name: "config.txt"}
+	var text, used string
+	for _, f := range configTxtPaths {
+		if b, err := os.ReadFile(d.path(f)); err == nil {
+			text, used = string(b), "/"+f
+			break
+		}
+	}
+	if used == "" {
+		c.detail = "no /boot/firmware/config.txt"
+		c.fix = "is the boot partition mounted? add these lines to its config.txt: " + strings.Join(p.ConfigTxt, "; ")
+		return c
+	}
+	have := map[string]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		have[line] = true
+	}
+	var missing []string
+	for _, l := range p.ConfigTxt {
+		if !have[l] {
+			missing = append(missing, l)
+		}
+	}
+	if len(missing) == 0 {
+		c.ok = true
+		c.detail = used + " has " + strings.Join(p.ConfigTxt, ", ")
+		return c
+	}
+	c.detail = used + " lacks " + strings.Join(missing, ", ")
+	c.fix = "add to " + used + " (under [all]) and reboot: " + strings.Join(missing, "; ")
+	return c
+}
+
+// printChecks writes the report and returns how many checks failed.
+func printChecks(w io.Writer, p boards.Profile, cs []check) int {
+	fmt.Fprintf(w, "board %s: %s\n", p.Name, p.Title)
+	failed := 0
+	for _, c := range cs {
+		status := "OK  "
+		switch {
+		case c.ok:
+		case c.optional:
+			status = "WARN"
+		default:
+			status = "FAIL"
+			failed++
+		}
+		fmt.Fprintf(w, "%s %-10s %s\n", status, c.name, c.detail)
+		if !c.ok && c.fix != "" {
+			fmt.Fprintf(w, "     %-10s fix: %s\n", "", c.fix)
+		}
+	}
+	return failed
+}
