@@ -1,0 +1,172 @@
+package buddy
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/ble"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// fakeBLE stands in for the ble service: it answers Subscribe with a
+// connected, secured link and records every line and unpair.
+type fakeBLE struct {
+	sent   chan []byte
+	unpair chan struct{}
+}
+
+func (f *fakeBLE) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case ble.Subscribe:
+		c.Send(m.PID, ble.LinkState{Connected: true, Central: "desktop", Subscribed: true, Secured: true, MTU: 185, CanPair: true, Security: "bonded"})
+	case ble.Send:
+		f.sent <- append([]byte(nil), m.Line...)
+	case ble.Unpair:
+		f.unpair <- struct{}{}
+	}
+}
+
+// fakeApprovals records every SetPrompts.
+type fakeApprovals struct{ got chan approvals.SetPrompts }
+
+func (f *fakeApprovals) Receive(c actor.Context) {
+	if m, ok := c.Message().(approvals.SetPrompts); ok {
+		f.got <- m
+	}
+}
+
+type clock struct{ ns atomic.Int64 }
+
+func (c *clock) Now() time.Time      { return time.Unix(0, c.ns.Load()) }
+func (c *clock) Add(d time.Duration) { c.ns.Add(int64(d)) }
+func newClock(t time.Time) *clock    { c := &clock{}; c.ns.Store(t.UnixNano()); return c }
+
+type harness struct {
+	tb      testing.TB
+	tree    *supervisor.Tree
+	buddy   *actor.PID
+	sent    chan []byte
+	unpair  chan struct{}
+	prompts chan approvals.SetPrompts
+	clock   *clock
+	data    string
+}
+
+func newHarness(tb testing.TB, data string) *harness {
+	tb.Helper()
+	h := &harness{
+		tb: tb, data: data, clock: newClock(t0),
+		sent: make(chan []byte, 4096), unpair: make(chan struct{}, 4),
+		prompts: make(chan approvals.SetPrompts, 4096),
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	policy := supervisor.DefaultPolicy
+	tree, err := supervisor.New(supervisor.Options{Logger: quiet},
+		supervisor.Service{Name: "ble", Policy: policy, New: func(*supervisor.Handle) actor.Actor {
+			return &fakeBLE{sent: h.sent, unpair: h.unpair}
+		}},
+		supervisor.Service{Name: "approvals", Policy: policy, New: func(*supervisor.Handle) actor.Actor {
+			return &fakeApprovals{got: h.prompts}
+		}},
+		supervisor.Service{Name: "buddy", DependsOn: []string{"ble", "approvals"}, Policy: policy, New: New(Config{
+			DataDir: data, Now: h.clock.Now, TickEvery: time.Hour, // tests send ticks themselves
+			Sys: func() (uint64, uint64) { return 8412, 412_000_000 },
+		})},
+	)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tree.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	h.tree = tree
+	h.buddy = supervisor.ServicePID(tree.System(), "buddy")
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		tree.Shutdown(ctx)
+	})
+	h.ready()
+	return h
+}
+
+// ready waits until buddy has seen the fake link, and drains the
+// start-up SetPrompts{LinkUp:false}.
+func (h *harness) ready() {
+	h.tb.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if st, err := h.state(); err == nil && st.Secured {
+			break
+		}
+		if time.Now().After(deadline) {
+			h.tb.Fatal("buddy never saw the link")
+		}
+	}
+	if p := h.nextPrompts(); p.LinkUp {
+		h.tb.Fatalf("first SetPrompts %+v, want LinkUp:false", p)
+	}
+}
+
+func (h *harness) state() (State, error) {
+	res, err := h.tree.System().Root.RequestFuture(h.buddy, GetState{}, 2*time.Second).Result()
+	if err != nil {
+		return State{}, err
+	}
+	return res.(State), nil
+}
+
+func (h *harness) mustState() State {
+	h.tb.Helper()
+	st, err := h.state()
+	if err != nil {
+		h.tb.Fatal(err)
+	}
+	return st
+}
+
+func (h *harness) send(msg any) { h.tree.System().Root.Send(h.buddy, msg) }
+
+func (h *harness) line(s string) { h.send(ble.Line{Data: []byte(s)}) }
+
+func (h *harness) nextLine() []byte {
+	h.tb.Helper()
+	select {
+	case l := <-h.sent:
+		return l
+	case <-time.After(10 * time.Second):
+		h.tb.Fatal("no line sent")
+	}
+	return nil
+}
+
+func (h *harness) nextPrompts() approvals.SetPrompts {
+	h.tb.Helper()
+	select {
+	case p := <-h.prompts:
+		return p
+	case <-time.After(10 * time.Second):
+		h.tb.Fatal("no SetPrompts")
+	}
+	return approvals.SetPrompts{}
+}
+
+// restart stops and starts the buddy service, as supervisorctl would.
+func (h *harness) restart() {
+	h.tb.Helper()
+	if err := h.tree.StopProcess("buddy", true); err != nil {
+		h.tb.Fatal(err)
+	}
+	if err := h.tree.StartProcess("buddy", true); err != nil {
+		h.tb.Fatal(err)
+	}
+	h.ready()
+}
