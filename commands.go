@@ -49,8 +49,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return buddyCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "doctor":
 		return doctorCommand(ctx, args[1:], stdin, stdout, stderr)
-	case "doctor":
-		return doctorCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "demo":
 		return demoCommand(ctx, args[1:], stdin, stdout, stderr)
 	}
@@ -81,11 +79,6 @@ func helpCommand(args []string, stdout io.Writer) error {
 		return nil
 	case "status":
 		fs, _ := statusFlags(io.Discard)
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return nil
-	case "doctor":
-		fs, _ := doctorFlags(io.Discard)
 		fs.SetOutput(stdout)
 		fs.Usage()
 		return nil
@@ -139,8 +132,6 @@ Commands:
   wire decode     decode Stack-chan dock wire v2 bytes (stdin) to JSON lines
   wire encode     encode JSON lines (stdin) to wire v2 frames
   buddy decode    decode a Buddy/NUS byte stream (stdin) message by message
-  doctor          check SPI, GPIO, Bluetooth, audio, CoreS3 and config.txt
-                  for the board, with a fix for each failure
   doctor          check SPI, GPIO, Bluetooth, audio, CoreS3 and config.txt
                   for the board, with a fix for each failure
   demo            play a Claude desktop session against a running sim
