@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -55,8 +56,11 @@ func New(opts ...Option) func(h *supervisor.Handle) actor.Actor {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	// Subscriptions outlive incarnations: subscribers register once with
+	// their ServicePID and must not miss events because this actor restarted.
+	subs := &subscribers{m: make(map[string]*actor.PID)}
 	return func(h *supervisor.Handle) actor.Actor {
-		return &Actor{h: h, cfg: cfg, st: newState(), subs: make(map[string]*actor.PID)}
+		return &Actor{h: h, cfg: cfg, st: newState(), subs: subs}
 	}
 }
 
@@ -66,7 +70,7 @@ type Actor struct {
 	h    *supervisor.Handle
 	cfg  config
 	st   *state
-	subs map[string]*actor.PID
+	subs *subscribers
 
 	system *actor.ActorSystem
 	self   *actor.PID
@@ -86,6 +90,11 @@ func (a *Actor) Receive(c actor.Context) {
 	case *actor.Started:
 		a.system, a.self = c.ActorSystem(), c.Self()
 		a.describe()
+		// A restart forgets every prompt; subscribers kept from the
+		// previous incarnation must drop theirs too (the sources send
+		// their sets again within seconds).
+		pending := a.st.pending()
+		a.subs.each(func(pid *actor.PID) { c.Send(pid, pending) })
 	case *actor.Stopping:
 		a.stopped = true
 		a.cancelTimer()
@@ -182,9 +191,7 @@ func (a *Actor) deliver(c actor.Context, out []any) {
 			c.Send(supervisor.ServicePID(a.system, a.owner(d.Source)), *d)
 			continue
 		}
-		for _, pid := range a.subs {
-			c.Send(pid, msg)
-		}
+		a.subs.each(func(pid *actor.PID) { c.Send(pid, msg) })
 	}
 	a.plan()
 }
@@ -217,14 +224,47 @@ func (a *Actor) subscribe(c actor.Context, pid *actor.PID) {
 	if pid == nil {
 		return
 	}
-	a.subs[pid.String()] = pid
+	a.subs.add(pid)
 	c.Send(pid, a.st.pending())
 }
 
 func (a *Actor) unsubscribe(pid *actor.PID) {
-	if pid != nil {
-		delete(a.subs, pid.String())
-	}
+	a.subs.remove(pid)
 }
 
 func (a *Actor) describe() { a.h.SetDescription(a.st.describe(a.cfg.now())) }
+
+// subscribers is the set of PIDs that get events. New creates one per
+// service; incarnations run one after another, the mutex only guards
+// against a future overlap.
+type subscribers struct {
+	mu sync.Mutex
+	m  map[string]*actor.PID
+}
+
+func (s *subscribers) add(pid *actor.PID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[pid.String()] = pid
+}
+
+func (s *subscribers) remove(pid *actor.PID) {
+	if pid == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, pid.String())
+}
+
+func (s *subscribers) each(f func(*actor.PID)) {
+	s.mu.Lock()
+	pids := make([]*actor.PID, 0, len(s.m))
+	for _, p := range s.m {
+		pids = append(pids, p)
+	}
+	s.mu.Unlock()
+	for _, p := range pids {
+		f(p)
+	}
+}

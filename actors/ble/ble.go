@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -37,8 +38,11 @@ func New(p drv.Peripheral, cfg Config) func(h *supervisor.Handle) actor.Actor {
 	if cfg.Lines == "" {
 		cfg.Lines = "buddy"
 	}
+	// Subscriptions outlive incarnations: subscribers register once with
+	// their ServicePID and must not miss events because this actor restarted.
+	subs := &subscribers{m: make(map[string]*actor.PID)}
 	return func(h *supervisor.Handle) actor.Actor {
-		return &Actor{h: h, p: p, cfg: cfg, subs: make(map[string]*actor.PID)}
+		return &Actor{h: h, p: p, cfg: cfg, subs: subs}
 	}
 }
 
@@ -50,7 +54,7 @@ type Actor struct {
 	cfg  Config
 	asm  *nus.Assembler
 	link LinkState
-	subs map[string]*actor.PID
+	subs *subscribers
 
 	lines  *actor.PID
 	cancel context.CancelFunc
@@ -115,6 +119,9 @@ func (a *Actor) start(c actor.Context) {
 	a.lines = supervisor.ServicePID(c.ActorSystem(), a.cfg.Lines)
 	a.link = LinkState{MTU: drv.DefaultMTU, CanPair: a.p.CanPair(), Security: a.cfg.Security.String()}
 	a.h.SetDescription("starting " + a.cfg.Name)
+	// A restarted link knows nothing yet: tell subscribers kept from the
+	// previous incarnation, so no one trusts a connection that is gone.
+	a.subs.each(func(pid *actor.PID) { c.Send(pid, a.link) })
 
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
@@ -177,9 +184,7 @@ func (a *Actor) handle(c actor.Context, ev drv.Event) {
 	}
 	a.link = next
 	a.h.SetDescription(describe(a.link, a.cfg.Name))
-	for _, pid := range a.subs {
-		c.Send(pid, a.link)
-	}
+	a.subs.each(func(pid *actor.PID) { c.Send(pid, a.link) })
 }
 
 func (a *Actor) feed(c actor.Context, p []byte) {
@@ -196,8 +201,9 @@ func (a *Actor) feed(c actor.Context, p []byte) {
 // send writes one line as notifications, in order, and never part of it
 // followed by another line: after a failed chunk the rest is dropped and
 // the next line first ends the cut one.
-func (a *Actor) send(line []byte) {
-	log := a.h.Logger()
+func (a *Actor) send(line []byte) { a.sendWith(a.h.Logger(), line) }
+
+func (a *Actor) sendWith(log *slog.Logger, line []byte) {
 	mtu := nus.ClampMTU(a.p.MTU())
 	var err error
 	a.chunks, err = nus.AppendChunks(a.chunks[:0], line, mtu)
@@ -254,12 +260,45 @@ func (a *Actor) subscribe(c actor.Context, pid *actor.PID) {
 	if pid == nil {
 		return
 	}
-	a.subs[pid.String()] = pid
+	a.subs.add(pid)
 	c.Send(pid, a.link)
 }
 
 func (a *Actor) unsubscribe(pid *actor.PID) {
-	if pid != nil {
-		delete(a.subs, pid.String())
+	a.subs.remove(pid)
+}
+
+// subscribers is the set of PIDs that get events. New creates one per
+// service; incarnations run one after another, the mutex only guards
+// against a future overlap.
+type subscribers struct {
+	mu sync.Mutex
+	m  map[string]*actor.PID
+}
+
+func (s *subscribers) add(pid *actor.PID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[pid.String()] = pid
+}
+
+func (s *subscribers) remove(pid *actor.PID) {
+	if pid == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, pid.String())
+}
+
+func (s *subscribers) each(f func(*actor.PID)) {
+	s.mu.Lock()
+	pids := make([]*actor.PID, 0, len(s.m))
+	for _, p := range s.m {
+		pids = append(pids, p)
+	}
+	s.mu.Unlock()
+	for _, p := range pids {
+		f(p)
 	}
 }

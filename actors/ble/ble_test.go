@@ -1,0 +1,398 @@
+package ble
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
+	"github.com/claude-pi/claude-pi/drivers/ble/bletest"
+	"github.com/claude-pi/claude-pi/protocols/nus"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// recorder plays "buddy": it keeps every message, across restarts.
+type recorder struct{ log *msgLog }
+
+type msgLog struct {
+	mu   sync.Mutex
+	msgs []any
+}
+
+func (r recorder) Receive(c actor.Context) {
+	switch c.Message().(type) {
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+		return
+	}
+	r.log.mu.Lock()
+	r.log.msgs = append(r.log.msgs, c.Message())
+	r.log.mu.Unlock()
+}
+
+func (l *msgLog) all() []any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]any(nil), l.msgs...)
+}
+
+// flaky fails Notify number failAt (1-based) and only that one, to cut a
+// line in the middle; the fake's FailNotify fails every call.
+type flaky struct {
+	*bletest.Fake
+	mu      sync.Mutex
+	n       int
+	failAt  int
+	runErrs []error // returned by the first Runs, one each
+}
+
+func (f *flaky) Notify(p []byte) error {
+	f.mu.Lock()
+	f.n++
+	fail := f.n == f.failAt
+	f.mu.Unlock()
+	if fail {
+		return errors.New("flaky: radio busy")
+	}
+	return f.Fake.Notify(p)
+}
+
+func (f *flaky) Run(ctx context.Context, events chan<- drv.Event) error {
+	f.mu.Lock()
+	var err error
+	if len(f.runErrs) > 0 {
+		err, f.runErrs = f.runErrs[0], f.runErrs[1:]
+	}
+	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return f.Fake.Run(ctx, events)
+}
+
+type rig struct {
+	t     *testing.T
+	tree  *supervisor.Tree
+	sys   *actor.ActorSystem
+	fake  *bletest.Fake
+	p     *flaky
+	buddy *msgLog
+	ctx   context.Context
+	ble   *actor.PID
+}
+
+func newRig(t *testing.T, cfg Config, runErrs ...error) *rig {
+	fake := bletest.NewFake(true)
+	r := &rig{t: t, fake: fake, p: &flaky{Fake: fake, runErrs: runErrs}, buddy: &msgLog{}}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	pol := supervisor.DefaultPolicy
+	pol.BackoffMin, pol.BackoffMax = 10*time.Millisecond, 10*time.Millisecond
+	tree, err := supervisor.New(supervisor.Options{Logger: log},
+		supervisor.Service{Name: "buddy", Policy: pol, New: func(*supervisor.Handle) actor.Actor { return recorder{r.buddy} }},
+		supervisor.Service{Name: "ble", Policy: pol, New: New(r.p, cfg)},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	r.ctx = ctx
+	if err := tree.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tree.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+		cancel()
+	})
+	r.tree, r.sys, r.ble = tree, tree.System(), supervisor.ServicePID(tree.System(), "ble")
+	// Resubscribe until it sticks: with runErrs the first incarnations fail
+	// at once, and a Subscribe sent while ble is in BACKOFF is lost.
+	for !r.link().Advertising {
+		if ctx.Err() != nil {
+			t.Fatal("ble never advertised")
+		}
+		r.sys.Root.Send(r.ble, Subscribe{PID: supervisor.ServicePID(r.sys, "buddy")})
+		time.Sleep(20 * time.Millisecond)
+	}
+	return r
+}
+
+// sync returns once ble has handled everything sent to it so far: a
+// repeated Subscribe is answered with one more LinkState.
+func (r *rig) sync() {
+	r.t.Helper()
+	count := func() int {
+		n := 0
+		for _, m := range r.buddy.all() {
+			if _, ok := m.(LinkState); ok {
+				n++
+			}
+		}
+		return n
+	}
+	before := count()
+	r.sys.Root.Send(r.ble, Subscribe{PID: supervisor.ServicePID(r.sys, "buddy")})
+	r.waitFor(func() bool { return count() > before }, "ble to catch up")
+}
+
+func (r *rig) waitFor(ok func() bool, what string) {
+	r.t.Helper()
+	for !ok() {
+		if r.ctx.Err() != nil {
+			r.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (r *rig) link() LinkState {
+	var last LinkState
+	for _, m := range r.buddy.all() {
+		if s, ok := m.(LinkState); ok {
+			last = s
+		}
+	}
+	return last
+}
+
+func (r *rig) waitLink(ok func(LinkState) bool, what string) {
+	r.t.Helper()
+	r.waitFor(func() bool { return ok(r.link()) }, "link state: "+what)
+}
+
+// lines returns what buddy got from the link: Line data as strings and
+// LineError as "ERR".
+func (r *rig) lines() []string {
+	var out []string
+	for _, m := range r.buddy.all() {
+		switch m := m.(type) {
+		case Line:
+			out = append(out, string(m.Data))
+		case LineError:
+			out = append(out, "ERR")
+		}
+	}
+	return out
+}
+
+func (r *rig) waitLines(n int) []string {
+	r.t.Helper()
+	r.waitFor(func() bool { return len(r.lines()) >= n }, "lines")
+	return r.lines()
+}
+
+// connect brings up a subscribed, encrypted link at mtu.
+func (r *rig) connect(mtu int) {
+	r.t.Helper()
+	must(r.t, r.fake.Connect("AA:BB:CC:DD:EE:FF"))
+	must(r.t, r.fake.ExchangeMTU(mtu))
+	must(r.t, r.fake.Subscribe(true))
+	must(r.t, r.fake.Secure())
+	r.waitLink(func(s LinkState) bool { return s.Subscribed && s.Secured && s.MTU == mtu }, "subscribed and secured")
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRXLinesReachBuddy(t *testing.T) {
+	r := newRig(t, Config{})
+	r.connect(185)
+	if p, _ := r.tree.Process("ble"); p.Description != "advertising as Claude_Pi · 1 central · encrypted · MTU 185" {
+		t.Errorf("description %q", p.Description)
+	}
+	uni := `{"msg":"` + strings.Repeat("é漢🐙", 40) + `"}`
+	must(t, r.fake.WriteChunks([]byte(uni+"\n"), 180))
+	// 70 KiB without a newline, then its end and a good line in one write.
+	must(t, r.fake.WriteChunks(append([]byte(`{"x":"`), bytes.Repeat([]byte("a"), 70<<10)...), 180))
+	must(t, r.fake.Write([]byte("\"}\n{\"total\":1}\n")))
+	// Half a line, then the link drops: it must not prefix the next line.
+	must(t, r.fake.Write([]byte(`{"total":`)))
+	must(t, r.fake.Disconnect())
+	r.waitLink(func(s LinkState) bool { return !s.Connected && !s.Secured && !s.Subscribed }, "disconnected")
+	r.connect(185)
+	must(t, r.fake.Write([]byte("{\"total\":2}\r\n")))
+	got := r.waitLines(4)
+	want := []string{uni, "ERR", `{"total":1}`, `{"total":2}`}
+	if len(got) != len(want) {
+		t.Fatalf("lines %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: %.60q, want %.60q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestPairingShowsPasskey(t *testing.T) {
+	r := newRig(t, Config{})
+	must(t, r.fake.Connect("AA"))
+	r.fake.Push(drv.Passkey{Code: 42})
+	r.waitLink(func(s LinkState) bool { return s.Passkey == "000042" }, "passkey")
+	if p, _ := r.tree.Process("ble"); !strings.HasSuffix(p.Description, "pairing: passkey shown") {
+		t.Errorf("description %q", p.Description)
+	}
+	r.fake.Push(drv.PairingDone{OK: true})
+	r.waitLink(func(s LinkState) bool { return s.Passkey == "" }, "passkey hidden")
+	if s := r.link(); !s.CanPair || s.Security != "bonded" {
+		t.Errorf("link %+v: want CanPair and bonded", s)
+	}
+}
+
+// notes splits what the desktop received into lines, as its reassembler
+// does.
+func (r *rig) desktopLines() []string {
+	return strings.Split(string(r.fake.Sent()), "\n")
+}
+
+func TestSendChunksInOrderAndDropsWhenUnsubscribed(t *testing.T) {
+	r := newRig(t, Config{})
+	r.sys.Root.Send(r.ble, Send{Line: []byte("{\"dropped\":true}\n")}) // no central yet
+	r.sync()
+	r.connect(185)
+	long := `{"ack":"status","data":"` + strings.Repeat("x", 1000) + "\"}\n"
+	lines := []string{"{\"a\":1}\n", long, "{\"b\":\"ü\"}\n"}
+	for _, l := range lines {
+		r.sys.Root.Send(r.ble, Send{Line: []byte(l)})
+	}
+	want := strings.Join(lines, "")
+	r.waitFor(func() bool { return len(r.fake.Sent()) >= len(want) }, "notifications")
+	if got := string(r.fake.Sent()); got != want {
+		t.Fatalf("desktop received %q\nwant %q", got, want)
+	}
+	for i, n := range r.fake.Notifications() {
+		if len(n) > 185-3 {
+			t.Errorf("notification %d is %d bytes, over MTU-3", i, len(n))
+		}
+	}
+	if n := len(r.fake.Notifications()); n != 1+(len(long)+181)/182+1 {
+		t.Errorf("%d notifications, want every line in as few as MTU-3 allows", n)
+	}
+}
+
+func TestCutLineIsEndedBeforeTheNext(t *testing.T) {
+	r := newRig(t, Config{})
+	r.connect(drv.DefaultMTU) // 20-byte chunks
+	r.p.mu.Lock()
+	r.p.failAt = 2
+	r.p.mu.Unlock()
+	first := `{"cmd":"permission","id":"req_1","decision":"once"}` + "\n"
+	second := `{"cmd":"permission","id":"req_2","decision":"deny"}` + "\n"
+	r.sys.Root.Send(r.ble, Send{Line: []byte(first)})
+	r.sys.Root.Send(r.ble, Send{Line: []byte(second)})
+	r.sys.Root.Send(r.ble, Send{Line: []byte("{}\n")})
+	r.waitFor(func() bool { return bytes.HasSuffix(r.fake.Sent(), []byte("{}\n")) }, "the last line")
+	got := r.desktopLines()
+	want := []string{first[:20], second[:len(second)-1], "{}", ""}
+	if len(got) != len(want) {
+		t.Fatalf("desktop lines %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("desktop line %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestMalformedLineRefused(t *testing.T) {
+	r := newRig(t, Config{})
+	r.connect(185)
+	r.sys.Root.Send(r.ble, Send{Line: []byte(`{"no":"newline"}`)})
+	r.sys.Root.Send(r.ble, Send{Line: []byte("{\"a\":1}\n{\"b\":2}\n")})
+	r.sys.Root.Send(r.ble, Send{Line: []byte("{\"ok\":1}\n")})
+	r.waitFor(func() bool { return len(r.fake.Sent()) > 0 }, "a notification")
+	if got := string(r.fake.Sent()); got != "{\"ok\":1}\n" {
+		t.Fatalf("sent %q: malformed lines must not go out", got)
+	}
+}
+
+func TestUnpairRemovesBonds(t *testing.T) {
+	r := newRig(t, Config{})
+	r.sys.Root.Send(r.ble, Unpair{})
+	r.waitFor(func() bool { return r.fake.BondsRemoved() == 1 }, "RemoveBonds")
+}
+
+func TestRunErrorRestartsWithoutLeaks(t *testing.T) {
+	before := runtime.NumGoroutine()
+	func() {
+		r := newRig(t, Config{Security: drv.Open}, errors.New("adapter hci0 missing"))
+		// newRig waited for advertising, so a later incarnation runs.
+		p, _ := r.tree.Process("ble")
+		if p.State != supervisor.Running {
+			t.Fatalf("state %v", p.State)
+		}
+		r.connect(185)
+		r.sys.Root.Send(r.ble, Send{Line: []byte("{}\n")})
+		r.waitFor(func() bool { return string(r.fake.Sent()) == "{}\n" }, "send after restart")
+		if err := r.tree.Shutdown(r.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines after shutdown, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// sink is a subscribed peripheral that only counts, so the benchmark
+// measures the actor's TX path and not a fake's recording.
+type sink struct{ n int }
+
+func (s *sink) Run(ctx context.Context, _ chan<- drv.Event) error { <-ctx.Done(); return nil }
+func (s *sink) Notify(p []byte) error                             { s.n += len(p); return nil }
+func (s *sink) MTU() int                                          { return 185 }
+func (s *sink) RemoveBonds() error                                { return nil }
+func (s *sink) CanPair() bool                                     { return false }
+
+// BenchmarkSendLine is the TX path of a typical 300-byte ack at MTU 185
+// (two notifications).
+func BenchmarkSendLine(b *testing.B) {
+	p := &sink{}
+	a := New(p, Config{})(nil).(*Actor)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	line := []byte(`{"ack":"status","ok":true,"n":0,"data":"` + strings.Repeat("x", 250) + "\"}\n")
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		a.sendWith(log, line)
+	}
+	if p.n == 0 {
+		b.Fatal("nothing sent")
+	}
+}
+
+// BenchmarkFeedLines is the RX path: a 400-byte heartbeat in 180-byte
+// writes, assembled and handed on (to a nil context: only the copy).
+func BenchmarkFeedLines(b *testing.B) {
+	asm := nus.NewAssembler(0)
+	line := []byte(`{"total":3,"running":1,"waiting":1,"msg":"` + strings.Repeat("y", 330) + "\"}\n")
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	var got int
+	for b.Loop() {
+		for p := line; len(p) > 0; {
+			n := min(180, len(p))
+			asm.Feed(p[:n], func(l []byte, err error) { got += len(append([]byte(nil), l...)) })
+			p = p[n:]
+		}
+	}
+	if got == 0 {
+		b.Fatal("no lines")
+	}
+}
