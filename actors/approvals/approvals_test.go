@@ -316,3 +316,45 @@ func TestDescriptionAndStopCancelsTimer(t *testing.T) {
 		t.Error("re-arm timer still armed after Stopping")
 	}
 }
+
+// decidedSignal plays "buddy" in the benchmark: it reports each Decided.
+type decidedSignal chan struct{}
+
+func (d decidedSignal) Receive(c actor.Context) {
+	if _, ok := c.Message().(Decided); ok {
+		d <- struct{}{}
+	}
+}
+
+// BenchmarkActorRoundTrip is a prompt's life through the actor: SetPrompts,
+// a Decide answered with DecideResult, the Decided reaching the owner, and
+// the prompt resolved by the next set.
+func BenchmarkActorRoundTrip(b *testing.B) {
+	got := make(decidedSignal, 1)
+	tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return got }},
+		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: New()},
+	)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := tree.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer tree.Shutdown(ctx)
+	sys, pid := tree.System(), supervisor.ServicePID(tree.System(), "approvals")
+	with, without := desk("req_0123456789abcdef"), desk()
+	d := Decide{Source: "desktop", ID: "req_0123456789abcdef", Decision: buddy.Once, By: "Claude_Pi"}
+	b.ReportAllocs()
+	for b.Loop() {
+		sys.Root.Send(pid, with)
+		res, err := sys.Root.RequestFuture(pid, d, 5*time.Second).Result()
+		if err != nil || !res.(DecideResult).OK {
+			b.Fatal(res, err)
+		}
+		<-got
+		sys.Root.Send(pid, without)
+	}
+}
