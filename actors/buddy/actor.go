@@ -100,11 +100,19 @@ type Actor struct {
 
 // Receive handles the lifecycle, the link, decisions and queries.
 func (a *Actor) Receive(c actor.Context) {
-	switch m := c.Message().(type) {
+	switch c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
+		return
 	case *actor.Stopping:
 		a.stop()
+		return
+	}
+	if a.s == nil {
+		// Start failed and the supervisor is about to restart us.
+		return
+	}
+	switch m := c.Message().(type) {
 	case ble.Line:
 		a.perform(a.s.line(m.Data, a.cfg.Now()))
 	case ble.LineError:
@@ -130,7 +138,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case supervisor.Reload, *supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
 	}
-	if a.s != nil && a.s.changed {
+	if a.s.changed {
 		a.s.changed = false
 		st := a.s.state()
 		for _, p := range a.subs {
