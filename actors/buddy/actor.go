@@ -80,7 +80,10 @@ func New(cfg Config) func(h *supervisor.Handle) actor.Actor {
 	if cfg.Sys == nil {
 		cfg.Sys = sysInfo
 	}
-	return func(h *supervisor.Handle) actor.Actor { return &Actor{cfg: cfg, h: h} }
+	// Subscribers outlive an incarnation: they subscribed once with our
+	// ServicePID and must keep getting State after a restart.
+	subs := new([]*actor.PID)
+	return func(h *supervisor.Handle) actor.Actor { return &Actor{cfg: cfg, h: h, subs: subs} }
 }
 
 // Actor is the buddy service. It is exported only so that its type shows
@@ -93,7 +96,7 @@ type Actor struct {
 	system               *actor.ActorSystem
 	self, stable         *actor.PID // this incarnation; the ServicePID
 	blePID, approvalsPID *actor.PID
-	subs                 []*actor.PID
+	subs                 *[]*actor.PID // shared by every incarnation, used by one at a time
 	timer                *time.Timer
 	lastDesc             string
 }
@@ -102,7 +105,9 @@ type Actor struct {
 func (a *Actor) Receive(c actor.Context) {
 	switch c.Message().(type) {
 	case *actor.Started:
-		a.start(c)
+		if a.start(c) {
+			a.publish(c)
+		}
 		return
 	case *actor.Stopping:
 		a.stop()
@@ -123,25 +128,32 @@ func (a *Actor) Receive(c actor.Context) {
 		a.perform(a.s.decided(m, a.cfg.Now()))
 	case tick:
 		a.perform(a.s.tick(a.cfg.Now()))
+		a.timer.Stop() // a tick sent by hand must not leave a second timer
 		a.timer = time.AfterFunc(a.cfg.TickEvery, a.sendTick)
 	case GetState:
 		c.Respond(a.s.state())
 	case Subscribe:
-		if m.PID != nil && !slices.ContainsFunc(a.subs, m.PID.Equal) {
-			a.subs = append(a.subs, m.PID)
+		if m.PID != nil && !slices.ContainsFunc(*a.subs, m.PID.Equal) {
+			*a.subs = append(*a.subs, m.PID)
 		}
 		if m.PID != nil {
 			c.Send(m.PID, a.s.state())
 		}
 	case Unsubscribe:
-		a.subs = slices.DeleteFunc(a.subs, func(p *actor.PID) bool { return p.Equal(m.PID) })
+		*a.subs = slices.DeleteFunc(*a.subs, func(p *actor.PID) bool { return p.Equal(m.PID) })
 	case supervisor.Reload, *supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
 	}
+	a.publish(c)
+}
+
+// publish sends State to subscribers and updates the status line when the
+// last message changed anything.
+func (a *Actor) publish(c actor.Context) {
 	if a.s.changed {
 		a.s.changed = false
 		st := a.s.state()
-		for _, p := range a.subs {
+		for _, p := range *a.subs {
 			c.Send(p, st)
 		}
 		if d := a.s.description(); d != a.lastDesc {
@@ -151,7 +163,8 @@ func (a *Actor) Receive(c actor.Context) {
 	}
 }
 
-func (a *Actor) start(c actor.Context) {
+// start reports whether the actor is ready; on false it has called Fail.
+func (a *Actor) start(c actor.Context) bool {
 	log := a.h.Logger()
 	a.system, a.self = c.ActorSystem(), c.Self()
 	a.stable = supervisor.ServicePID(a.system, a.h.Name())
@@ -162,18 +175,18 @@ func (a *Actor) start(c actor.Context) {
 	packs, err := storage.OpenPackStore(a.cfg.DataDir)
 	if err != nil {
 		a.h.Fail(fmt.Errorf("opening the pack store: %w", err))
-		return
+		return false
 	}
 	push, err := folderpush.New(packs, a.cfg.Push)
 	if err != nil {
 		a.h.Fail(err)
-		return
+		return false
 	}
 	st := a.loadStats(now)
 	tr, err := stats.NewTracker(st, now)
 	if err != nil { // loadStats validated it; only a bug gets here
 		a.h.Fail(err)
-		return
+		return false
 	}
 	a.s = newSession(log, push, tr, a.loadIdentity(now), a.cfg.Name)
 	a.s.changed = true
@@ -183,6 +196,7 @@ func (a *Actor) start(c actor.Context) {
 	c.Send(a.blePID, ble.Subscribe{PID: a.stable})
 	a.timer = time.AfterFunc(a.cfg.TickEvery, a.sendTick)
 	log.Info("started", "data", a.cfg.DataDir, "name", a.s.name(), "stats", tr.String())
+	return true
 }
 
 func (a *Actor) sendTick() { a.system.Root.Send(a.self, tick{}) }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
@@ -302,5 +304,32 @@ func TestActorNoGoroutineLeakAcrossRestarts(t *testing.T) {
 	}
 	if after := settle(); after > before+2 {
 		t.Fatalf("goroutines %d → %d across 5 restarts", before, after)
+	}
+}
+
+// A subscriber gets State at once, on change, and still after a restart.
+func TestActorSubscribersSurviveRestart(t *testing.T) {
+	h := newHarness(t, t.TempDir())
+	got := make(chan State, 64)
+	sub := h.tree.System().Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		if s, ok := c.Message().(State); ok {
+			got <- s
+		}
+	}))
+	h.send(Subscribe{PID: sub})
+	next := func() State {
+		select {
+		case s := <-got:
+			return s
+		case <-time.After(5 * time.Second):
+			t.Fatal("no State published")
+		}
+		return State{}
+	}
+	next()
+	h.restart()
+	h.line(`{"cmd":"name","name":"Clawd"}`)
+	h.nextLine()
+	for s := next(); s.Name != "Clawd"; s = next() {
 	}
 }
