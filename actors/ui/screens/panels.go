@@ -1,0 +1,203 @@
+package screens
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"time"
+)
+
+// ApprovalView is a pending permission prompt.
+type ApprovalView struct {
+	Tool    string
+	Hint    string
+	Age     time.Duration // since the prompt arrived
+	Queued  int           // further prompts waiting behind this one
+	Approve string        // button label for approve, e.g. "A"
+	Deny    string        // button label for deny, e.g. "B"
+	// Sent is "" until a button was pressed, then "once" or "deny": the
+	// screen says "sent…" until the prompt disappears.
+	Sent string
+}
+
+// Layout constants the tests rely on.
+const (
+	approvalToolTop  = 30 // top of the tool name
+	approvalToolSize = 30 // its point size
+	approvalHintSize = 15
+)
+
+// ApprovalHintLines is how many lines of hint the approval screen shows at
+// height h: enough for a real shell command.
+func ApprovalHintLines(h int) int { return (h - 30 - 40 - 36 - 8) / 18 }
+
+// Approval draws a pending prompt into dst.
+func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) {
+	clear(dst, dst.Bounds(), bg)
+	secs := int(v.Age / time.Second)
+	head := fmt.Sprintf("approve?  %ds", secs)
+	hc := accent
+	if v.Age >= 10*time.Second {
+		hc = denyC
+	}
+	clear(dst, image.Rect(0, 0, r.w, 26), panel)
+	r.f.text(dst, 8, 4, Bold, 15, hc, head)
+	if v.Queued > 0 {
+		q := fmt.Sprintf("+%d more", v.Queued)
+		r.f.text(dst, r.w-8-r.f.measure(Regular, 13, q), 5, Regular, 13, dim, q)
+	}
+	tool := v.Tool
+	if tool == "" {
+		tool = "(tool)"
+	}
+	r.f.text(dst, 8, approvalToolTop, Bold, approvalToolSize, fg, r.f.ellipsize(Bold, approvalToolSize, tool, r.w-16))
+
+	hintTop := approvalToolTop + 40
+	lines := r.f.wrap(Mono, approvalHintSize, v.Hint, r.w-20, ApprovalHintLines(r.h))
+	lh := r.f.lineHeight(Mono, approvalHintSize)
+	if len(lines) > 0 {
+		clear(dst, image.Rect(6, hintTop-3, r.w-6, hintTop+len(lines)*lh+3), panel)
+	}
+	for i, l := range lines {
+		r.f.text(dst, 10, hintTop+i*lh, Mono, approvalHintSize, fg, l)
+	}
+
+	legend := image.Rect(0, r.h-36, r.w, r.h)
+	if v.Sent != "" {
+		clear(dst, legend, panel)
+		s := "sent… " + v.Sent
+		r.f.text(dst, (r.w-r.f.measure(Bold, 18, s))/2, legend.Min.Y+8, Bold, 18, dim, s)
+		return
+	}
+	a, d := v.Approve, v.Deny
+	if a == "" {
+		a = "A"
+	}
+	if d == "" {
+		d = "B"
+	}
+	half := r.w / 2
+	r.button(dst, image.Rect(4, legend.Min.Y, half-2, r.h-4), a+"  approve", approveC)
+	r.button(dst, image.Rect(half+2, legend.Min.Y, r.w-4, r.h-4), d+"  deny", denyC)
+}
+
+// button draws a filled legend with centred dark text.
+func (r *Renderer) button(dst *image.RGBA, box image.Rectangle, label string, c color.Color) {
+	clear(dst, box, c)
+	label = r.f.ellipsize(Bold, 16, label, box.Dx()-8)
+	x := box.Min.X + (box.Dx()-r.f.measure(Bold, 16, label))/2
+	r.f.text(dst, x, box.Min.Y+(box.Dy()-r.f.lineHeight(Bold, 16))/2, Bold, 16, ink, label)
+}
+
+// PasskeyView is the pairing code the desktop asks for.
+type PasskeyView struct {
+	Code   string // six digits
+	Device string // the central's name, or ""
+}
+
+// Passkey draws the pairing screen.
+func (r *Renderer) Passkey(dst *image.RGBA, v PasskeyView) {
+	clear(dst, dst.Bounds(), bg)
+	r.centre(dst, 24, Bold, 18, accent, "Bluetooth pairing")
+	size := 52.0
+	for size > 20 && r.f.measure(Bold, size, v.Code) > r.w-16 {
+		size -= 4
+	}
+	y := (r.h - r.f.lineHeight(Bold, size)) / 2
+	r.centre(dst, y, Bold, size, fg, v.Code)
+	r.centre(dst, r.h-60, Regular, 14, dim, "Enter this code")
+	dev := "on your computer"
+	if v.Device != "" {
+		dev = "on " + v.Device
+	}
+	r.centre(dst, r.h-40, Regular, 14, dim, r.f.ellipsize(Regular, 14, dev, r.w-16))
+}
+
+func (r *Renderer) centre(dst *image.RGBA, y int, st Style, size float64, c color.Color, s string) {
+	r.f.text(dst, (r.w-r.f.measure(st, size, s))/2, y, st, size, c, s)
+}
+
+// InfoRow is one "label: value" line; Warn colours the value.
+type InfoRow struct {
+	Label, Value string
+	Warn         bool
+}
+
+// InfoView is one info page.
+type InfoView struct {
+	Title      string
+	Page, Of   int // 1-based; Of 0 hides the page number
+	Rows       []InfoRow
+	Next, Back string // button labels for the footer, "" hides
+}
+
+// Info draws an info page (links, device, stats).
+func (r *Renderer) Info(dst *image.RGBA, v InfoView) {
+	clear(dst, dst.Bounds(), bg)
+	clear(dst, image.Rect(0, 0, r.w, 26), panel)
+	r.f.text(dst, 8, 4, Bold, 15, accent, v.Title)
+	if v.Of > 0 {
+		p := fmt.Sprintf("%d/%d", v.Page, v.Of)
+		r.f.text(dst, r.w-8-r.f.measure(Regular, 13, p), 5, Regular, 13, dim, p)
+	}
+	y := 34
+	lh := r.f.lineHeight(Regular, 15) + 4
+	labelW := 0
+	for _, row := range v.Rows {
+		labelW = max(labelW, r.f.measure(Regular, 14, row.Label))
+	}
+	labelW = min(labelW, r.w/2-8)
+	for _, row := range v.Rows {
+		if y+lh > r.h-24 {
+			break
+		}
+		r.f.text(dst, 8, y+1, Regular, 14, dim, r.f.ellipsize(Regular, 14, row.Label, labelW))
+		c := fg
+		if row.Warn {
+			c = warnC
+		}
+		x := 8 + labelW + 10
+		r.f.text(dst, x, y, Bold, 15, c, r.f.ellipsize(Bold, 15, row.Value, r.w-x-6))
+		y += lh
+	}
+	if v.Next != "" || v.Back != "" {
+		foot := fmt.Sprintf("%s next   %s back", v.Next, v.Back)
+		r.f.text(dst, 8, r.h-20, Regular, 12, dim, foot)
+	}
+}
+
+// PackView is a character-pack transfer in progress.
+type PackView struct {
+	Name        string
+	File        string // the file being received
+	Done, Total int64  // bytes
+	Failed      string // "" while fine; an error ends the transfer
+}
+
+// Pack draws the pack-install progress.
+func (r *Renderer) Pack(dst *image.RGBA, v PackView) {
+	clear(dst, dst.Bounds(), bg)
+	r.centre(dst, 28, Bold, 18, accent, "Installing character")
+	r.centre(dst, 60, Bold, 22, fg, r.f.ellipsize(Bold, 22, v.Name, r.w-16))
+	bar := image.Rect(16, r.h/2+4, r.w-16, r.h/2+22)
+	clear(dst, bar, panel)
+	if v.Total > 0 {
+		done := min(max(v.Done, 0), v.Total)
+		fill := bar
+		fill.Max.X = bar.Min.X + int(int64(bar.Dx())*done/v.Total)
+		c := approveC
+		if v.Failed != "" {
+			c = denyC
+		}
+		clear(dst, fill, c)
+		pct := fmt.Sprintf("%d%%  ·  %d / %d KB", 100*done/v.Total, (done+1023)/1024, (v.Total+1023)/1024)
+		r.centre(dst, bar.Max.Y+8, Regular, 13, dim, pct)
+	}
+	if v.Failed != "" {
+		for i, l := range r.f.wrap(Regular, 14, v.Failed, r.w-16, 2) {
+			r.centre(dst, r.h-44+i*18, Regular, 14, denyC, l)
+		}
+	} else if v.File != "" {
+		r.centre(dst, r.h-36, Mono, 13, dim, r.f.ellipsize(Mono, 13, v.File, r.w-16))
+	}
+}

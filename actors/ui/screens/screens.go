@@ -1,0 +1,191 @@
+package screens
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"time"
+)
+
+// Palette: a dark warm background keeps the backlight glare low and the
+// orange character and coloured legends readable across the room.
+var (
+	bg       = color.RGBA{0x17, 0x15, 0x1c, 0xff}
+	panel    = color.RGBA{0x26, 0x23, 0x2d, 0xff}
+	fg       = color.RGBA{0xf4, 0xf1, 0xea, 0xff}
+	dim      = color.RGBA{0x9a, 0x94, 0x8c, 0xff}
+	accent   = claudeOrange
+	approveC = color.RGBA{0x4c, 0xc3, 0x6a, 0xff}
+	denyC    = color.RGBA{0xe5, 0x55, 0x4f, 0xff}
+	warnC    = color.RGBA{0xf0, 0x8a, 0x3c, 0xff}
+	linkOff  = color.RGBA{0x55, 0x50, 0x58, 0xff}
+)
+
+// Renderer draws screens at one panel size. It caches font faces and is
+// not safe for concurrent use: the ui actor owns one.
+type Renderer struct {
+	w, h int
+	f    *fonts
+	// Character draws the pet on the home screen; nil means BuiltIn.
+	Character Character
+}
+
+// NewRenderer returns a renderer for a w×h panel (240×240 or 320×240;
+// other sizes from 160×120 to 480×320 work but are not tuned).
+func NewRenderer(w, h int) (*Renderer, error) {
+	if w < 160 || h < 120 || w > 480 || h > 320 {
+		return nil, fmt.Errorf("screens: panel size %dx%d outside 160x120..480x320", w, h)
+	}
+	return &Renderer{w: w, h: h, f: newFonts(), Character: &BuiltIn{}}, nil
+}
+
+// NewFrame returns a blank frame at the panel's size.
+func (r *Renderer) NewFrame() *image.RGBA { return image.NewRGBA(image.Rect(0, 0, r.w, r.h)) }
+
+// Links is the state of the three links, for the icons in the top bar.
+type Links struct {
+	BLE       bool // a central is connected and subscribed
+	Encrypted bool // the BLE link is encrypted (bonded)
+	Desktop   bool // the desktop session is live (a valid line within 30 s)
+	Dock      bool // the CoreS3 is connected
+}
+
+// HomeView is what the home screen shows.
+type HomeView struct {
+	Persona  Persona
+	Anim     time.Duration // time since the persona began, for the frame
+	Links    Links
+	Total    int
+	Running  int
+	Waiting  int
+	Entries  []string // chronological; the newest is last and highlighted
+	Msg      string   // shown when there are no entries
+	Owner    string   // "" hides it
+	Warning  string   // e.g. "open link: not encrypted"; "" hides it
+	TimeText string   // "10:42", or ""
+}
+
+// Home draws the home screen into dst.
+func (r *Renderer) Home(dst *image.RGBA, v HomeView) {
+	clear(dst, dst.Bounds(), bg)
+	r.topBar(dst, v.Links, v.Total, v.Running, v.Waiting, v.TimeText)
+	wide := r.w >= 300
+	var charBox, hud image.Rectangle
+	if wide {
+		charBox = image.Rect(0, 24, 136, r.h-4)
+		hud = image.Rect(140, 28, r.w-6, r.h-6)
+	} else {
+		charBox = image.Rect(50, 24, r.w-50, 24+112)
+		hud = image.Rect(6, 140, r.w-6, r.h-6)
+	}
+	c := r.Character
+	if c == nil {
+		c = &BuiltIn{}
+	}
+	c.Draw(dst, charBox, v.Persona, v.Anim)
+
+	y := hud.Min.Y
+	if v.Warning != "" {
+		r.f.text(dst, hud.Min.X, y, Bold, 13, warnC, r.f.ellipsize(Bold, 13, "! "+v.Warning, hud.Dx()))
+		y += r.f.lineHeight(Bold, 13)
+	}
+	const size = 14
+	lh := r.f.lineHeight(Regular, size)
+	avail := (hud.Max.Y - y) / lh
+	var lines []struct {
+		s      string
+		newest bool
+	}
+	if len(v.Entries) == 0 {
+		msg := v.Msg
+		if msg == "" {
+			msg = "ready"
+		}
+		for _, l := range r.f.wrap(Regular, size, msg, hud.Dx(), avail) {
+			lines = append(lines, struct {
+				s      string
+				newest bool
+			}{l, true})
+		}
+	} else {
+		// Newest first claims its lines, older entries fill what is left
+		// above it; displayed oldest to newest.
+		for i := len(v.Entries) - 1; i >= 0 && len(lines) < avail; i-- {
+			w := r.f.wrap(Regular, size, v.Entries[i], hud.Dx()-6, avail-len(lines))
+			block := make([]struct {
+				s      string
+				newest bool
+			}, len(w))
+			for j, l := range w {
+				block[j].s, block[j].newest = l, i == len(v.Entries)-1
+			}
+			lines = append(block, lines...)
+		}
+	}
+	for _, l := range lines {
+		c := dim
+		if l.newest {
+			c = fg
+			clear(dst, image.Rect(hud.Min.X, y+2, hud.Min.X+2, y+lh-2), accent)
+		}
+		r.f.text(dst, hud.Min.X+6, y, Regular, size, c, l.s)
+		y += lh
+	}
+}
+
+// topBar draws the link icons on the left and the session counts on the
+// right.
+func (r *Renderer) topBar(dst *image.RGBA, l Links, total, running, waiting int, clock string) {
+	clear(dst, image.Rect(0, 0, r.w, 22), panel)
+	x := 6
+	x = r.icon(dst, x, "BLE", l.BLE)
+	if l.BLE {
+		c := approveC
+		if !l.Encrypted {
+			c = warnC
+		}
+		lockIcon(dst, x-2, 5, l.Encrypted, c)
+		x += 12
+	}
+	x = r.icon(dst, x, "PC", l.Desktop)
+	r.icon(dst, x, "S3", l.Dock)
+	s := fmt.Sprintf("%d ►%d", total, running)
+	right := r.w - 6
+	if waiting > 0 {
+		w := fmt.Sprintf(" ?%d", waiting)
+		right -= r.f.measure(Bold, 13, w)
+		r.f.text(dst, right, 3, Bold, 13, accent, w)
+	}
+	if clock != "" && r.w >= 300 {
+		s = clock + "  " + s
+	}
+	r.f.text(dst, right-r.f.measure(Bold, 13, s), 3, Bold, 13, fg, s)
+}
+
+// icon draws a small link label, lit or dim, and returns the next x.
+func (r *Renderer) icon(dst *image.RGBA, x int, label string, on bool) int {
+	c := linkOff
+	if on {
+		c = approveC
+	}
+	clear(dst, image.Rect(x, 8, x+6, 14), c)
+	x += 9
+	x = r.f.text(dst, x, 4, Bold, 11, c, label)
+	return x + 6
+}
+
+// lockIcon draws a 9×11 padlock, closed when encrypted, open otherwise.
+func lockIcon(dst *image.RGBA, x, y int, closed bool, c color.Color) {
+	clear(dst, image.Rect(x, y+5, x+9, y+12), c)
+	top := 0
+	if !closed {
+		top = 3
+	}
+	for yy := y + top; yy < y+5; yy++ {
+		dst.Set(x+1, yy, c)
+		dst.Set(x+7, yy, c)
+	}
+	for xx := x + 1; xx <= x+7; xx++ {
+		dst.Set(xx, y+top, c)
+	}
+}

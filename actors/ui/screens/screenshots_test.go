@@ -1,0 +1,99 @@
+package screens
+
+import (
+	"flag"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var updateShots = flag.Bool("update-screenshots", false, "rewrite testdata/screenshots/*.png (for the README)")
+
+// sampleScreens is one of every screen with realistic content.
+func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
+	return map[string]func(*image.RGBA){
+		"home": func(d *image.RGBA) {
+			r.Home(d, HomeView{Persona: Busy, Anim: 3 * time.Second,
+				Links: Links{BLE: true, Encrypted: true, Desktop: true, Dock: true},
+				Total: 3, Running: 2, Waiting: 0, TimeText: "10:42",
+				Entries: []string{"10:41 yarn test", "10:41 All 212 tests passed", "10:42 git push origin feature/approval-ui --force-with-lease"}})
+		},
+		"home-msg": func(d *image.RGBA) {
+			r.Home(d, HomeView{Persona: Sleep, Links: Links{BLE: true}, Warning: "open link: not encrypted", Msg: "ready"})
+		},
+		"home-attention": func(d *image.RGBA) {
+			r.Home(d, HomeView{Persona: Attention, Anim: 250 * time.Millisecond, Links: Links{BLE: true, Encrypted: true, Desktop: true},
+				Total: 2, Running: 1, Waiting: 1, Msg: "approve: Bash", Entries: []string{"10:42 日本語のテスト: ファイルを確認"}})
+		},
+		"approval": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "Bash", Age: 4 * time.Second, Queued: 1,
+				Hint: "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | xargs -r git add && git commit -m 'fmt'"})
+		},
+		"approval-late-sent": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "create issue", Age: 14 * time.Second, Hint: "github.com/claude-pi/claude-pi", Sent: "once"})
+		},
+		"passkey": func(d *image.RGBA) { r.Passkey(d, PasskeyView{Code: "042917", Device: "MacBook Pro"}) },
+		"info": func(d *image.RGBA) {
+			r.Info(d, InfoView{Title: "Links", Page: 1, Of: 3, Next: "X", Back: "Y", Rows: []InfoRow{
+				{"BLE", "connected", false}, {"Encryption", "bonded (LE SC)", false}, {"Dock", "CoreS3 /dev/ttyACM0", false},
+				{"IP", "192.168.1.23", false}, {"Uptime", "3d 4h 12m", false}, {"Version", "v0.3.0", false}}})
+		},
+		"stats": func(d *image.RGBA) {
+			r.Info(d, InfoView{Title: "Stats", Page: 3, Of: 3, Rows: []InfoRow{
+				{"Approved", "128", false}, {"Denied", "9", false}, {"Level", "14", false}, {"Velocity", "6 s", false}, {"Security", "open", true}}})
+		},
+		"pack": func(d *image.RGBA) {
+			r.Pack(d, PackView{Name: "bufo", File: "idle_1.gif", Done: 241_000, Total: 569_286})
+		},
+	}
+}
+
+// TestScreenshots writes every screen at both panel sizes to a temp dir
+// (printed with -v) for a human to look at, and with -update-screenshots
+// to testdata/screenshots for the README.
+func TestScreenshots(t *testing.T) {
+	dir := t.TempDir()
+	// A few representative screens are kept for the README.
+	keep := map[string]bool{"home-240x240": true, "home-attention-320x240": true, "approval-240x240": true,
+		"approval-late-sent-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true}
+	for _, size := range []image.Point{{240, 240}, {320, 240}} {
+		r, err := NewRenderer(size.X, size.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, draw := range sampleScreens(r) {
+			img := r.NewFrame()
+			draw(img)
+			base := name + "-" + sizeName(size)
+			p := filepath.Join(dir, base+".png")
+			if *updateShots && keep[base] {
+				p = filepath.Join("testdata/screenshots", base+".png")
+			}
+			f, err := os.Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := png.Encode(f, img); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+	}
+	t.Logf("screenshots in %s", dir)
+}
+
+func sizeName(p image.Point) string { return itoa(p.X) + "x" + itoa(p.Y) }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
