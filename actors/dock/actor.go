@@ -23,9 +23,9 @@ import (
 // Messages from the actor's own goroutines. gen ties port messages to one
 // opening, so a late message from a closed port is ignored.
 type (
-	tick       struct{ at time.Time }
-	hotplug    struct{ ev serial.Event }
-	opened     struct {
+	tick    struct{ at time.Time }
+	hotplug struct{ ev serial.Event }
+	opened  struct {
 		gen  int
 		port *serial.Port
 	}
@@ -41,7 +41,7 @@ type (
 		gen int
 		err error
 	}
-	reopen      struct{ gen int }
+	reopen   struct{ gen int }
 	synthCtx struct {
 		ctx    context.Context
 		cancel context.CancelFunc

@@ -1,0 +1,433 @@
+package dock
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/drivers/tts"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// recorder is a stand-in for the approvals and buddy services: it keeps
+// every message it receives.
+type recorder struct {
+	mu   sync.Mutex
+	msgs []any
+}
+
+func (r *recorder) actor(*supervisor.Handle) actor.Actor {
+	return actor.ReceiveFunc(func(c actor.Context) {
+		switch m := c.Message().(type) {
+		case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+		case approvals.Decide:
+			if c.Sender() != nil {
+				c.Respond(approvals.DecideResult{OK: true})
+			}
+			r.add(m)
+		default:
+			r.add(m)
+		}
+	})
+}
+
+func (r *recorder) add(m any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, m)
+}
+
+func (r *recorder) decides() []approvals.Decide {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []approvals.Decide
+	for _, m := range r.msgs {
+		if d, ok := m.(approvals.Decide); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// rig is a supervisor tree with the dock, recorders for approvals and buddy,
+// and a fake CoreS3 behind a fake enumerator.
+type rig struct {
+	t       *testing.T
+	tree    *supervisor.Tree
+	core    *fakeCore
+	appr    recorder
+	bud     recorder
+	synth   *tts.Fake
+	dockPID *actor.PID
+}
+
+func newRig(t *testing.T, caps wire.Caps, knobs func(*fakeCore), opts Options) *rig {
+	t.Helper()
+	r := &rig{t: t, core: newFakeCore(t, caps)}
+	if knobs != nil {
+		knobs(r.core)
+	}
+	if _, ok := opts.Synth.(noSynth); ok {
+		opts.Synth = nil
+	} else if opts.Synth == nil {
+		r.synth = &tts.Fake{CharDuration: 8 * time.Millisecond}
+		opts.Synth = r.synth
+	}
+	opts.Serial.Settle = time.Millisecond
+	opts.Serial.Enumerate = r.core.enumerate
+	if opts.WatchInterval == 0 {
+		opts.WatchInterval = 20 * time.Millisecond
+	}
+	opts.Retry = 50 * time.Millisecond
+	level := slog.LevelWarn
+	if testing.Verbose() {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	tree, err := supervisor.New(supervisor.Options{Logger: log},
+		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: r.appr.actor},
+		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: r.bud.actor},
+		supervisor.Service{Name: "dock", DependsOn: []string{"approvals", "buddy"}, Policy: supervisor.DefaultPolicy, New: New(opts)},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tree.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.tree = tree
+	r.dockPID = supervisor.ServicePID(tree.System(), "dock")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := tree.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+		r.core.unplug()
+	})
+	return r
+}
+
+func (r *rig) send(m any) { r.tree.System().Root.Send(r.dockPID, m) }
+
+func (r *rig) description() string {
+	p, _ := r.tree.Process("dock")
+	return p.Description
+}
+
+func (r *rig) state() State {
+	v, err := r.tree.System().Root.RequestFuture(r.dockPID, GetState{}, 2*time.Second).Result()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return v.(State)
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func noViolations(t *testing.T, f *fakeCore) {
+	t.Helper()
+	f.snapshot(func() {
+		for _, v := range f.errorsFw {
+			t.Errorf("fake CoreS3 saw: %s", v)
+		}
+	})
+}
+
+var prompt = approvals.Prompt{Source: "desktop", ID: "toolu_01ABC", Tool: "Bash", Hint: "npm test", Detail: "npm test --workspaces"}
+
+func TestHandshakeWithGarbageAndApprovalRoundTrip(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps, func(f *fakeCore) { f.garbage = true }, Options{MutePrompts: true})
+	if d := r.description(); d != "waiting for a CoreS3" {
+		t.Errorf("description before plug = %q", d)
+	}
+	r.core.plug()
+	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	if d := r.description(); !strings.HasPrefix(d, "CoreS3 303a:1001 SN 3C84…, EVENT ready") {
+		t.Errorf("description = %q", d)
+	}
+	// task.status idle goes out on every new EVENT transport.
+	waitFor(t, "task.status", func() bool { return len(eventsOf[appevent.TaskStatus](r.core)) == 1 })
+
+	sent := time.Now()
+	r.send(approvals.PromptAppeared{Prompt: prompt})
+	waitFor(t, "approval.request", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) > 0 })
+	var at time.Time
+	r.core.snapshot(func() { at = r.core.eventAt[len(r.core.eventAt)-1] })
+	t.Logf("latency prompt → approval.request on the port: %v", at.Sub(sent))
+	req := eventsOf[appevent.ApprovalRequest](r.core)[0]
+	want := appevent.NewApprovalRequest("approval-desktop-toolu_01ABC", appevent.KindCommand, "Bash", "npm test", "npm test --workspaces")
+	if req != want {
+		t.Errorf("approval.request = %+v, want %+v", req, want)
+	}
+
+	// The user taps OK; the firmware resends its response until resolved.
+	for range 3 {
+		r.core.send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
+	}
+	waitFor(t, "a Decide", func() bool { return len(r.appr.decides()) > 0 })
+	r.send(approvals.PromptDecided{Prompt: prompt, Decision: pbuddy.Once, By: "CoreS3"})
+	r.send(approvals.PromptResolved{Prompt: prompt, How: approvals.ApprovedHere, By: "CoreS3"})
+	waitFor(t, "approval.resolved", func() bool { return len(eventsOf[appevent.ApprovalResolved](r.core)) > 0 })
+	// A late response for the resolved request gets approval.resolved again.
+	r.core.send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
+	waitFor(t, "approval.resolved again", func() bool { return len(eventsOf[appevent.ApprovalResolved](r.core)) == 2 })
+	time.Sleep(50 * time.Millisecond)
+
+	d := r.appr.decides()
+	if len(d) != 1 {
+		t.Fatalf("%d Decides, want exactly 1: %+v", len(d), d)
+	}
+	if d[0] != (approvals.Decide{Source: "desktop", ID: "toolu_01ABC", Decision: pbuddy.Once, By: "CoreS3"}) {
+		t.Errorf("Decide = %+v", d[0])
+	}
+	for _, res := range eventsOf[appevent.ApprovalResolved](r.core) {
+		if res != appevent.NewApprovalResolved(req.RequestID, "approved on CoreS3") {
+			t.Errorf("approval.resolved = %+v", res)
+		}
+	}
+	if n := len(eventsOf[appevent.ApprovalRequest](r.core)); n != 1 {
+		t.Errorf("%d approval.request after approval.presented, want 1", n)
+	}
+	var hellos int
+	r.core.snapshot(func() { hellos = r.core.hellos })
+	if hellos != 1 {
+		t.Errorf("%d HELLOs, want 1 (the garbage and CRC error cost only themselves)", hellos)
+	}
+	noViolations(t, r.core)
+}
+
+func TestApprovalResendSuspendAndDeny(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps, func(f *fakeCore) { f.noPresent = true }, Options{MutePrompts: true})
+	r.core.plug()
+	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	edit := approvals.Prompt{Source: "desktop", ID: strings.Repeat("ü", 100), Tool: "Edit", Hint: "src/main.go"}
+	r.send(approvals.PromptAppeared{Prompt: edit})
+	// No approval.presented: resent every 2 s.
+	waitFor(t, "a resent approval.request", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) >= 2 })
+	req := eventsOf[appevent.ApprovalRequest](r.core)[0]
+	if req.Kind != appevent.KindFileChange || len(req.RequestID) > maxRequestID || req.RequestID != requestID("desktop", edit.ID) {
+		t.Errorf("approval.request = %+v", req)
+	}
+	r.core.send(appevent.NewApprovalPresented(req.RequestID))
+	r.send(approvals.LinkChanged{Source: "desktop", Up: false})
+	waitFor(t, "approval.suspended", func() bool { return len(eventsOf[appevent.ApprovalSuspended](r.core)) == 1 })
+	n := len(eventsOf[appevent.ApprovalRequest](r.core))
+	r.send(approvals.LinkChanged{Source: "desktop", Up: true})
+	waitFor(t, "re-presented", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) == n+1 })
+	r.core.send(appevent.NewApprovalResponse(req.RequestID, appevent.Decline))
+	waitFor(t, "a Decide", func() bool { return len(r.appr.decides()) == 1 })
+	if d := r.appr.decides()[0]; d.Decision != pbuddy.Deny || d.By != "CoreS3" {
+		t.Errorf("Decide = %+v", d)
+	}
+	r.send(approvals.PromptResolved{Prompt: edit, How: approvals.DeniedHere, By: "CoreS3"})
+	waitFor(t, "approval.resolved", func() bool { return len(eventsOf[appevent.ApprovalResolved](r.core)) == 1 })
+	if m := eventsOf[appevent.ApprovalResolved](r.core)[0].Message; m != "denied on CoreS3" {
+		t.Errorf("message = %q", m)
+	}
+	noViolations(t, r.core)
+}
+
+func TestFirmwareWithoutEventIsAudioOnly(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps&^wire.CapEvent, nil, Options{})
+	r.core.plug()
+	waitFor(t, "audio-only description", func() bool { return strings.Contains(r.description(), audioOnlyNote) })
+	r.send(approvals.PromptAppeared{Prompt: prompt})
+	r.send(buddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Running: 1}})
+	// The announcement is still spoken: audio works.
+	waitFor(t, "speech", func() bool {
+		var n int
+		r.core.snapshot(func() { n = len(r.core.dones) })
+		return n == 1
+	})
+	r.core.snapshot(func() {
+		if len(r.core.events) != 0 {
+			t.Errorf("events sent to firmware without EVENT: %v", r.core.events)
+		}
+		if len(r.core.captions) == 0 || !strings.HasPrefix(r.core.captions[0], "Claude wants to run Bash: npm test") {
+			t.Errorf("captions = %q", r.core.captions)
+		}
+	})
+	noViolations(t, r.core)
+}
+
+func TestSpeechInSmallCreditSteps(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps, func(f *fakeCore) { f.creditStep = 1000 }, Options{AssistantMax: 1000})
+	r.core.plug()
+	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	var ru0 runtimeUsage
+	ru0.read()
+	text := "First sentence is here " + strings.Repeat("and it goes on ", 20) + ". Second one follows " + strings.Repeat("with more words ", 20) + "! And a third?"
+	r.send(Turn{Role: "assistant", Content: []byte(`[{"type":"text","text":"` + text + `"}]`)})
+	waitFor(t, "SPEAKER_DONE", func() bool {
+		var n int
+		r.core.snapshot(func() { n = len(r.core.dones) })
+		return n == 1
+	})
+	var ru1 runtimeUsage
+	ru1.read()
+	var bytes int64
+	r.core.snapshot(func() {
+		bytes = r.core.pcmBytes
+		if len(r.core.captions) != 2 || !strings.HasPrefix(r.core.captions[0], "First sentence is here and") {
+			t.Errorf("captions = %q", r.core.captions)
+		}
+	})
+	secs := float64(bytes) / 48000
+	t.Logf("sent %.2f s of 24 kHz speech; process CPU %.2f ms per second of speech (incl. the fake CoreS3 and tts.Fake); max credit wait %v",
+		secs, float64(ru1.cpu-ru0.cpu)/float64(time.Millisecond)/secs, r.state().MaxCreditWait)
+	waitFor(t, "STATUS IDLE after speaking", func() bool {
+		var st []wire.Status
+		r.core.snapshot(func() { st = append(st, r.core.statuses...) })
+		return len(st) >= 2 && st[len(st)-2] == wire.StatusSpeaking && st[len(st)-1] == wire.StatusIdle
+	})
+	noViolations(t, r.core)
+}
+
+func TestErrorOnSpeakerStreamFailsOnlyThatStream(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps, func(f *fakeCore) { f.errorAfter = 2 }, Options{})
+	r.core.plug()
+	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	r.send(Turn{Role: "assistant", Content: []byte(`"One long sentence that takes a while to say out loud."`)})
+	waitFor(t, "the ERROR", func() bool {
+		var n int
+		r.core.snapshot(func() { n = r.core.pcm[1] })
+		return n >= 2
+	})
+	waitFor(t, "the speaker session to fail", func() bool { return strings.HasSuffix(r.description(), ", idle") })
+	// The link and approvals still work; the next utterance uses a new stream.
+	r.core.snapshot(func() { r.core.errorAfter = 0 })
+	r.send(approvals.PromptAppeared{Prompt: prompt})
+	waitFor(t, "approval.request", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) == 1 })
+	waitFor(t, "the announcement", func() bool {
+		var n int
+		r.core.snapshot(func() { n = len(r.core.dones) })
+		return n == 1
+	})
+	r.core.snapshot(func() {
+		if len(r.core.starts) != 2 || r.core.starts[0] == r.core.starts[1] || r.core.dones[0] != r.core.starts[1] {
+			t.Errorf("starts %v dones %v", r.core.starts, r.core.dones)
+		}
+		if r.core.hellos != 1 {
+			t.Errorf("%d HELLOs: an ERROR must not reset the link", r.core.hellos)
+		}
+	})
+}
+
+func TestUnplugAndReplugMidSpeech(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true})
+	r.core.plug()
+	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	r.send(approvals.PromptAppeared{Prompt: prompt})
+	r.send(Turn{Role: "assistant", Content: []byte(`"` + strings.Repeat("Speaking for a long time now. ", 6) + `"`)})
+	waitFor(t, "PCM", func() bool {
+		var n int
+		r.core.snapshot(func() { n = len(r.core.pcm) })
+		return n > 0
+	})
+	before := runtime.NumGoroutine()
+	r.core.unplug()
+	waitFor(t, "waiting description", func() bool { return r.description() == "waiting for a CoreS3" })
+	r.core.plug()
+	waitFor(t, "EVENT ready again", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	// The pending approval is restored on the new transport.
+	waitFor(t, "approval.request again", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) >= 2 })
+	r.send(Turn{Role: "assistant", Content: []byte(`"Back again."`)})
+	waitFor(t, "speech after replug", func() bool {
+		var n int
+		r.core.snapshot(func() { n = len(r.core.dones) })
+		return n == 1
+	})
+	if after := runtime.NumGoroutine(); after > before+4 {
+		t.Errorf("goroutines %d → %d after a replug", before, after)
+	}
+	noViolations(t, r.core)
+}
+
+func TestConversationRetriedWithSameID(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true})
+	r.core.plug()
+	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	r.send(buddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 2, Running: 1}})
+	r.send(approvals.PromptAppeared{Prompt: prompt})
+	r.core.send(appevent.NewConversationStart("conversation-a1b2c3d4-1"))
+	r.core.send(appevent.NewConversationStart("conversation-a1b2c3d4-1"))
+	r.core.send(appevent.NewConversationStop("conversation-a1b2c3d4-1"))
+	waitFor(t, "three results", func() bool { return len(eventsOf[appevent.ConversationResult](r.core)) == 3 })
+	res := eventsOf[appevent.ConversationResult](r.core)
+	ok := appevent.NewConversationResult("conversation-a1b2c3d4-1", true, appevent.StateSpeaking, "")
+	if res[0] != ok || res[1] != ok {
+		t.Errorf("results = %+v", res[:2])
+	}
+	if res[2].Success || res[2].State != appevent.StateBlocked || res[2].Error == "" {
+		t.Errorf("other operation with the same id = %+v, want blocked", res[2])
+	}
+	waitFor(t, "the summary spoken", func() bool {
+		var n int
+		r.core.snapshot(func() { n = len(r.core.dones) })
+		return n == 1
+	})
+	joined := ""
+	for _, q := range r.synth.Requests() {
+		joined += q.Text + " "
+	}
+	if !strings.Contains(joined, "Claude has 2 sessions, 1 running.") || !strings.Contains(joined, "approval to run Bash: npm test") {
+		t.Errorf("summary spoken once = %q", joined)
+	}
+	if strings.Count(joined, "Claude has 2 sessions") != 1 {
+		t.Errorf("summary spoken more than once: %q", joined)
+	}
+	// task.status running from the snapshot.
+	waitFor(t, "task.status running", func() bool {
+		ts := eventsOf[appevent.TaskStatus](r.core)
+		return len(ts) > 0 && ts[len(ts)-1].State == appevent.TaskRunning
+	})
+}
+
+func TestConversationWithoutTTSIsBlocked(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps, nil, Options{Synth: noSynth{}})
+	r.core.plug()
+	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	r.core.send(appevent.NewConversationStart("c-1"))
+	waitFor(t, "a result", func() bool { return len(eventsOf[appevent.ConversationResult](r.core)) == 1 })
+	if res := eventsOf[appevent.ConversationResult](r.core)[0]; res.Success || res.State != appevent.StateBlocked || res.Error == "" {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+// noSynth is replaced by nil in newRig's options so the dock has no TTS.
+type noSynth struct{ *tts.Fake }
+
+// runtimeUsage is the process's CPU time (user + system).
+type runtimeUsage struct{ cpu time.Duration }
+
+func (u *runtimeUsage) read() {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		u.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+}
