@@ -11,8 +11,16 @@ import (
 	"os"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/claude-pi/claude-pi/actors/absent"
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
+	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
@@ -43,27 +51,51 @@ func runCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	return serve(ctx, s, stdout, stderr)
 }
 
-// services is the appliance's actor tree. None of the real actors exist
-// yet; each stand-in says what it is waiting for. The order and the
-// dependencies are the real ones: the link before the protocol on it,
-// the protocol before the approvals it carries, approvals before the
-// screens and the dock that show them.
-func services(s settings) []supervisor.Service {
-	svc := func(name, why string, deps ...string) supervisor.Service {
-		return supervisor.Service{Name: name, DependsOn: deps, Policy: s.policies[name], New: absent.New(why)}
+// hardware is what the services drive on this board.
+type hardware struct {
+	board    *sim.Board
+	link     drv.Peripheral
+	security drv.Security
+	// processes lists the services for the status screen; it is filled
+	// in once the tree exists.
+	processes func() []sim.Service
+}
+
+// services is the appliance's actor tree. The order and the dependencies
+// are the real ones: the link before the protocol on it, the protocol
+// before the approvals it carries, approvals before the screens and the
+// dock that show them.
+func services(s settings, hw hardware) []supervisor.Service {
+	svc := func(name string, mk func(*supervisor.Handle) actor.Actor, deps ...string) supervisor.Service {
+		return supervisor.Service{Name: name, DependsOn: deps, Policy: s.policies[name], New: mk}
 	}
 	return []supervisor.Service{
-		svc("ble", fmt.Sprintf("sim link not served yet (nus_listen %s)", s.ble.NUSListen)),
-		svc("buddy", "Buddy protocol actor not built yet", "ble"),
-		svc("approvals", "approvals not built yet: prompts go unanswered", "buddy"),
-		svc("dock", "waiting for a CoreS3 (dock host not built yet)", "approvals"),
-		svc("ui", "sim display shows the status screen (ui actor not built yet)", "approvals"),
-		svc("audio", "no audio output on this board"),
+		svc("ble", bleactor.New(hw.link, bleactor.Config{Name: s.ble.Name, Security: hw.security})),
+		svc("buddy", buddyactor.New(buddyactor.Config{DataDir: s.dataDir, Name: s.ble.Name}), "ble"),
+		svc("approvals", approvals.New(), "buddy"),
+		svc("dock", absent.New("waiting for a CoreS3 (dock host not built yet)"), "approvals"),
+		svc("ui", ui.New(ui.Config{Board: s.board, Display: hw.board.Display, Buttons: hw.board.Buttons,
+			Services: func() []sim.Service { return hw.processes() }}), "approvals"),
+		svc("audio", absent.New("no audio output on this board")),
 	}
 }
 
 // serve runs the appliance on the sim board until ctx ends.
-func serve(ctx context.Context, s settings, stdout, stderr io.Writer) (err error) {
+func serve(ctx context.Context, s settings, stdout, stderr io.Writer) error {
+	return serveWith(ctx, s, stdout, stderr, nil)
+}
+
+// running is the started appliance, handed to serveWith's ready hook so
+// in-process tests can reach the board and the actors.
+type running struct {
+	tree   *supervisor.Tree
+	board  *sim.Board
+	nus    string // the sim link's address
+	webURL string // "off" or http://host:port
+}
+
+// serveWith is serve, calling ready (if not nil) once everything runs.
+func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready func(running)) (err error) {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
 	if err := os.MkdirAll(s.dataDir, 0o750); err != nil {
 		return fmt.Errorf("data_dir: %w", err)
@@ -72,7 +104,20 @@ func serve(ctx context.Context, s settings, stdout, stderr io.Writer) (err error
 	if err != nil {
 		return err
 	}
-	tree, err := supervisor.New(supervisor.Options{Logger: log, Identification: "claude-pi"}, services(s)...)
+	sec, err := drv.ParseSecurity(s.ble.Security)
+	if err != nil {
+		return err
+	}
+	nusLn, err := blesim.Listen(s.ble.NUSListen)
+	if err != nil {
+		return fmt.Errorf("ble.nus_listen: %w (another claude-pi running? choose another with --nus-listen)", err)
+	}
+	link := newSimLink(nusLn, s.ble.NUSListen, blesim.Options{MTU: s.ble.MTU, Logger: log.With("actor", "ble")})
+	defer link.Close()
+	var tree *supervisor.Tree
+	hw := hardware{board: board, link: link, security: sec,
+		processes: func() []sim.Service { return simServices(tree.Processes()) }}
+	tree, err = supervisor.New(supervisor.Options{Logger: log, Identification: "claude-pi"}, services(s, hw)...)
 	if err != nil {
 		return err
 	}
@@ -119,11 +164,7 @@ func serve(ctx context.Context, s settings, stdout, stderr io.Writer) (err error
 		return fmt.Errorf("control_socket: %w", err)
 	}
 
-	state := func() sim.State { return simState(s.board, tree.Processes()) }
-	go sim.ShowStatus(ctx, board.Display, func() sim.StatusScreen {
-		st := state()
-		return sim.StatusScreen{Board: st.Board, Services: st.Services, Now: time.Now()}
-	}, 250*time.Millisecond)
+	state := func() sim.State { return apiState(tree, s.board, stateTimeout) }
 
 	webURL := "off"
 	if s.http != "" {
@@ -145,24 +186,27 @@ func serve(ctx context.Context, s settings, stdout, stderr io.Writer) (err error
 			log.Warn("the sim web page is reachable from the network: anyone who can reach it can press the buttons", "http", s.http)
 		}
 	}
-	log.Info("started", "board", s.board, "data_dir", s.dataDir, "control_socket", s.controlSocket, "web", webURL)
+	log.Info("started", "board", s.board, "data_dir", s.dataDir, "nus", link.Addr(), "control_socket", s.controlSocket, "web", webURL)
 	fmt.Fprintf(stdout, "Claude_Pi on board %s: web %s · supervisorctl -s unix://%s status\n", s.board, webURL, s.controlSocket)
+	fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", link.Addr(), link.Addr())
+	if ready != nil {
+		ready(running{tree: tree, board: board, nus: link.Addr(), webURL: webURL})
+	}
 
 	<-ctx.Done()
 	log.Info("stopping", "cause", context.Cause(ctx))
 	return nil
 }
 
-// simState is /api/state: what the appliance knows. Until the link, the
-// approvals and the dock exist their fields stay null.
-func simState(board string, ps []supervisor.ProcessInfo) sim.State {
-	st := sim.State{Board: board, Services: make([]sim.Service, 0, len(ps))}
+// simServices is the service list as /api/state and the screen show it.
+func simServices(ps []supervisor.ProcessInfo) []sim.Service {
+	out := make([]sim.Service, 0, len(ps))
 	for _, p := range ps {
 		desc := p.Description
 		if desc == "" && p.SpawnErr != "" {
 			desc = p.SpawnErr
 		}
-		st.Services = append(st.Services, sim.Service{Name: p.Name, State: p.State.String(), Description: desc, Since: p.Start})
+		out = append(out, sim.Service{Name: p.Name, State: p.State.String(), Description: desc, Since: p.Start})
 	}
-	return st
+	return out
 }

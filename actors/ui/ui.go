@@ -45,6 +45,8 @@ type GetView struct{}
 type View struct {
 	Prompts []approvals.PromptView
 	Screen  sim.StatusScreen
+	// Link is the last LinkState from the ble service, nil before one.
+	Link *ableactor.LinkState
 	// Presses counts the presses handled by this incarnation, Decisions
 	// those that sent a decision (the rest had nothing to decide).
 	Presses, Decisions int
@@ -127,7 +129,7 @@ func (a *Actor) Receive(c actor.Context) {
 		a.arm()
 	case GetView, *GetView:
 		c.Respond(View{Prompts: append([]approvals.PromptView(nil), a.st.prompts...), Screen: a.screen(),
-			Presses: a.presses, Decisions: a.decisions})
+			Link: a.st.link, Presses: a.presses, Decisions: a.decisions})
 	case supervisor.Reload, *supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
 	default:
