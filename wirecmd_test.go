@@ -5,8 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
 	"strings"
 	"testing"
 
@@ -17,23 +16,7 @@ import (
 // to the repository; a missing folder fails the test.
 func wireContractFrames(t *testing.T) (valid []map[string]any, encoded [][]byte, invalid [][]byte) {
 	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = filepath.Dir(dir)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "..", "shared", "contracts", "stackchan", "test-vectors.json"))
-	if err != nil {
-		t.Fatalf("contract vectors missing: %v", err)
-	}
+	b := contracts.Read(t, "test-vectors.json")
 	var v struct {
 		ValidFrames []struct {
 			Frame      map[string]any `json:"frame"`

@@ -4,37 +4,13 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
 	"testing"
 	"time"
 )
 
-// contract reads a shared contract file from ../shared/contracts/stackchan
-// relative to the directory holding go.mod. The vectors are never copied
-// into the module, so a missing folder fails the test.
-func contract(t testing.TB, name string) []byte {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "..", "shared", "contracts", "stackchan", name))
-	if err != nil {
-		t.Fatalf("contract vectors missing: %v", err)
-	}
-	return b
-}
+// contract reads a shared contract file (see package contracts).
+func contract(t testing.TB, name string) []byte { return contracts.Read(t, name) }
 
 // compact gives the vector's object as one line, keys in file order: the
 // exact bytes our encoder must produce.

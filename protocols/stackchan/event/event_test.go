@@ -5,40 +5,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
 	"strings"
 	"testing"
 
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
-// contract reads a shared contract file. The vectors live outside the module
-// (../shared/contracts/stackchan relative to the directory holding go.mod)
-// and are never copied in, so a missing folder must fail the test.
-func contract(t testing.TB, name string) []byte {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "contracts", "stackchan", name)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("contract vectors missing: %v", err)
-	}
-	return b
-}
+// contract reads a shared contract file (see package contracts).
+func contract(t testing.TB, name string) []byte { return contracts.Read(t, name) }
 
 func ev(id uint16, flags uint16, seq uint32, payload string) wire.Frame {
 	return wire.Frame{Type: wire.TypeEvent, Flags: flags, StreamID: id, Sequence: seq, Payload: []byte(payload)}

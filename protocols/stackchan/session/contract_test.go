@@ -2,8 +2,7 @@ package session
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
 	"testing"
 
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -37,38 +36,10 @@ type contractStep struct {
 	ExpectedSampleRate *uint32         `json:"expectedSampleRate"`
 }
 
-// contractDir finds ../shared/contracts/stackchan relative to the module root.
-func contractDir(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "contracts", "stackchan")
-	if _, err := os.Stat(c); err != nil {
-		t.Fatalf("contract folder missing: %v", err)
-	}
-	return c
-}
-
 func loadMediaContract(t testing.TB) mediaContract {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(contractDir(t), "media-session-v2.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var c mediaContract
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := json.Unmarshal(contracts.Read(t, "media-session-v2.json"), &c); err != nil {
 		t.Fatalf("media-session-v2.json: %v", err)
 	}
 	if c.SchemaVersion != 1 || c.ProtocolVersion != 2 {

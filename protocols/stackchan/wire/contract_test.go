@@ -7,44 +7,13 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
 	"testing"
 )
 
-// contractsDir walks up from the package directory to the one holding
-// go.mod, then to ../shared/contracts/stackchan. A missing folder fails the
-// test: silently skipping the contract would hide a broken checkout.
-func contractsDir(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("contracts: no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "contracts", "stackchan")
-	if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
-		t.Fatalf("contracts: folder %s missing: %v", c, err)
-	}
-	return c
-}
-
 func loadContract(t testing.TB, name string, v any) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(contractsDir(t), name))
-	if err != nil {
-		t.Fatalf("contracts: %v", err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := json.Unmarshal(contracts.Read(t, name), v); err != nil {
 		t.Fatalf("contracts: %s: %v", name, err)
 	}
 }
