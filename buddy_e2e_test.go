@@ -1,0 +1,309 @@
+package main
+
+// End-to-end tests of the Hardware Buddy in sim, in process: the real
+// actor tree from serveWith, its sim NUS link and web API, and the demo
+// desktop (boards/sim/desktop) as the Claude desktop app. Run with -race.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/ui"
+	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// appliance is one in-process claude-pi run on the sim board.
+type appliance struct {
+	running
+	stop func()
+	logs *syncBuffer
+}
+
+func startAppliance(t *testing.T, dataDir string) *appliance {
+	t.Helper()
+	httpAddr := "127.0.0.1:0"
+	c := Config{Board: "sim", DataDir: dataDir, ControlSocket: filepath.Join(t.TempDir(), "s.sock"), HTTP: &httpAddr,
+		BLE: BLEConfig{NUSListen: "127.0.0.1:0"}}
+	s, err := resolve(c, "test.toml", host{getenv: func(string) string { return "" }, home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan running, 1)
+	done := make(chan error, 1)
+	logs := &syncBuffer{}
+	go func() { done <- serveWith(ctx, s, io.Discard, logs, func(r running) { ready <- r }) }()
+	a := &appliance{logs: logs}
+	select {
+	case a.running = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("appliance did not start: %v\n%s", err, logs)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("appliance did not start within 30 s")
+	}
+	var stopped bool
+	a.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("appliance stopped with %v", err)
+		}
+	}
+	t.Cleanup(func() {
+		a.stop()
+		if t.Failed() {
+			t.Logf("appliance log:\n%s", logs)
+		}
+	})
+	return a
+}
+
+func (a *appliance) dial(t *testing.T, opts *desktop.Options) *desktop.Desktop {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d, err := desktop.DialOptions(ctx, a.nus, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func (a *appliance) press(t *testing.T, button string) {
+	t.Helper()
+	resp, err := http.Post(a.webURL+"/api/press/"+button, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("POST /api/press/%s = %d", button, resp.StatusCode)
+	}
+}
+
+// uiView asks the ui service what it shows.
+func (a *appliance) uiView(t *testing.T) ui.View {
+	t.Helper()
+	sys := a.tree.System()
+	r, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "ui"), ui.GetView{}, time.Second).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.(ui.View)
+}
+
+// awaitPrompt waits until the ui can act on prompt id (so a press decides
+// it), and returns it as approvals keeps it.
+func (a *appliance) awaitPrompt(t *testing.T, id string) approvals.PromptView {
+	t.Helper()
+	var pv approvals.PromptView
+	waitUntil(t, 5*time.Second, "prompt on the ui", func() bool {
+		for _, p := range a.uiView(t).Prompts {
+			if p.ID == id && !p.Decided {
+				pv = p
+				return true
+			}
+		}
+		return false
+	})
+	return pv
+}
+
+// apiState is GET /api/state, decoded loosely.
+func (a *appliance) apiState(t *testing.T) map[string]any {
+	t.Helper()
+	resp, err := http.Get(a.webURL + "/api/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// oneDecision waits for exactly one permission line and makes sure no
+// second one follows within quiet.
+func oneDecision(t *testing.T, d *desktop.Desktop, quiet time.Duration) desktop.Permission {
+	t.Helper()
+	var p desktop.Permission
+	select {
+	case p = <-d.Decisions():
+	case <-time.After(5 * time.Second):
+		t.Fatal("no permission line within 5 s")
+	}
+	noDecision(t, d, quiet)
+	return p
+}
+
+func noDecision(t *testing.T, d *desktop.Desktop, quiet time.Duration) {
+	t.Helper()
+	select {
+	case p := <-d.Decisions():
+		t.Fatalf("unexpected permission line %s", p.Line)
+	case <-time.After(quiet):
+	}
+}
+
+// mixedID is 200 characters of mixed Unicode, including the characters a
+// careless encoder would re-escape or cut.
+func mixedID() string {
+	parts := []rune("req_\"quoted\"\\slash/é☃🐸漢字\u2028<&>\t ёж𝄞")
+	var b strings.Builder
+	for i := 0; i < 200; i++ {
+		b.WriteRune(parts[i%len(parts)])
+	}
+	return b.String()
+}
+
+func TestBuddyE2EApprovals(t *testing.T) {
+	a := startAppliance(t, t.TempDir())
+	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: 200 * time.Millisecond, Debounce: 20 * time.Millisecond})
+
+	t.Run("A approves a 200-character Unicode id byte for byte", func(t *testing.T) {
+		id := mixedID()
+		if n := len([]rune(id)); n != 200 {
+			t.Fatalf("id has %d characters", n)
+		}
+		d.SetPrompt(id, "Bash", "go test ./...")
+		a.awaitPrompt(t, id)
+		st := a.apiState(t)
+		if p, _ := st["prompt"].(map[string]any); p == nil || p["id"] != id || p["source"] != "desktop" {
+			t.Errorf("/api/state prompt = %v, want the desktop prompt", st["prompt"])
+		}
+		a.press(t, "A")
+		p := oneDecision(t, d, 300*time.Millisecond)
+		want := buddy.EncodePermission(id, buddy.Once)
+		if string(p.Line)+"\n" != string(want) || p.ID != id {
+			t.Fatalf("permission line\n%s\nwant\n%s", p.Line, want)
+		}
+	})
+
+	t.Run("B denies the second prompt", func(t *testing.T) {
+		d.SetPrompt("req_second", "Write", "docs/README.md")
+		a.awaitPrompt(t, "req_second")
+		a.press(t, "B")
+		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_second" || p.Decision != buddy.Deny {
+			t.Fatalf("got %s, want deny for req_second", p.Line)
+		}
+	})
+
+	t.Run("a press with no prompt sends nothing", func(t *testing.T) {
+		waitUntil(t, 5*time.Second, "no prompt pending", func() bool { return len(a.uiView(t).Prompts) == 0 })
+		before := a.uiView(t)
+		a.press(t, "A")
+		a.press(t, "B")
+		waitUntil(t, 5*time.Second, "presses handled", func() bool { return a.uiView(t).Presses == before.Presses+2 })
+		if v := a.uiView(t); v.Decisions != before.Decisions {
+			t.Errorf("presses with no prompt made %d decisions", v.Decisions-before.Decisions)
+		}
+		noDecision(t, d, 300*time.Millisecond)
+	})
+
+	t.Run("turn events between heartbeats never clear the prompt", func(t *testing.T) {
+		d.SetPrompt("req_turns", "Edit", "auth/cache.go")
+		first := a.awaitPrompt(t, "req_turns")
+		for i := range 20 {
+			if err := d.SendTurn("assistant", []map[string]string{{"type": "text", "text": fmt.Sprint("step ", i)}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Heartbeat(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.SendTurn("user", "a plain string"); err != nil {
+			t.Fatal(err)
+		}
+		after := a.awaitPrompt(t, "req_turns")
+		if !after.Arrived.Equal(first.Arrived) {
+			t.Fatalf("the prompt was re-created (arrived %v, then %v): a turn event cleared it", first.Arrived, after.Arrived)
+		}
+		a.press(t, "A")
+		if p := oneDecision(t, d, 200*time.Millisecond); p.ID != "req_turns" {
+			t.Fatalf("got %s", p.Line)
+		}
+	})
+
+	t.Run("a 70 KiB line is dropped and the next line works", func(t *testing.T) {
+		long := `{"evt":"turn","role":"assistant","content":"` + strings.Repeat("x", 70<<10) + `"}` + "\n"
+		if err := d.SendRaw([]byte(long)); err != nil {
+			t.Fatal(err)
+		}
+		d.SetPrompt("req_after_long", "Bash", "ls")
+		a.awaitPrompt(t, "req_after_long")
+		a.press(t, "A")
+		if p := oneDecision(t, d, 200*time.Millisecond); p.ID != "req_after_long" {
+			t.Fatalf("got %s", p.Line)
+		}
+	})
+
+	t.Run("a button and a CoreS3 tap racing make one decision", func(t *testing.T) {
+		sys := a.tree.System()
+		for i := range 10 {
+			id := fmt.Sprint("req_race_", i)
+			d.SetPrompt(id, "Bash", "make")
+			a.awaitPrompt(t, id)
+			go sys.Root.Send(supervisor.ServicePID(sys, "approvals"),
+				approvals.Decide{Source: "desktop", ID: id, Decision: buddy.Deny, By: "CoreS3"})
+			a.press(t, "A")
+			if p := oneDecision(t, d, 300*time.Millisecond); p.ID != id {
+				t.Fatalf("got %s, want one decision for %s", p.Line, id)
+			}
+		}
+	})
+
+	if c := d.Counters(); c.StatusOK == 0 || c.StatusFailed != 0 {
+		t.Errorf("status polls: %d ok, %d failed strict validation; want all ok", c.StatusOK, c.StatusFailed)
+	}
+}
+
+func TestBuddyE2EDisconnectMidPrompt(t *testing.T) {
+	a := startAppliance(t, t.TempDir())
+	d := a.dial(t, &desktop.Options{StatusEvery: -1})
+	d.SetPrompt("req_lost", "Bash", "rm -rf build")
+	a.awaitPrompt(t, "req_lost")
+	d.Close()
+	waitUntil(t, 5*time.Second, "the prompt gone with the link", func() bool { return len(a.uiView(t).Prompts) == 0 })
+	before := a.uiView(t)
+	a.press(t, "A")
+	waitUntil(t, 5*time.Second, "press handled", func() bool { return a.uiView(t).Presses == before.Presses+1 })
+	if v := a.uiView(t); v.Decisions != before.Decisions {
+		t.Fatal("a press after the link dropped sent a decision")
+	}
+
+	// The desktop reconnects (the sim link serves the next central) and
+	// the same prompt works again.
+	var d2 *desktop.Desktop
+	waitUntil(t, 5*time.Second, "reconnect", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var err error
+		d2, err = desktop.DialOptions(ctx, a.nus, &desktop.Options{StatusEvery: -1})
+		return err == nil
+	})
+	defer d2.Close()
+	d2.SetPrompt("req_lost", "Bash", "rm -rf build")
+	a.awaitPrompt(t, "req_lost")
+	a.press(t, "A")
+	if p := oneDecision(t, d2, 200*time.Millisecond); p.ID != "req_lost" || p.Decision != buddy.Once {
+		t.Fatalf("after reconnect got %s", p.Line)
+	}
+}
