@@ -27,7 +27,8 @@ func requestID(source, id string) string {
 	if len(plain) <= maxRequestID && isPlainASCII(plain) {
 		return plain
 	}
-	sum := sha256.Sum256([]byte(source + "\x00" + id))
+	// Length-prefixed so ("a", "b:c") and ("a:b", "c") differ.
+	sum := sha256.Sum256([]byte(strconv.Itoa(len(source)) + ":" + source + id))
 	return "approval-" + hex.EncodeToString(sum[:16])
 }
 

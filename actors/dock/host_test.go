@@ -1,0 +1,227 @@
+package dock
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/session"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+)
+
+func testHost() *host {
+	return newHost(hostConfig{speakPrompts: true, speakAssistant: true, speakConversation: true,
+		hasTTS: true, assistantMax: 200, token: "t", log: slog.New(slog.DiscardHandler)})
+}
+
+// sent parses what the host wrote.
+func sent(t testing.TB, h *host) []wire.Frame {
+	t.Helper()
+	var p wire.Parser
+	p.Feed(h.takeTx())
+	var out []wire.Frame
+	for f, ok := p.Next(); ok; f, ok = p.Next() {
+		f.Payload = append([]byte(nil), f.Payload...)
+		out = append(out, f)
+	}
+	return out
+}
+
+func ack(caps wire.Caps, max uint32) wire.Frame {
+	return wire.HelloAckFrame(0, wire.HelloPayload{MaxPayload: max, Caps: caps})
+}
+
+func TestRequestID(t *testing.T) {
+	tests := []struct {
+		source, id, want string
+	}{
+		{"desktop", "toolu_01", "approval-desktop-toolu_01"},
+		{"cli:a", "x y", requestID("cli:a", "x y")}, // space: hashed
+	}
+	for _, tt := range tests {
+		if got := requestID(tt.source, tt.id); got != tt.want {
+			t.Errorf("requestID(%q, %q) = %q, want %q", tt.source, tt.id, got, tt.want)
+		}
+	}
+	long := requestID("desktop", strings.Repeat("ü", 200))
+	if len(long) > maxRequestID || long != requestID("desktop", strings.Repeat("ü", 200)) {
+		t.Errorf("long id %q: not bounded or not stable", long)
+	}
+	if requestID("a", "b\x00c") == requestID("a\x00b", "c") || strings.Contains(requestID("cli:a", "x y"), " ") {
+		t.Error("hashed ids collide or keep spaces")
+	}
+}
+
+func TestKindAndResolvedMessage(t *testing.T) {
+	kinds := map[string]appevent.ApprovalKind{"Bash": appevent.KindCommand, "Edit": appevent.KindFileChange,
+		"Write": appevent.KindFileChange, "MultiEdit": appevent.KindFileChange, "NotebookEdit": appevent.KindFileChange,
+		"WebFetch": appevent.KindCommand}
+	for tool, want := range kinds {
+		if got := kindFor(tool); got != want {
+			t.Errorf("kindFor(%q) = %q, want %q", tool, got, want)
+		}
+	}
+	msgs := []struct {
+		how  approvals.Resolution
+		by   string
+		want string
+	}{
+		{approvals.ApprovedHere, "Claude_Pi", "approved on Claude_Pi"},
+		{approvals.DeniedHere, "CoreS3", "denied on CoreS3"},
+		{approvals.ApprovedHere, "voice", "approved by voice"},
+		{approvals.AnsweredElsewhere, "", "answered on the desktop"},
+		{approvals.Gone, "", "desktop disconnected"},
+	}
+	for _, m := range msgs {
+		if got := resolvedMessage(m.how, m.by); got != m.want {
+			t.Errorf("resolvedMessage(%v, %q) = %q, want %q", m.how, m.by, got, m.want)
+		}
+	}
+}
+
+func TestAssistantText(t *testing.T) {
+	tests := []struct{ content, want string }{
+		{`[{"type":"text","text":"Done. Tests pass. Anything else?"}]`, "Done. Tests pass."},
+		{`[{"type":"tool_use","name":"Bash"}]`, ""},
+		{`"Plain **string** content."`, "Plain string content."},
+		{`{"broken"`, ""},
+	}
+	for _, tt := range tests {
+		if got := assistantText([]byte(tt.content), 200); got != tt.want {
+			t.Errorf("assistantText(%s) = %q, want %q", tt.content, got, tt.want)
+		}
+	}
+	if got := shorten(strings.Repeat("word ", 100), 20); len([]rune(got)) > 21 || !strings.HasSuffix(got, "…") {
+		t.Errorf("shorten = %q", got)
+	}
+}
+
+func TestHandshake(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	tests := []struct {
+		name    string
+		ack     wire.Frame
+		wantErr bool
+		event   bool
+	}{
+		{"release firmware", ack(wire.FirmwareCaps, 4096), false, true},
+		{"without EVENT", ack(wire.FirmwareCaps&^wire.CapEvent, 4096), false, false},
+		{"without 24 kHz", ack(wire.FirmwareCaps&^wire.CapSpeaker24k, 4096), true, false},
+		{"max too small", ack(wire.FirmwareCaps, 639), true, false},
+		{"on stream 1", wire.ControlFrame(wire.CtrlHelloAck, 1, 0, 0, wire.HelloPayload{MaxPayload: 4096, Caps: wire.FirmwareCaps}.Append(nil)), true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := testHost()
+			h.attach(t0)
+			if fs := sent(t, h); len(fs) != 1 || fs[0].Flags != uint16(wire.CtrlHello) {
+				t.Fatalf("attach sent %v, want one HELLO", fs)
+			}
+			h.frame(tt.ack, t0.Add(10*time.Millisecond))
+			var closed bool
+			for _, e := range h.takeEffects() {
+				_, closed = e.(closeOut)
+			}
+			if closed != tt.wantErr || h.eventReady() != tt.event {
+				t.Errorf("closed %v ready %v, want %v %v", closed, h.eventReady(), tt.wantErr, tt.event)
+			}
+		})
+	}
+}
+
+func TestHelloResendAndGiveUp(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	h := testHost()
+	h.attach(t0)
+	n := len(sent(t, h))
+	for now := t0; now.Before(t0.Add(helloGiveUp)); now = now.Add(100 * time.Millisecond) {
+		h.tick(now)
+		n += len(sent(t, h))
+	}
+	if n != 16 {
+		t.Errorf("%d HELLOs in 8 s, want 16 (every 500 ms)", n)
+	}
+	h.tick(t0.Add(helloGiveUp))
+	e := h.takeEffects()
+	if len(e) != 1 || !errors.Is(e[0].(closeOut).Err, errHandshakeTimeout) {
+		t.Errorf("effects after 8 s = %v", e)
+	}
+}
+
+func TestLaterHelloAckDropsSessions(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	h := testHost()
+	h.attach(t0)
+	h.frame(ack(wire.FirmwareCaps, 4096), t0)
+	h.mirror.appeared(h, prompt, t0, false)
+	sent(t, h)
+	h.frame(ack(wire.FirmwareCaps, 4096), t0.Add(500*time.Millisecond)) // duplicate: ignored
+	if fs := sent(t, h); len(fs) != 0 {
+		t.Errorf("duplicate HELLO_ACK within 1 s re-sent %d frames", len(fs))
+	}
+	h.frame(ack(wire.FirmwareCaps, 4096), t0.Add(2*time.Second)) // firmware reset
+	var reqs, tasks int
+	for _, f := range sent(t, h) {
+		if ev, err := appevent.Decode(f.Payload); err == nil {
+			switch ev.(type) {
+			case appevent.ApprovalRequest:
+				reqs++
+			case appevent.TaskStatus:
+				tasks++
+			}
+		}
+	}
+	if reqs != 1 || tasks != 1 {
+		t.Errorf("after a new HELLO_ACK: %d approval.request, %d task.status; want 1 and 1", reqs, tasks)
+	}
+}
+
+// BenchmarkSpeakSecond measures the host's CPU cost of sending one second of
+// 24 kHz speech (48,000 bytes of PCM in 80 ms frames) to an in-process
+// session.Dock that grants credit and plays out.
+func BenchmarkSpeakSecond(b *testing.B) {
+	pcm := make([]byte, 48000)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(pcm)))
+	t0 := time.Unix(1000, 0)
+	for b.Loop() {
+		h := testHost()
+		h.attach(t0)
+		h.frame(ack(wire.FirmwareCaps, 4096), t0)
+		h.takeTx()
+		var dock session.Dock
+		h.speech.say(h, utterance{kind: sayAssistant, text: "One second."}, t0)
+		h.takeEffects()
+		h.speech.synthDone(h, h.speech.cur.id, 0, pcm, nil, t0)
+		now := t0
+		for h.speech.cur != nil {
+			var p wire.Parser
+			p.Feed(h.takeTx())
+			var replies []session.Reply
+			for f, ok := p.Next(); ok; f, ok = p.Next() {
+				var o session.Outcome
+				if f.Type == wire.TypeSpeakerPCM {
+					o = dock.SpeakerPCM(f.StreamID, f.SampleRate, f.Sequence, len(f.Payload))
+				} else if code, _ := f.Control(); code != wire.CtrlStatus {
+					o, _ = dock.Control(code, f.StreamID, f.SampleRate, f.Payload)
+				}
+				replies = append(replies, o.Replies...)
+			}
+			now = now.Add(20 * time.Millisecond)
+			replies = append(replies, dock.Advance(20*time.Millisecond).Replies...)
+			for _, r := range replies {
+				switch r.Code {
+				case wire.CtrlSpeakerCredit:
+					h.speech.credit(h, r.StreamID, r.Value, now)
+				case wire.CtrlSpeakerDone:
+					h.speech.done(h, r.StreamID, now)
+				}
+			}
+			h.speech.flush(h, now)
+		}
+	}
+}
