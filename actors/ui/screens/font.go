@@ -170,7 +170,7 @@ func (fs *fonts) text(dst draw.Image, x, y int, st Style, size float64, c color.
 
 // tofu outlines a box where a glyph is missing.
 func tofu(dst draw.Image, dot fixed.Point26_6, adv, asc fixed.Int26_6, c color.Color) {
-	x0, x1 := dot.X.Round()+1, (dot.X + adv).Round()-2
+	x0, x1 := dot.X.Round()+1, (dot.X+adv).Round()-2
 	y0, y1 := (dot.Y - asc*3/4).Round(), dot.Y.Round()
 	for x := x0; x <= x1; x++ {
 		dst.Set(x, y0, c)

@@ -82,6 +82,29 @@ func TestScreenshots(t *testing.T) {
 			f.Close()
 		}
 	}
+	// A sheet of the built-in character: one column per persona, four
+	// frames down.
+	c := &BuiltIn{}
+	sheet := image.NewRGBA(image.Rect(0, 0, 120*len(Personas), 120*4))
+	clear(sheet, sheet.Bounds(), bg)
+	for i, p := range Personas {
+		for f := range 4 {
+			box := image.Rect(120*i, 120*f, 120*i+120, 120*f+120)
+			c.Draw(sheet, box, p, time.Duration(f*2)*c.Interval(p))
+		}
+	}
+	name := filepath.Join(dir, "characters.png")
+	if *updateShots {
+		name = "testdata/screenshots/characters.png"
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, sheet); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("screenshots in %s", dir)
 }
 
