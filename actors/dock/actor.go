@@ -261,7 +261,9 @@ func (a *Actor) lost(err error, now time.Time) {
 	}
 	a.closePort()
 	a.host.detach(now)
-	if a.opts.Port != "" {
+	if a.device != nil {
+		// Still listed (or a --dock-port path): a reset or a transient
+		// error, so reopen rather than wait for a Plugged that never comes.
 		a.retryLater()
 	}
 }

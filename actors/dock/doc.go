@@ -1,0 +1,18 @@
+// Package dock is the "dock" service: the USB host of an M5Stack CoreS3
+// running Stack-chan dock firmware (spec shared/specs/stackchan-dock-protocol.md,
+// host duties §19).
+//
+// The pure host type does the protocol: the HELLO handshake (our HELLO is
+// exactly the contract's codex-dock-host payload, 0xF27 / 4096, resent every
+// 500 ms for 8 s; the firmware must have 0x227), the approvals mirror
+// (approval.request/presented/response/resolved/suspended), task.status,
+// STATUS icons, the speech queue over session.SpeakerSender and the
+// conversation.start/stop result cache. Captions and rates are gated on the
+// firmware's bits: SPEAKER_TEXT (bit 6) is not in our HELLO because the
+// contract pins the HELLO payload and the firmware never looks at the host's
+// bit 6. Firmware without EVENT is accepted audio-only.
+//
+// The Actor owns the serial port, a reader goroutine, the hotplug watcher,
+// TTS goroutines and one timer; they only send messages to the actor, and
+// all are cancelled on Stopping and awaited on Stopped.
+package dock
