@@ -22,6 +22,26 @@ import (
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
+// poll waits for ok, checking every 2 ms: waitUntil's 200 ms would
+// dominate the latencies measured here.
+func poll(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// linkDown waits until the appliance has seen the central go, so the next
+// dial is not refused as a second central.
+func (a *appliance) linkDown(t *testing.T) {
+	t.Helper()
+	poll(t, 5*time.Second, "the link to drop", func() bool { l := a.uiView(t).Link; return l != nil && !l.Connected })
+}
+
 // appliance is one in-process claude-pi run on the sim board.
 type appliance struct {
 	running
@@ -113,7 +133,7 @@ func (a *appliance) uiView(t *testing.T) ui.View {
 func (a *appliance) awaitPrompt(t *testing.T, id string) approvals.PromptView {
 	t.Helper()
 	var pv approvals.PromptView
-	waitUntil(t, 5*time.Second, "prompt on the ui", func() bool {
+	poll(t, 5*time.Second, "prompt on the ui", func() bool {
 		for _, p := range a.uiView(t).Prompts {
 			if p.ID == id && !p.Decided {
 				pv = p
@@ -207,11 +227,11 @@ func TestBuddyE2EApprovals(t *testing.T) {
 	})
 
 	t.Run("a press with no prompt sends nothing", func(t *testing.T) {
-		waitUntil(t, 5*time.Second, "no prompt pending", func() bool { return len(a.uiView(t).Prompts) == 0 })
+		poll(t, 5*time.Second, "no prompt pending", func() bool { return len(a.uiView(t).Prompts) == 0 })
 		before := a.uiView(t)
 		a.press(t, "A")
 		a.press(t, "B")
-		waitUntil(t, 5*time.Second, "presses handled", func() bool { return a.uiView(t).Presses == before.Presses+2 })
+		poll(t, 5*time.Second, "presses handled", func() bool { return a.uiView(t).Presses == before.Presses+2 })
 		if v := a.uiView(t); v.Decisions != before.Decisions {
 			t.Errorf("presses with no prompt made %d decisions", v.Decisions-before.Decisions)
 		}
@@ -281,10 +301,11 @@ func TestBuddyE2EDisconnectMidPrompt(t *testing.T) {
 	d.SetPrompt("req_lost", "Bash", "rm -rf build")
 	a.awaitPrompt(t, "req_lost")
 	d.Close()
-	waitUntil(t, 5*time.Second, "the prompt gone with the link", func() bool { return len(a.uiView(t).Prompts) == 0 })
+	a.linkDown(t)
+	poll(t, 5*time.Second, "the prompt gone with the link", func() bool { return len(a.uiView(t).Prompts) == 0 })
 	before := a.uiView(t)
 	a.press(t, "A")
-	waitUntil(t, 5*time.Second, "press handled", func() bool { return a.uiView(t).Presses == before.Presses+1 })
+	poll(t, 5*time.Second, "press handled", func() bool { return a.uiView(t).Presses == before.Presses+1 })
 	if v := a.uiView(t); v.Decisions != before.Decisions {
 		t.Fatal("a press after the link dropped sent a decision")
 	}
@@ -292,7 +313,7 @@ func TestBuddyE2EDisconnectMidPrompt(t *testing.T) {
 	// The desktop reconnects (the sim link serves the next central) and
 	// the same prompt works again.
 	var d2 *desktop.Desktop
-	waitUntil(t, 5*time.Second, "reconnect", func() bool {
+	poll(t, 5*time.Second, "reconnect", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
