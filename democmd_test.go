@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDemoCommandErrors(t *testing.T) {
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"demo", "--script", "nope"}, `--script "nope"`},
+		{[]string{"demo", "surplus"}, `unexpected argument "surplus"`},
+		{[]string{"demo", "--bogus"}, "flag provided but not defined"},
+		{[]string{"demo", "--nus", "127.0.0.1:1"}, "--nus-listen 127.0.0.1:1"},
+	}
+	for _, tt := range tests {
+		var out, errb syncBuffer
+		err := run(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%v: err = %v, want it to contain %q", tt.args, err, tt.wantErr)
+		}
+	}
+	var out syncBuffer
+	if err := run(context.Background(), []string{"help", "demo"}, strings.NewReader(""), &out, &out); err != nil || !strings.Contains(out.String(), "-script") {
+		t.Errorf("help demo: %v\n%s", err, out.String())
+	}
+}
+
+// TestDemoPlaysAgainstTheAppliance runs `claude-pi demo` against the
+// in-process appliance and answers its first prompt with the A button.
+func TestDemoPlaysAgainstTheAppliance(t *testing.T) {
+	a := startAppliance(t, t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"demo", "--nus", a.nus, "--script", "prompts"}, strings.NewReader(""), &out, &errb)
+	}()
+	poll(t, 10*time.Second, "the demo's first prompt on the ui", func() bool { return len(a.uiView(t).Prompts) == 1 })
+	a.press(t, "A")
+	poll(t, 10*time.Second, "the demo to report the decision", func() bool { return strings.Contains(out.String(), `device said "once"`) })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("demo ended with %v", err)
+	}
+	for _, want := range []string{"connected to " + a.nus, "session started", "prompt toolu_demo_1_1: Bash", "decisions received"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
