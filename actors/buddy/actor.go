@@ -231,6 +231,10 @@ func (a *Actor) perform(effs []effect) {
 			a.saveStats(e.s, a.cfg.Now())
 		case saveIdentity:
 			a.saveIdentity(e.id)
+		case publishTurn:
+			for _, p := range *a.subs {
+				a.system.Root.Send(p, Turn{Event: e.ev})
+			}
 		}
 	}
 }

@@ -24,6 +24,11 @@ type Subscribe struct{ PID *actor.PID }
 // Unsubscribe removes a PID registered with Subscribe.
 type Unsubscribe struct{ PID *actor.PID }
 
+// Turn is one transcript message from the desktop ({"evt":"turn"}), sent
+// to every subscriber: the dock speaks assistant text, the UI may show it.
+// It never changes the prompt or the snapshot.
+type Turn struct{ Event pbuddy.TurnEvent }
+
 // Progress is a running folder push, as the screen shows it.
 type Progress = folderpush.Progress
 

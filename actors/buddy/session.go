@@ -31,6 +31,7 @@ type (
 	unpairBonds  struct{}                           // ble.Unpair, after the ack
 	saveStats    struct{ s stats.Stats }            // persist atomically, then statsSaved
 	saveIdentity struct{ id identity }              // persist owner/name/pack
+	publishTurn  struct{ ev pbuddy.TurnEvent }      // to subscribers, as Turn
 )
 
 func (sendLine) isEffect()     {}
@@ -39,6 +40,7 @@ func (setPrompts) isEffect()   {}
 func (unpairBonds) isEffect()  {}
 func (saveStats) isEffect()    {}
 func (saveIdentity) isEffect() {}
+func (publishTurn) isEffect()  {}
 
 // identity is what the desktop told us to remember.
 type identity struct {
@@ -114,9 +116,12 @@ func (s *session) line(data []byte, now time.Time) []effect {
 	case pbuddy.TimeSync:
 		s.clock = &DesktopClock{Epoch: m.Epoch, Offset: m.Offset, Received: now}
 		s.changed = true
-	case pbuddy.TurnEvent, pbuddy.OtherEvent, pbuddy.Keepalive, pbuddy.Ack:
-		// Liveness only. A turn event must never touch the prompt
-		// (spec §12.1), and the desktop never sends acks.
+	case pbuddy.TurnEvent:
+		// A turn event must never touch the prompt (spec §12.1); it only
+		// goes on to whoever speaks or shows the transcript.
+		return []effect{publishTurn{m}}
+	case pbuddy.OtherEvent, pbuddy.Keepalive, pbuddy.Ack:
+		// Liveness only; the desktop never sends acks.
 	}
 	return nil
 }

@@ -143,8 +143,13 @@ func TestSessionPromptsAndTurnEvents(t *testing.T) {
 	if len(p) != 1 || !p[0].LinkUp || len(p[0].Prompts) != 1 || p[0].Prompts[0].ID != "req_1" || p[0].Prompts[0].Tool != "Bash" || !p[0].Prompts[0].Arrived.Equal(t0) {
 		t.Fatalf("SetPrompts = %+v", p)
 	}
-	if effs := s.line([]byte(`{"evt":"turn","role":"assistant","content":[{"type":"text","text":"hi"}]}`), t0.Add(time.Second)); len(effs) != 0 {
-		t.Fatalf("turn event effects = %#v", effs)
+	// A turn event goes on to subscribers and does nothing else.
+	effs := s.line([]byte(`{"evt":"turn","role":"assistant","content":[{"type":"text","text":"hi"}]}`), t0.Add(time.Second))
+	if len(effs) != 1 {
+		t.Fatalf("turn event effects = %#v, want only publishTurn", effs)
+	}
+	if pt, ok := effs[0].(publishTurn); !ok || pt.ev.Role != "assistant" || !strings.Contains(string(pt.ev.Content), `"hi"`) {
+		t.Fatalf("turn event effect = %#v", effs[0])
 	}
 	if st := s.state(); st.Snapshot.Prompt == nil || st.Snapshot.Prompt.ID != "req_1" {
 		t.Fatal("turn event cleared the prompt")

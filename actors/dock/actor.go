@@ -111,6 +111,8 @@ func (a *Actor) Receive(c actor.Context) {
 	case approvals.PromptDecided, approvals.DecideResult:
 	case buddy.State:
 		a.buddyState(m, now)
+	case buddy.Turn:
+		a.turn(Turn(m.Event), now)
 	case Turn:
 		a.turn(m, now)
 

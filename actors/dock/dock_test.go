@@ -282,7 +282,7 @@ func TestSpeechInSmallCreditSteps(t *testing.T) {
 	var ru0 runtimeUsage
 	ru0.read()
 	text := "First sentence is here " + strings.Repeat("and it goes on ", 20) + ". Second one follows " + strings.Repeat("with more words ", 20) + "! And a third?"
-	r.send(Turn{Role: "assistant", Content: []byte(`[{"type":"text","text":"` + text + `"}]`)})
+	r.send(buddy.Turn{Event: pbuddy.TurnEvent{Role: "assistant", Content: []byte(`[{"type":"text","text":"` + text + `"}]`)}})
 	waitFor(t, "SPEAKER_DONE", func() bool {
 		var n int
 		r.core.snapshot(func() { n = len(r.core.dones) })

@@ -46,9 +46,9 @@ type Options struct {
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
-// Turn is a transcript message from the desktop (the buddy actor forwards
-// every turn event it receives). Assistant text is spoken, shortened, unless
-// MuteAssistant.
+// Turn is a transcript message from the desktop. The buddy actor publishes
+// every turn event to its subscribers as buddy.Turn, which the dock treats
+// as this. Assistant text is spoken, shortened, unless MuteAssistant.
 type Turn pbuddy.TurnEvent
 
 // GetState asks for the dock's State (answered with Respond), for
