@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# arm64-debs.sh DIR: puts Debian bookworm's arm64 kernel (vmlinuz) and a
+# static arm64 busybox in DIR, for the tiny-initramfs QEMU boot. Uses a
+# private apt state (the host's apt configuration and architectures are left
+# alone) and keeps the .debs, so later runs download nothing.
+set -euo pipefail
+dir=$1
+mirror=${MIRROR:-http://deb.debian.org/debian}
+mkdir -p "$dir"
+[ -s "$dir/vmlinuz" ] && [ -x "$dir/busybox" ] && exit 0
+
+apt_dir="$dir/apt"
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/etc/preferences.d" "$apt_dir/etc/apt.conf.d"
+: > "$apt_dir/status"
+echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main" > "$apt_dir/sources.list"
+apt=(-q -o APT::Architecture=arm64 -o APT::Architectures::=arm64
+	-o Dir::State="$apt_dir" -o Dir::State::Lists="$apt_dir/lists" -o Dir::State::status="$apt_dir/status"
+	-o Dir::Cache="$apt_dir" -o Dir::Etc::SourceList="$apt_dir/sources.list" -o Dir::Etc::SourceParts="$apt_dir/etc"
+	-o Dir::Etc::Preferences="$apt_dir/etc/preferences" -o Dir::Etc::PreferencesParts="$apt_dir/etc/preferences.d"
+	-o Dir::Etc::Parts="$apt_dir/etc/apt.conf.d" -o Debug::NoLocking=1 -o Acquire::Languages=none -o APT::Sandbox::User=root)
+apt-get "${apt[@]}" update >/dev/null
+kpkg=$(apt-cache "${apt[@]}" depends linux-image-arm64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*-arm64\)$/\1/p' | head -n1)
+[ -n "$kpkg" ] || { echo "arm64-debs: cannot resolve linux-image-arm64" >&2; exit 1; }
+(cd "$apt_dir/archives" && apt-get "${apt[@]}" download busybox-static "$kpkg" >/dev/null)
+x=$(mktemp -d)
+trap 'rm -rf "$x"' EXIT
+for deb in "$apt_dir"/archives/busybox-static_*.deb "$apt_dir"/archives/"$kpkg"_*.deb; do
+	dpkg-deb -x "$deb" "$x"
+done
+cp "$x/bin/busybox" "$dir/busybox.new" && mv "$dir/busybox.new" "$dir/busybox"
+cp "$(ls "$x"/boot/vmlinuz-* | head -n1)" "$dir/vmlinuz.new" && mv "$dir/vmlinuz.new" "$dir/vmlinuz"
+echo "arm64-debs: $kpkg, $(basename "$(ls "$apt_dir"/archives/busybox-static_*.deb)")"

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The image's fast test (run by .ci/run): the assembler on a tiny tree
+# (partition table, FAT and ext4 contents, reproducibility), the overlay's
+# scripts and config, and a tiny-initramfs boot of the arm64 claude-pi under
+# qemu-system-aarch64 -M virt. Ends with "image: N passed, M failed".
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+image=$(cd "$here/.." && pwd)
+repo=$(cd "$image/.." && pwd)
+# shellcheck source=../lib/common.sh
+. "$image/lib/common.sh"
+cache=${CLAUDE_PI_IMAGE_CACHE:-/var/tmp/claude-pi-image-cache}
+export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok   $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+# check NAME CMD...: one test, passing when CMD succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@" > "$work/check.out" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/     /' "$work/check.out" | head -n 20; fi
+}
+finish() {
+	echo "image: $passed passed, $failed failed"
+	[ "$failed" = 0 ]
+	exit
+}
+
+ensure_packages mtools dosfstools e2fsprogs fdisk qemu-system-arm xz-utils zstd bmap-tools cpio ||
+	{ bad "install prerequisites with apt"; finish; }
+work=$(mktemp -d /var/tmp/claude-pi-image-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# ---- assembler -------------------------------------------------------
+tree() { # tree DIR: a tiny rootfs and boot partition
+	local d=$1
+	mkdir -p "$d/root/etc" "$d/root/usr/bin" "$d/root/my dir" "$d/root/boot/firmware" "$d/root/home/pi" \
+		"$d/boot/overlays"
+	echo claude-pi > "$d/root/etc/hostname"
+	printf '#!/bin/sh\necho hi\n' > "$d/root/usr/bin/hello"
+	chmod 0755 "$d/root/usr/bin/hello"
+	echo shared > "$d/root/etc/linked"
+	ln "$d/root/etc/linked" "$d/root/usr/bin/linked"
+	ln -s ../etc/hostname "$d/root/usr/bin/hostname-link"
+	echo spaced > "$d/root/my dir/file x"
+	echo mine > "$d/root/home/pi/owned"
+	chown 1000:1000 "$d/root/home/pi/owned"
+	chmod 0600 "$d/root/home/pi/owned"
+	echo "must not reach ext4" > "$d/root/boot/firmware/kernel.img"
+	head -c 300000 /dev/urandom > "$d/root/usr/bin/blob"
+	printf 'arm_64bit=1\nenable_uart=1\n' > "$d/boot/config.txt"
+	echo "console=tty0 root=LABEL=RASPIROOT rw rootwait" > "$d/boot/cmdline.txt"
+	echo 'board = "sim"' > "$d/boot/claude-pi.toml"
+	head -c 70000 /dev/urandom > "$d/boot/overlays/hifiberry-dac.dtbo"
+	cp "$d/root/usr/bin/blob" "$d/boot/vmlinuz-6.1.0-test-arm64"
+}
+export SOURCE_DATE_EPOCH=1700000000
+tree "$work/a"
+log "assembling a tiny image"
+if ! "$image/assemble" --boot "$work/a/boot" --root "$work/a/root" --exclude-root boot/firmware \
+	--boot-mib 64 --pow2 "$work/a.img" > "$work/assemble.log" 2>&1; then
+	bad "assemble a tiny image"; cat "$work/assemble.log"; finish
+fi
+ok "assemble a tiny image"
+img=$work/a.img
+check "image size is a power of two" bash -c 's=$(stat -c %s "$1"); [ $((s & (s - 1))) = 0 ]' _ "$img"
+check "excluded boot/firmware files are put back in the input" test -f "$work/a/root/boot/firmware/kernel.img"
+
+sfdisk -J "$img" > "$work/pt.json" 2>&1
+pt() { python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["partitiontable"]; print(eval(sys.argv[2]))' "$work/pt.json" "$1"; }
+check "MBR with the fixed disk id" test "$(pt 't["label"], t["id"]')" = "('dos', '0x5ca1ab1e')"
+check "partition 1: FAT32 LBA, bootable, at 1 MiB, 64 MiB" \
+	test "$(pt '[(p["start"], p["size"], p["type"], p.get("bootable", False)) for p in t["partitions"]][0]')" = "(2048, 131072, 'c', True)"
+check "partition 2: Linux, right after, to the end" \
+	test "$(pt '[(p["start"], p["type"], p["start"] + p["size"]) for p in t["partitions"]][1]')" = "(133120, '83', $(($(stat -c %s "$img") / 512)))"
+
+fat="$img@@1M"
+export MTOOLS_SKIP_CHECK=1
+check "FAT label RASPIFIRM" bash -c 'minfo -i "$1" :: | grep -q "volume label=RASPIFIRM"' _ "$fat"
+check "FAT is FAT32" bash -c 'minfo -i "$1" :: | grep -q "disk type=\"FAT32"' _ "$fat"
+for f in config.txt cmdline.txt claude-pi.toml overlays/hifiberry-dac.dtbo vmlinuz-6.1.0-test-arm64; do
+	check "FAT has $f, same bytes" bash -c 'mtype -i "$1" "::/$2" | cmp - "$3"' _ "$fat" "$f" "$work/a/boot/$f"
+done
+
+off=$((133120 * 512))
+ext="$img?offset=$off"
+dfs() { debugfs -R "$1" "$ext" 2>/dev/null; }
+check "ext4 label RASPIROOT, fixed UUID" bash -c 'dumpe2fs -h "$1" 2>/dev/null | grep -q "volume name: *RASPIROOT" &&
+	dumpe2fs -h "$1" 2>/dev/null | grep -q "UUID: *5ca1ab1e-c1a0-4de0-8e00-000000000002"' _ "$ext"
+check "ext4 is clean (e2fsck -fn)" e2fsck -fn "$ext"
+check "ext4 file content" test "$(dfs 'cat /etc/hostname')" = claude-pi
+check "ext4 file with a space in its path" test "$(dfs 'cat "/my dir/file x"')" = spaced
+check "ext4 keeps modes" bash -c 'debugfs -R "stat /usr/bin/hello" "$1" 2>/dev/null | grep -q "Mode:  0755"' _ "$ext"
+check "ext4 keeps owners" bash -c 'debugfs -R "stat /home/pi/owned" "$1" 2>/dev/null | grep -q "User:  1000   Group:  1000"' _ "$ext"
+check "ext4 keeps hard links" bash -c 'debugfs -R "stat /etc/linked" "$1" 2>/dev/null | grep -q "Links: 2"' _ "$ext"
+check "ext4 keeps symlinks" bash -c 'debugfs -R "stat /usr/bin/hostname-link" "$1" 2>/dev/null | grep -q "Fast link dest: \"../etc/hostname\""' _ "$ext"
+check "ext4 blob, same bytes" bash -c 'debugfs -R "cat /usr/bin/blob" "$1" 2>/dev/null | cmp - "$2"' _ "$ext" "$work/a/root/usr/bin/blob"
+check "ext4 /boot/firmware is an empty mount point" test "$(dfs 'ls -p /boot/firmware' | grep -c '^/')" = 2
+check "ext4 times are SOURCE_DATE_EPOCH" bash -c 'debugfs -R "stat /usr/bin/hello" "$1" 2>/dev/null | grep -E "^ *(a|c|m)time:" | grep -vc "0x6553f100" | grep -qx 0' _ "$ext"
+
+# Same input, made elsewhere at another time with other host times: the
+# same bytes.
+sleep 1
+tree "$work/b"
+cp "$work/a/root/usr/bin/blob" "$work/b/root/usr/bin/blob"
+cp "$work/a/root/usr/bin/blob" "$work/b/boot/vmlinuz-6.1.0-test-arm64"
+cp "$work/a/boot/overlays/hifiberry-dac.dtbo" "$work/b/boot/overlays/"
+cat "$work/b/root/etc/hostname" > /dev/null
+"$image/assemble" --boot "$work/b/boot" --root "$work/b/root" --exclude-root boot/firmware \
+	--boot-mib 64 --pow2 "$work/b.img" > "$work/assemble-b.log" 2>&1 || { bad "assemble again"; cat "$work/assemble-b.log"; }
+check "reproducible: same input, same SHA-256" test "$(sha256sum < "$work/a.img")" = "$(sha256sum < "$work/b.img")"
+check "bmaptool maps the image" bmaptool -q create -o "$work/a.bmap" "$work/a.img"
+
+# ---- the overlay -----------------------------------------------------
+for s in "$image/build" "$image/assemble" "$image/lib/customize" "$image"/rootfs/usr/lib/claude-pi/* \
+	"$image/rootfs/etc/initramfs-tools/hooks/claude-pi-root"; do
+	check "shell syntax: ${s#"$image"/}" bash -n "$s"
+done
+check "D-Bus policy is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
+	"$image/rootfs/etc/dbus-1/system.d/claude-pi.conf"
+
+# ---- arm64 claude-pi on a tiny initramfs -----------------------------
+log "arm64 claude-pi, kernel and busybox"
+(cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -trimpath -buildvcs=false \
+	-ldflags "-s -w -X main.version=fasttest" -o "$work/claude-pi" .) > "$work/go.log" 2>&1 ||
+	{ bad "build the arm64 claude-pi"; cat "$work/go.log"; finish; }
+bash "$here/arm64-debs.sh" "$cache/arm64" > "$work/debs.log" 2>&1 ||
+	{ bad "fetch Debian's arm64 kernel and busybox"; cat "$work/debs.log"; finish; }
+ir=$work/initramfs
+mkdir -p "$ir/bin" "$ir/etc/claude-pi" "$ir/proc" "$ir/sys" "$ir/dev" "$ir/run" "$ir/tmp" "$ir/var/lib/claude-pi"
+cp "$cache/arm64/busybox" "$ir/bin/busybox"
+cp "$work/claude-pi" "$ir/bin/claude-pi"
+# The image's own FAT claude-pi.toml, with the board the test needs.
+{ echo 'board = "sim"'; cat "$image/rootfs/boot/firmware/claude-pi.toml"; } > "$ir/etc/claude-pi/config.toml"
+# control_group = "claude-pi" needs the group, as on the image.
+printf 'root:x:0:0:root:/root:/bin/sh\nclaude-pi:x:100:101::/var/lib/claude-pi:/bin/false\n' > "$ir/etc/passwd"
+printf 'root:x:0:\nclaude-pi:x:101:\n' > "$ir/etc/group"
+cp "$here/tiny-init" "$ir/init"
+chmod 0755 "$ir/init"
+(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) > "$work/initramfs.cpio.gz"
+log "booting it under qemu-system-aarch64 -M virt"
+timeout 180 qemu-system-aarch64 -M virt -cpu cortex-a72 -m 512 -smp 1 -nographic -no-reboot -nic none \
+	-kernel "$cache/arm64/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
+	-append "console=ttyAMA0 panic=-1 quiet loglevel=3" < /dev/null > "$work/qemu.log" 2>&1
+tr -d '\r' < "$work/qemu.log" > "$work/console.log"
+sed -n '/^tiny: status >>>/,/^tiny: <<</p' "$work/console.log" | sed 's/^/     /'
+check "arm64 claude-pi --version" grep -q '^claude-pi fasttest$' "$work/console.log"
+check "arm64 claude-pi starts on the sim board" grep -q '^tiny: status ok' "$work/console.log"
+check "claude-pi status lists RUNNING services" bash -c '
+	sed -n "/^tiny: status >>>/,/^tiny: <<</p" "$1" | grep -v "^tiny:" > "$1.st"
+	[ -s "$1.st" ] && ! grep -qv " RUNNING " "$1.st"' _ "$work/console.log"
+[ "$failed" = 0 ] || tail -n 40 "$work/console.log"
+finish
