@@ -77,7 +77,7 @@ check "partition 2: Linux, right after, to the end" \
 
 fat="$img@@1M"
 export MTOOLS_SKIP_CHECK=1
-check "FAT label RASPIFIRM" bash -c 'minfo -i "$1" :: | grep -q "volume label=RASPIFIRM"' _ "$fat"
+check "FAT label RASPIFIRM" bash -c 'minfo -i "$1" :: | grep -q "label=\"RASPIFIRM"' _ "$fat"
 check "FAT is FAT32" bash -c 'minfo -i "$1" :: | grep -q "disk type=\"FAT32"' _ "$fat"
 for f in config.txt cmdline.txt claude-pi.toml overlays/hifiberry-dac.dtbo vmlinuz-6.1.0-test-arm64; do
 	check "FAT has $f, same bytes" bash -c 'mtype -i "$1" "::/$2" | cmp - "$3"' _ "$fat" "$f" "$work/a/boot/$f"
