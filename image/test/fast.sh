@@ -27,7 +27,7 @@ finish() {
 	exit
 }
 
-ensure_packages mtools dosfstools e2fsprogs fdisk qemu-system-arm xz-utils zstd bmap-tools cpio ||
+ensure_packages mtools dosfstools e2fsprogs fdisk qemu-system-arm xz-utils zstd bmap-tools cpio python3 ||
 	{ bad "install prerequisites with apt"; finish; }
 work=$(mktemp -d /var/tmp/claude-pi-image-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -78,6 +78,7 @@ check "partition 2: Linux, right after, to the end" \
 fat="$img@@1M"
 export MTOOLS_SKIP_CHECK=1
 check "FAT label RASPIFIRM" bash -c 'minfo -i "$1" :: | grep -q "label=\"RASPIFIRM"' _ "$fat"
+check "FAT volume id fixed" bash -c 'mdir -i "$1" ::/ | grep -q "Serial Number is 1234-ABCD"' _ "$fat"
 check "FAT is FAT32" bash -c 'minfo -i "$1" :: | grep -q "disk type=\"FAT32"' _ "$fat"
 for f in config.txt cmdline.txt claude-pi.toml overlays/hifiberry-dac.dtbo vmlinuz-6.1.0-test-arm64; do
 	check "FAT has $f, same bytes" bash -c 'mtype -i "$1" "::/$2" | cmp - "$3"' _ "$fat" "$f" "$work/a/boot/$f"
