@@ -1,0 +1,385 @@
+// Package lan is the Pi's LAN API for Claude Code sessions in a terminal:
+// `claude-pi hook permission` on a paired computer sends each permission
+// dialog here; the lan actor shows it through approvals as source
+// "cli:<session>" and answers the hook's long-poll with the decision.
+//
+// Transport is HTTPS with mutual TLS: the Pi and each computer hold
+// self-signed certificates, paired once by comparing a 6-digit code
+// (protocols/hookbridge.PairingCode), then pinned on both sides.
+package lan
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/drivers/lanpair"
+	"github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// Options configures the lan service.
+type Options struct {
+	// Listen is the API's address, e.g. ":7787". Empty: the API is off
+	// and the actor only says so.
+	Listen string
+	// DataDir holds lan/identity.pem (the Pi's certificate) and
+	// lan/clients.json (the paired computers).
+	DataDir string
+	// Device is the name the hook's deny message names; "Claude_Pi" when
+	// empty.
+	Device string
+	// Approvals is the service that shows prompts; "approvals" when empty.
+	Approvals string
+	// MaxWait bounds one permission long-poll on the Pi's side; the hook
+	// usually gives up first. 15 min when zero.
+	MaxWait time.Duration
+	// PairTimeout is how long a pairing request waits for the button;
+	// 2 min when zero.
+	PairTimeout time.Duration
+	// Now replaces time.Now in tests.
+	Now func() time.Time
+}
+
+// New returns the supervisor.Service constructor of the "lan" service.
+// Prompts are not kept across a restart: the hooks' connections drop with
+// the old incarnation, so their prompts are withdrawn and the terminal
+// dialogs carry on.
+func New(o Options) func(h *supervisor.Handle) actor.Actor {
+	if o.Device == "" {
+		o.Device = "Claude_Pi"
+	}
+	if o.Approvals == "" {
+		o.Approvals = "approvals"
+	}
+	if o.MaxWait == 0 {
+		o.MaxWait = 15 * time.Minute
+	}
+	if o.PairTimeout == 0 {
+		o.PairTimeout = 2 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return func(h *supervisor.Handle) actor.Actor { return &Actor{h: h, o: o} }
+}
+
+// Actor is the lan service; use New.
+type Actor struct {
+	h  *supervisor.Handle
+	o  Options
+	st *state
+
+	system  *actor.ActorSystem
+	self    *actor.PID
+	addr    string
+	paired  atomic.Pointer[map[string]bool]
+	srv     *http.Server
+	serving sync.WaitGroup
+
+	waiters   map[key]chan answer
+	pairReply chan answer
+}
+
+func (a *Actor) clientsPath() string { return filepath.Join(a.o.DataDir, "lan", "clients.json") }
+
+// Receive handles the package's messages and the actor lifecycle.
+func (a *Actor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.start(c)
+	case *actor.Stopping:
+		a.stop(c)
+	case *actor.Stopped:
+		a.serving.Wait()
+	case permIn:
+		a.permission(c, m)
+	case eventIn:
+		ch, err := a.st.event(m.fp, m.ev, a.o.Now())
+		if err != nil {
+			m.reply <- answer{http.StatusForbidden, err.Error()}
+			return
+		}
+		m.reply <- answer{http.StatusNoContent, struct{}{}}
+		a.apply(c, ch, "moved on")
+	case withdraw:
+		if ch, ok := a.st.remove(m.k); ok {
+			a.h.Logger().Info("prompt withdrawn by its hook", "session", m.k.session, "id", m.k.id)
+			delete(a.waiters, m.k)
+			a.apply(c, ch, "")
+		}
+	case approvals.Decided:
+		a.decided(c, m)
+	case pairIn:
+		a.pairRequest(m)
+	case pairGone:
+		if a.st.pairing != nil && a.st.pairing.fp == m.fp {
+			a.st.pairing, a.pairReply = nil, nil
+			a.describe()
+		}
+	case AcceptPairing:
+		a.acceptPairing(m)
+	case RefusePairing:
+		if a.pairReply != nil {
+			a.pairReply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "refused", Reason: "refused on " + a.o.Device}}
+		}
+		a.st.pairing, a.pairReply = nil, nil
+		a.describe()
+	case pairConfirm:
+		a.confirm(m)
+	case Revoke:
+		ch, err := a.st.revoke(m.Name)
+		if err == nil {
+			err = a.saveClients()
+			a.apply(c, ch, "revoked")
+		}
+		if c.Sender() != nil {
+			r := RevokeResult{OK: err == nil}
+			if err != nil {
+				r.Err = err.Error()
+			}
+			c.Respond(r)
+		}
+	case GetState:
+		st := a.st.view()
+		st.Addr, st.Device = a.addr, a.o.Device
+		c.Respond(st)
+	case supervisor.Reload:
+		a.h.Logger().Info("reload: nothing to re-read")
+	}
+}
+
+func (a *Actor) start(c actor.Context) {
+	a.system, a.self = c.ActorSystem(), c.Self()
+	a.waiters = make(map[key]chan answer)
+	var clients []Client
+	if err := lanpair.ReadJSON(a.clientsPath(), &clients); err != nil {
+		a.h.Fail(err)
+		return
+	}
+	a.st = newState(clients)
+	a.publishPaired()
+	if a.o.Listen == "" {
+		a.h.SetDescription("off (set [lan] listen to pair computers)")
+		return
+	}
+	id, err := lanpair.LoadOrCreate(filepath.Join(a.o.DataDir, "lan", "identity.pem"), "claude-pi")
+	if err != nil {
+		a.h.Fail(err)
+		return
+	}
+	ln, err := net.Listen("tcp", a.o.Listen)
+	if err != nil {
+		a.h.Fail(fmt.Errorf("listening on %s: %v", a.o.Listen, err))
+		return
+	}
+	a.addr = ln.Addr().String()
+	system, self := a.system, a.self
+	s := &server{
+		send:    func(m any) { system.Root.Send(self, m) },
+		paired:  &a.paired,
+		device:  a.o.Device,
+		maxWait: a.o.MaxWait,
+		pairTTL: a.o.PairTimeout,
+		limit:   newLimiter(10, 30),
+	}
+	own := id.Certificate[0]
+	a.srv = &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		MaxHeaderBytes:    8 << 10,
+		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+			return context.WithValue(ctx, localCertKey{}, own)
+		},
+		ErrorLog: nil,
+	}
+	tl := tls.NewListener(ln, lanpair.ServerConfig(id))
+	a.serving.Add(1)
+	go func() {
+		defer a.serving.Done()
+		if err := a.srv.Serve(tl); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.h.Fail(fmt.Errorf("serving: %v", err))
+		}
+	}()
+	a.h.Logger().Info("LAN API listening", "addr", a.addr, "fingerprint", hookbridge.Fingerprint(own))
+	a.describe()
+}
+
+func (a *Actor) stop(c actor.Context) {
+	if a.st == nil {
+		return
+	}
+	// Tell each hook "no decision" before its connection goes, and take
+	// every CLI prompt off the screen.
+	for k, w := range a.waiters {
+		w <- answer{http.StatusOK, hookbridge.Decision{ID: k.id, Behavior: hookbridge.BehaviorNone, Reason: a.o.Device + " stopping"}}
+	}
+	for id, se := range a.st.sessions {
+		if len(se.prompts) > 0 {
+			c.Send(a.approvals(), approvals.SetPrompts{Source: SourcePrefix + id, LinkUp: false})
+		}
+	}
+	if a.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		a.srv.Shutdown(ctx)
+		cancel()
+		a.srv.Close()
+	}
+}
+
+func (a *Actor) approvals() *actor.PID { return supervisor.ServicePID(a.system, a.o.Approvals) }
+
+func (a *Actor) permission(c actor.Context, m permIn) {
+	ch, err := a.st.permission(m.fp, m.req, a.o.Now())
+	if err != nil {
+		status := http.StatusConflict
+		if errors.Is(err, errUnpaired) {
+			status = http.StatusForbidden
+		} else if errors.Is(err, errBusy) {
+			status = http.StatusTooManyRequests
+		}
+		a.h.Logger().Warn("permission request refused", "err", err)
+		m.reply <- answer{status, err.Error()}
+		return
+	}
+	a.waiters[key{m.req.Session, m.req.ID}] = m.reply
+	m.reply <- answer{} // shown
+	a.apply(c, ch, "superseded")
+}
+
+// apply answers dropped prompts with no decision and sends each changed
+// session's complete prompt set to approvals.
+func (a *Actor) apply(c actor.Context, ch changes, why string) {
+	for _, k := range ch.dropped {
+		if w := a.waiters[k]; w != nil {
+			w <- answer{http.StatusOK, hookbridge.Decision{ID: k.id, Behavior: hookbridge.BehaviorNone, Reason: why}}
+			delete(a.waiters, k)
+		}
+	}
+	for _, id := range ch.sessions {
+		c.Send(a.approvals(), approvals.SetPrompts{Source: SourcePrefix + id, Prompts: a.st.prompts(id), LinkUp: true})
+	}
+	a.describe()
+}
+
+func (a *Actor) decided(c actor.Context, m approvals.Decided) {
+	session, ok := cutSource(m.Source)
+	k := key{session, m.ID}
+	w := a.waiters[k]
+	if !ok || w == nil {
+		a.h.Logger().Warn("decision for a prompt no hook waits for", "source", m.Source, "id", m.ID)
+		return
+	}
+	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny, Device: a.o.Device, By: m.By}
+	if m.Decision == buddy.Once {
+		d.Behavior = hookbridge.BehaviorAllow
+	}
+	w <- answer{http.StatusOK, d}
+	delete(a.waiters, k)
+	ch, _ := a.st.remove(k)
+	a.apply(c, ch, "")
+}
+
+func cutSource(src string) (string, bool) {
+	if len(src) > len(SourcePrefix) && src[:len(SourcePrefix)] == SourcePrefix {
+		return src[len(SourcePrefix):], true
+	}
+	return "", false
+}
+
+func (a *Actor) pairRequest(m pairIn) {
+	if _, ok := a.st.client(m.fp); ok {
+		m.reply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "paired", Device: a.o.Device}}
+		return
+	}
+	if a.st.pairing != nil {
+		m.reply <- answer{http.StatusConflict, "another pairing is in progress"}
+		return
+	}
+	name := m.name
+	for i := 2; slices.ContainsFunc(a.st.clients, func(c Client) bool { return c.Name == name }); i++ {
+		name = fmt.Sprintf("%s-%d", m.name, i)
+	}
+	a.st.pairing = &pairing{Pairing: Pairing{Name: name, Code: m.code, Since: a.o.Now()}, fp: m.fp}
+	a.pairReply = m.reply
+	a.h.Logger().Info("pairing request", "name", name, "code", m.code)
+	a.describe()
+}
+
+func (a *Actor) acceptPairing(m AcceptPairing) {
+	p := a.st.pairing
+	if p == nil || p.Code != m.Code || p.Accepted {
+		a.h.Logger().Warn("pairing accept ignored", "code", m.Code)
+		return
+	}
+	p.Accepted = true
+	if a.pairReply != nil {
+		a.pairReply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "accepted", Device: a.o.Device}}
+		a.pairReply = nil
+	}
+	a.describe()
+}
+
+// confirm pairs the client once both users agreed: approve on the Pi,
+// then yes on the computer.
+func (a *Actor) confirm(m pairConfirm) {
+	p := a.st.pairing
+	if p == nil || p.fp != m.fp || !p.Accepted {
+		m.reply <- answer{http.StatusForbidden, "no accepted pairing for this certificate"}
+		return
+	}
+	a.st.clients = append(slices.Clone(a.st.clients), Client{Name: p.Name, Fingerprint: p.fp, Paired: a.o.Now()})
+	a.st.pairing = nil
+	if err := a.saveClients(); err != nil {
+		a.st.clients = a.st.clients[:len(a.st.clients)-1]
+		m.reply <- answer{http.StatusInternalServerError, err.Error()}
+		return
+	}
+	a.h.Logger().Info("paired", "name", p.Name, "fingerprint", p.fp)
+	m.reply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "paired", Device: a.o.Device}}
+	a.describe()
+}
+
+func (a *Actor) saveClients() error {
+	a.publishPaired()
+	return lanpair.WriteJSON(a.clientsPath(), a.st.clients)
+}
+
+func (a *Actor) publishPaired() {
+	m := make(map[string]bool, len(a.st.clients))
+	for _, c := range a.st.clients {
+		m[c.Fingerprint] = true
+	}
+	a.paired.Store(&m)
+}
+
+func (a *Actor) describe() {
+	if a.o.Listen == "" {
+		return
+	}
+	v := a.st.view()
+	d := fmt.Sprintf("%d paired client%s, %d pending", len(v.Clients), plural(len(v.Clients)), v.Pending)
+	if v.Pairing != nil {
+		d += ", pairing " + v.Pairing.Name + " code " + v.Pairing.Code
+	}
+	a.h.SetDescription(d)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

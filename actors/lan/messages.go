@@ -1,0 +1,68 @@
+package lan
+
+import "time"
+
+// AcceptPairing is the user pressing approve on the Pi while a pairing
+// request shows Code. A Code that is not the pending one is ignored, so a
+// stale press never pairs a newer, unseen client.
+type AcceptPairing struct{ Code string }
+
+// RefusePairing is the user pressing deny while a pairing request shows.
+type RefusePairing struct{}
+
+// Revoke removes the paired client called Name; its pending prompts are
+// withdrawn and its next request is refused. Answered with RevokeResult.
+type Revoke struct{ Name string }
+
+// RevokeResult answers Revoke.
+type RevokeResult struct {
+	OK  bool
+	Err string
+}
+
+// GetState asks for the current State (answered with Respond).
+type GetState struct{}
+
+// State is what the UI and /api/state show.
+type State struct {
+	// Addr is the address the API listens on; "" when off.
+	Addr    string
+	Device  string
+	Clients []Client
+	// Pairing is the pairing request waiting for the approve button, or
+	// nil.
+	Pairing *Pairing
+	// Sessions are the CLI sessions the hooks reported, most recent first.
+	Sessions []Session
+	// Pending counts CLI prompts waiting for a decision.
+	Pending int
+}
+
+// Client is a paired computer.
+type Client struct {
+	Name        string    `json:"name"`
+	Fingerprint string    `json:"fingerprint"`
+	Paired      time.Time `json:"paired"`
+}
+
+// Pairing is a pairing request on screen: the Pi shows Code, the computer
+// prints the same. Accepted turns true on the approve button; the client
+// is paired once the computer's user confirms too.
+type Pairing struct {
+	Name     string
+	Code     string
+	Since    time.Time
+	Accepted bool
+}
+
+// Session is one Claude Code session on a paired computer.
+type Session struct {
+	ID      string
+	Client  string
+	Project string
+	// State is "running", "waiting" (a prompt is pending) or "idle".
+	State    string
+	Activity string
+	Pending  int
+	Updated  time.Time
+}

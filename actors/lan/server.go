@@ -1,0 +1,271 @@
+package lan
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+)
+
+// Messages from the HTTP goroutines to the actor. Each carries the
+// client's certificate fingerprint; the actor, not the goroutine, decides
+// whether it is paired.
+type (
+	permIn struct {
+		fp    string
+		req   hookbridge.PermissionRequest
+		reply chan answer
+	}
+	eventIn struct {
+		fp    string
+		ev    hookbridge.Event
+		reply chan answer
+	}
+	withdraw struct{ k key }
+	pairIn   struct {
+		fp, name, code string
+		reply          chan answer
+	}
+	pairGone    struct{ fp string }
+	pairConfirm struct {
+		fp    string
+		reply chan answer
+	}
+)
+
+// answer is the actor's reply to an HTTP goroutine. status 0 means "wait
+// for the next answer" (a permission accepted and shown).
+type answer struct {
+	status int
+	body   any
+}
+
+// server is the HTTP side. It holds no actor state: only the limiter and
+// a read-only snapshot of paired fingerprints, used to refuse strangers
+// before their body is even read.
+type server struct {
+	send    func(any)
+	paired  *atomic.Pointer[map[string]bool]
+	device  string
+	maxWait time.Duration
+	pairTTL time.Duration
+	limit   *limiter
+}
+
+func (s *server) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+hookbridge.PathPermission, s.permission)
+	mux.HandleFunc("POST "+hookbridge.PathEvent, s.event)
+	mux.HandleFunc("POST "+hookbridge.PathPair, s.pair)
+	mux.HandleFunc("POST "+hookbridge.PathPairConfirm, s.confirm)
+	return s.guard(mux)
+}
+
+// guard applies the rate limit and the size limit to every request.
+func (s *server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		if !s.limit.allow(host, time.Now()) {
+			http.Error(w, "rate limited", http.StatusTooManyRequests)
+			return
+		}
+		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+			http.Error(w, "client certificate required", http.StatusUnauthorized)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, hookbridge.MaxRequest)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func fingerprint(r *http.Request) string {
+	return hookbridge.Fingerprint(r.TLS.PeerCertificates[0].Raw)
+}
+
+func (s *server) authed(w http.ResponseWriter, r *http.Request) (string, bool) {
+	fp := fingerprint(r)
+	if m := s.paired.Load(); m == nil || !(*m)[fp] {
+		http.Error(w, "not paired (run claude-pi pair)", http.StatusForbidden)
+		return "", false
+	}
+	return fp, true
+}
+
+func (s *server) permission(w http.ResponseWriter, r *http.Request) {
+	fp, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "reading request: "+err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	req, err := hookbridge.DecodePermissionRequest(b)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	reply := make(chan answer, 2)
+	s.send(permIn{fp: fp, req: req, reply: reply})
+	k := key{req.Session, req.ID}
+	wait := time.NewTimer(s.maxWait)
+	defer wait.Stop()
+	for {
+		select {
+		case a := <-reply:
+			if a.status == 0 {
+				// Shown: flush headers so the hook knows the Pi has it.
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusOK)
+				http.NewResponseController(w).Flush()
+				continue
+			}
+			writeAnswer(w, a)
+			return
+		case <-r.Context().Done():
+			// The hook exited (answered in the terminal, killed, timed
+			// out): its prompt must not stay on the Pi.
+			s.send(withdraw{k})
+			return
+		case <-wait.C:
+			s.send(withdraw{k})
+			writeAnswer(w, answer{http.StatusOK, hookbridge.Decision{ID: req.ID, Behavior: hookbridge.BehaviorNone, Reason: "timeout"}})
+			return
+		}
+	}
+}
+
+func (s *server) event(w http.ResponseWriter, r *http.Request) {
+	fp, ok := s.authed(w, r)
+	if !ok {
+		return
+	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "reading request: "+err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	ev, err := hookbridge.DecodeEvent(b)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	reply := make(chan answer, 1)
+	s.send(eventIn{fp: fp, ev: ev, reply: reply})
+	s.await(w, r, reply, 5*time.Second)
+}
+
+func (s *server) pair(w http.ResponseWriter, r *http.Request) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "reading request: "+err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	p, err := hookbridge.DecodePairRequest(b)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	cs := r.TLS
+	code := hookbridge.PairingCode(cs.PeerCertificates[0].Raw, localCert(r))
+	reply := make(chan answer, 1)
+	fp := fingerprint(r)
+	s.send(pairIn{fp: fp, name: p.Name, code: code, reply: reply})
+	if !s.await(w, r, reply, s.pairTTL) {
+		s.send(pairGone{fp})
+	}
+}
+
+func (s *server) confirm(w http.ResponseWriter, r *http.Request) {
+	reply := make(chan answer, 1)
+	s.send(pairConfirm{fp: fingerprint(r), reply: reply})
+	s.await(w, r, reply, 5*time.Second)
+}
+
+// await writes the actor's answer; false when none came (client gone,
+// timeout).
+func (s *server) await(w http.ResponseWriter, r *http.Request, reply chan answer, d time.Duration) bool {
+	ctx, cancel := context.WithTimeout(r.Context(), d)
+	defer cancel()
+	select {
+	case a := <-reply:
+		writeAnswer(w, a)
+		return true
+	case <-ctx.Done():
+		if r.Context().Err() == nil {
+			http.Error(w, "timed out", http.StatusGatewayTimeout)
+		}
+		return false
+	}
+}
+
+func writeAnswer(w http.ResponseWriter, a answer) {
+	if msg, ok := a.body.(string); ok {
+		http.Error(w, msg, a.status)
+		return
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(a.status)
+	}
+	json.NewEncoder(w).Encode(a.body)
+}
+
+// localCert is the Pi's own certificate as the client saw it: stored on
+// the request context by the listener's ConnContext.
+func localCert(r *http.Request) []byte {
+	b, _ := r.Context().Value(localCertKey{}).([]byte)
+	return b
+}
+
+type localCertKey struct{}
+
+// limiter is a token bucket per remote address: refused early, before a
+// stranger can make the actor do any work.
+type limiter struct {
+	mu      sync.Mutex
+	rate    float64 // tokens per second
+	burst   float64
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newLimiter(rate, burst float64) *limiter {
+	return &limiter{rate: rate, burst: burst, buckets: make(map[string]*bucket)}
+}
+
+func (l *limiter) allow(host string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.buckets) > 1024 {
+		// A flood of addresses: forget the full buckets rather than grow.
+		for h, b := range l.buckets {
+			if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
+				delete(l.buckets, h)
+			}
+		}
+	}
+	b := l.buckets[host]
+	if b == nil {
+		b = &bucket{tokens: l.burst, last: now}
+		l.buckets[host] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}

@@ -1,0 +1,292 @@
+package lan
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+)
+
+// Limits that keep one computer from filling the Pi's memory or screen.
+const (
+	maxPendingPerClient = 16
+	maxSessions         = 64
+)
+
+// SourcePrefix starts the approvals source of every CLI session:
+// "cli:<session id>".
+const SourcePrefix = "cli:"
+
+// key names one pending prompt.
+type key struct{ session, id string }
+
+type pending struct {
+	req     hookbridge.PermissionRequest
+	client  string // fingerprint
+	arrived time.Time
+}
+
+type session struct {
+	Session
+	fp      string
+	prompts []pending // arrival order
+}
+
+// state is the lan actor's pure state: paired clients, the pairing on
+// screen and the CLI sessions with their prompts. Methods return which
+// sessions' prompt sets changed (to send to approvals) and which prompts
+// were dropped without a decision (their hooks get BehaviorNone).
+type state struct {
+	clients  []Client
+	pairing  *pairing
+	sessions map[string]*session
+}
+
+type pairing struct {
+	Pairing
+	fp string
+}
+
+func newState(clients []Client) *state {
+	return &state{clients: clients, sessions: make(map[string]*session)}
+}
+
+var (
+	errUnpaired = errors.New("client not paired")
+	errBusy     = errors.New("too many pending prompts from this client")
+	errDup      = errors.New("duplicate request id")
+)
+
+func (s *state) client(fp string) (Client, bool) {
+	for _, c := range s.clients {
+		if c.Fingerprint == fp {
+			return c, true
+		}
+	}
+	return Client{}, false
+}
+
+// changes is what a state transition asks the actor to do.
+type changes struct {
+	sessions []string // SetPrompts for each
+	dropped  []key    // answer BehaviorNone
+}
+
+func (c *changes) touch(id string) {
+	if !slices.Contains(c.sessions, id) {
+		c.sessions = append(c.sessions, id)
+	}
+}
+
+// permission adds a prompt. The hook's earlier prompts from the same agent
+// of the session are dropped: an agent asks one thing at a time, so a new
+// request means the old dialog was answered in the terminal.
+func (s *state) permission(fp string, r hookbridge.PermissionRequest, now time.Time) (changes, error) {
+	var ch changes
+	c, ok := s.client(fp)
+	if !ok {
+		return ch, errUnpaired
+	}
+	n := 0
+	for _, se := range s.sessions {
+		for _, p := range se.prompts {
+			if p.client == fp {
+				n++
+			}
+		}
+	}
+	if n >= maxPendingPerClient {
+		return ch, errBusy
+	}
+	se := s.session(r.Session, c, fp, r.Project, now)
+	if se.fp != fp {
+		// A session id is only as good as the client that made it up.
+		return ch, fmt.Errorf("session %q belongs to another client", r.Session)
+	}
+	for _, p := range se.prompts {
+		if p.req.ID == r.ID {
+			return ch, errDup
+		}
+	}
+	s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == r.Agent })
+	se.prompts = append(se.prompts, pending{req: r, client: fp, arrived: now})
+	se.State, se.Updated = "waiting", now
+	ch.touch(se.ID)
+	return ch, nil
+}
+
+// event records a session's progress. Anything but a Notification means
+// the session (that agent, for PostToolUse) moved on, so its pending
+// prompts were answered in the terminal and are dropped.
+func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, error) {
+	var ch changes
+	c, ok := s.client(fp)
+	if !ok {
+		return ch, errUnpaired
+	}
+	se := s.session(e.Session, c, fp, e.Project, now)
+	if se.fp != fp {
+		return ch, fmt.Errorf("session %q belongs to another client", e.Session)
+	}
+	if e.Activity != "" {
+		se.Activity = e.Activity
+	}
+	se.Updated = now
+	switch e.Event {
+	case hookbridge.EventNotification:
+		return ch, nil
+	case hookbridge.EventPostToolUse:
+		s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == e.Agent })
+	default:
+		s.dropWhere(se, &ch, func(pending) bool { return true })
+	}
+	switch e.Event {
+	case hookbridge.EventSessionEnd:
+		delete(s.sessions, se.ID)
+		return ch, nil
+	case hookbridge.EventStop, hookbridge.EventSessionStart:
+		se.State = "idle"
+	default:
+		se.State = "running"
+	}
+	if len(se.prompts) > 0 {
+		se.State = "waiting"
+	}
+	return ch, nil
+}
+
+// remove takes one prompt away (decided, withdrawn by its hook). It
+// reports whether the prompt was there.
+func (s *state) remove(k key) (changes, bool) {
+	var ch changes
+	se := s.sessions[k.session]
+	if se == nil {
+		return ch, false
+	}
+	i := slices.IndexFunc(se.prompts, func(p pending) bool { return p.req.ID == k.id })
+	if i < 0 {
+		return ch, false
+	}
+	se.prompts = slices.Delete(se.prompts, i, i+1)
+	if len(se.prompts) == 0 && se.State == "waiting" {
+		se.State = "running"
+	}
+	ch.touch(se.ID)
+	return ch, true
+}
+
+// revoke forgets a client and drops its sessions' prompts.
+func (s *state) revoke(name string) (changes, error) {
+	var ch changes
+	i := slices.IndexFunc(s.clients, func(c Client) bool { return c.Name == name })
+	if i < 0 {
+		return ch, fmt.Errorf("no paired client called %q", name)
+	}
+	fp := s.clients[i].Fingerprint
+	s.clients = slices.Delete(slices.Clone(s.clients), i, i+1)
+	for id, se := range s.sessions {
+		if se.fp == fp {
+			s.dropWhere(se, &ch, func(pending) bool { return true })
+			delete(s.sessions, id)
+		}
+	}
+	return ch, nil
+}
+
+func (s *state) dropWhere(se *session, ch *changes, f func(pending) bool) {
+	kept := se.prompts[:0]
+	for _, p := range se.prompts {
+		if f(p) {
+			ch.dropped = append(ch.dropped, key{se.ID, p.req.ID})
+			ch.touch(se.ID)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	se.prompts = kept
+}
+
+// session finds or makes a session, evicting the least recently updated
+// one without prompts when there are too many.
+func (s *state) session(id string, c Client, fp, project string, now time.Time) *session {
+	se := s.sessions[id]
+	if se == nil {
+		if len(s.sessions) >= maxSessions {
+			var old *session
+			for _, o := range s.sessions {
+				if len(o.prompts) == 0 && (old == nil || o.Updated.Before(old.Updated)) {
+					old = o
+				}
+			}
+			if old != nil {
+				delete(s.sessions, old.ID)
+			}
+		}
+		se = &session{Session: Session{ID: id, Client: c.Name, State: "running", Updated: now}, fp: fp}
+		s.sessions[id] = se
+	}
+	if project != "" {
+		se.Project = project
+	}
+	return se
+}
+
+// prompts is the complete approvals set of a session.
+func (s *state) prompts(id string) []approvals.Prompt {
+	se := s.sessions[id]
+	if se == nil {
+		return nil
+	}
+	out := make([]approvals.Prompt, 0, len(se.prompts))
+	for _, p := range se.prompts {
+		out = append(out, toPrompt(se, p))
+	}
+	return out
+}
+
+func toPrompt(se *session, p pending) approvals.Prompt {
+	label := []string{"CLI " + se.Client, se.Project, "session " + short(se.ID)}
+	if p.req.Agent != "" {
+		label = append(label, strings.TrimSpace("subagent "+p.req.AgentType))
+	}
+	detail := strings.Join(slices.DeleteFunc(label, func(s string) bool { return s == "" }), " · ")
+	if p.req.Detail != "" {
+		detail += "\n" + p.req.Detail
+	}
+	return approvals.Prompt{
+		Source:  SourcePrefix + se.ID,
+		ID:      p.req.ID,
+		Tool:    p.req.Tool,
+		Hint:    p.req.Hint,
+		Detail:  detail,
+		Arrived: p.arrived,
+	}
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// view is the State for the UI, without the actor's own fields.
+func (s *state) view() State {
+	st := State{Clients: slices.Clone(s.clients)}
+	if s.pairing != nil {
+		p := s.pairing.Pairing
+		st.Pairing = &p
+	}
+	for _, se := range s.sessions {
+		v := se.Session
+		v.Pending = len(se.prompts)
+		st.Pending += v.Pending
+		st.Sessions = append(st.Sessions, v)
+	}
+	slices.SortFunc(st.Sessions, func(a, b Session) int { return b.Updated.Compare(a.Updated) })
+	return st
+}
