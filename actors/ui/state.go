@@ -1,47 +1,107 @@
 package ui
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
 	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
-	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 // By is how the Pi's own buttons sign their decisions.
 const By = "Claude_Pi"
 
-// state is what the screen knows, fed by the approvals, buddy and ble
-// services. It is pure: no I/O, no clock of its own.
+// Role is what a button does. The names are those of boards.Role, so a
+// board profile converts with ui.Role(b.Role).
+type Role string
+
+// The roles.
+const (
+	RoleApprove Role = "approve" // answers the shown prompt "once"
+	RoleDeny    Role = "deny"    // answers the shown prompt "deny"
+	RoleNext    Role = "next"    // next info page
+	RoleBack    Role = "back"    // previous info page, then home
+)
+
+// DefaultRoles are the sim board's: A and B as on every HAT, X and Y for
+// the pages.
+var DefaultRoles = map[string]Role{"A": RoleApprove, "B": RoleDeny, "X": RoleNext, "Y": RoleBack}
+
+// Screen names what the panel shows.
+type Screen string
+
+// The screens, in the order they override one another: off, then the
+// pairing code, then a prompt, then a pack install, then the info pages,
+// then home.
+const (
+	ScreenOff      Screen = "off"
+	ScreenPasskey  Screen = "passkey"
+	ScreenApproval Screen = "approval"
+	ScreenPack     Screen = "pack"
+	ScreenInfo     Screen = "info"
+	ScreenHome     Screen = "home"
+)
+
+// infoPages is how many info pages next/back cycle through after home.
+const infoPages = 2
+
+// state is what the screen knows, fed by the approvals, buddy, ble and
+// dock services and the buttons. It is pure: no I/O, time comes in.
 type state struct {
 	prompts []approvals.PromptView // arrival order, as approvals keeps them
-	sending map[key]bool           // pressed here, PromptDecided not back yet
+	sending map[key]buddy.Decision // pressed here, PromptDecided not back yet
 	link    *ableactor.LinkState
 	buddy   *abuddy.State
+	dock    *dock.State
+
+	// pageKeys: the board has dedicated next/back buttons; without them
+	// approve and deny page through info while no prompt is shown.
+	pageKeys bool
+	timeout  time.Duration
+	page     int // 0 home, 1..infoPages
+
+	on         bool
+	lastActive time.Time // last press, or last prompt/passkey/push change
+	wokeAt     time.Time
+
+	oneShot      stats.State
+	oneShotUntil time.Time
 }
 
 type key struct{ source, id string }
 
 func keyOf(p approvals.Prompt) key { return key{p.Source, p.ID} }
 
-func newState() *state { return &state{sending: map[key]bool{}} }
+func newState(now time.Time, timeout time.Duration, pageKeys bool) *state {
+	return &state{sending: map[key]buddy.Decision{}, on: true, lastActive: now, timeout: timeout, pageKeys: pageKeys}
+}
 
-// apply folds one approvals event into the prompt list.
-func (s *state) apply(msg any) {
+// chime is an effect: play this sound.
+type chime struct{ c audio.Chime }
+
+// apply folds one event from another service into the state; the effects
+// it returns are the actor's to perform.
+func (s *state) apply(msg any, now time.Time) (fx []any) {
 	switch m := msg.(type) {
 	case approvals.Pending:
+		before := s.undecided()
 		s.prompts = append(s.prompts[:0:0], m.Prompts...)
 		for k := range s.sending {
 			if s.find(k) < 0 {
 				delete(s.sending, k)
 			}
 		}
+		if s.undecided() > before {
+			fx = append(fx, s.wake(now), chime{audio.ChimePrompt})
+		}
 	case approvals.PromptAppeared:
 		if s.find(keyOf(m.Prompt)) < 0 {
 			s.prompts = append(s.prompts, approvals.PromptView{Prompt: m.Prompt})
+			fx = append(fx, s.wake(now), chime{audio.ChimePrompt})
 		}
 	case approvals.PromptDecided:
 		if i := s.find(keyOf(m.Prompt)); i >= 0 {
@@ -52,6 +112,7 @@ func (s *state) apply(msg any) {
 	case approvals.PromptRearmed:
 		if i := s.find(keyOf(m.Prompt)); i >= 0 {
 			s.prompts[i].Decided = false
+			fx = append(fx, s.wake(now), chime{audio.ChimePrompt})
 		}
 		delete(s.sending, keyOf(m.Prompt))
 	case approvals.PromptResolved:
@@ -59,11 +120,36 @@ func (s *state) apply(msg any) {
 			s.prompts = append(s.prompts[:i], s.prompts[i+1:]...)
 		}
 		delete(s.sending, keyOf(m.Prompt))
+		s.lastActive = now // the timeout counts from the last prompt
+		if m.How == approvals.ApprovedHere && !m.Prompt.Arrived.IsZero() && now.Sub(m.Prompt.Arrived) < stats.HeartWithin {
+			s.oneShot, s.oneShotUntil = stats.Heart, now.Add(stats.HeartFor)
+		}
 	case ableactor.LinkState:
+		if m.Passkey != "" && (s.link == nil || s.link.Passkey != m.Passkey) {
+			fx = append(fx, s.wake(now))
+		}
 		s.link = &m
 	case abuddy.State:
+		if s.buddy != nil && m.Stats.Lvl > s.buddy.Stats.Lvl {
+			s.oneShot, s.oneShotUntil = stats.Celebrate, now.Add(stats.CelebrateFor)
+		}
+		if m.Push != nil && m.Push.Active {
+			s.lastActive = now
+		}
 		s.buddy = &m
+	case dock.State:
+		s.dock = &m
 	}
+	return fx
+}
+
+// wake turns the screen on; it returns nil so apply can list it.
+func (s *state) wake(now time.Time) any {
+	if !s.on {
+		s.on, s.wokeAt = true, now
+	}
+	s.lastActive = now
+	return nil
 }
 
 func (s *state) find(k key) int {
@@ -75,88 +161,129 @@ func (s *state) find(k key) int {
 	return -1
 }
 
-// press turns a short press of A or B into a decision for the oldest
-// prompt nobody has decided yet. ok is false when there is nothing to
-// decide: a press with no prompt sends nothing.
-func (s *state) press(p sim.Press) (d approvals.Decide, ok bool) {
-	var dec buddy.Decision
+func (s *state) undecided() int {
+	n := 0
+	for _, v := range s.prompts {
+		if !v.Decided {
+			n++
+		}
+	}
+	return n
+}
+
+// shown is the prompt on the approval screen: the oldest one nobody has
+// decided, else the oldest, which then shows "sent…". -1 when none.
+func (s *state) shown() int {
+	for i, v := range s.prompts {
+		if !v.Decided && !s.isSending(v.Prompt) {
+			return i
+		}
+	}
+	if len(s.prompts) > 0 {
+		return 0
+	}
+	return -1
+}
+
+func (s *state) isSending(p approvals.Prompt) bool { _, ok := s.sending[keyOf(p)]; return ok }
+
+// screen is what the panel shows now.
+func (s *state) screen() Screen {
 	switch {
-	case p.Long:
-		return d, false // long presses are the menu's, in the later UI
-	case p.Name == sim.ButtonA:
-		dec = buddy.Once
-	case p.Name == sim.ButtonB:
-		dec = buddy.Deny
-	default:
+	case !s.on:
+		return ScreenOff
+	case s.link != nil && s.link.Passkey != "":
+		return ScreenPasskey
+	case len(s.prompts) > 0:
+		return ScreenApproval
+	case s.buddy != nil && s.buddy.Push != nil && s.buddy.Push.Active:
+		return ScreenPack
+	case s.page > 0:
+		return ScreenInfo
+	}
+	return ScreenHome
+}
+
+// press handles a button with role r. A press while the screen is off
+// only wakes it. Approve and deny act on the prompt on the screen and on
+// nothing else: a prompt hidden behind the pairing code is not answered
+// blind. ok is false when no decision is to be sent.
+func (s *state) press(r Role, now time.Time) (d approvals.Decide, ok bool) {
+	if !s.on {
+		s.wake(now)
 		return d, false
 	}
-	for _, v := range s.prompts {
-		k := keyOf(v.Prompt)
-		if v.Decided || s.sending[k] {
-			continue
+	s.lastActive = now
+	sc := s.screen()
+	if sc == ScreenApproval {
+		var dec buddy.Decision
+		switch r {
+		case RoleApprove:
+			dec = buddy.Once
+		case RoleDeny:
+			dec = buddy.Deny
+		default:
+			return d, false
 		}
-		s.sending[k] = true
+		i := s.shown()
+		v := s.prompts[i]
+		if v.Decided || s.isSending(v.Prompt) {
+			return d, false // "sent…" is showing: nothing left to decide
+		}
+		s.sending[keyOf(v.Prompt)] = dec
 		return approvals.Decide{Source: v.Source, ID: v.ID, Decision: dec, By: By}, true
+	}
+	if sc != ScreenHome && sc != ScreenInfo {
+		return d, false
+	}
+	if !s.pageKeys {
+		switch r {
+		case RoleApprove:
+			r = RoleNext
+		case RoleDeny:
+			r = RoleBack
+		}
+	}
+	switch r {
+	case RoleNext:
+		s.page = (s.page + 1) % (infoPages + 1)
+	case RoleBack:
+		s.page = (s.page + infoPages) % (infoPages + 1)
 	}
 	return d, false
 }
 
-// refused undoes the "sent..." of a decision approvals did not accept.
+// refused undoes the "sent…" of a decision approvals did not accept.
 func (s *state) refused(d approvals.Decide) { delete(s.sending, key{d.Source, d.ID}) }
 
-// screen is the status screen for now.
-func (s *state) screen(board string, services []sim.Service, now time.Time) sim.StatusScreen {
-	sc := sim.StatusScreen{Board: board, Services: services, Now: now, Link: s.linkLine()}
-	// The prompt the buttons act on (the oldest undecided), else the
-	// oldest one, showing "sent...".
-	idx := -1
-	for i, v := range s.prompts {
-		if !v.Decided && !s.sending[keyOf(v.Prompt)] {
-			idx = i
-			break
-		}
+// offAt is when the screen times out, zero while something keeps it on.
+func (s *state) offAt() time.Time {
+	if !s.on || len(s.prompts) > 0 || (s.link != nil && s.link.Passkey != "") ||
+		(s.buddy != nil && s.buddy.Push != nil && s.buddy.Push.Active) {
+		return time.Time{}
 	}
-	if idx < 0 && len(s.prompts) > 0 {
-		idx = 0
-	}
-	if idx >= 0 {
-		v := s.prompts[idx]
-		age := time.Duration(0)
-		if !v.Arrived.IsZero() {
-			age = max(0, now.Sub(v.Arrived))
-		}
-		sc.Prompt = &sim.PromptPanel{
-			Tool: v.Tool, Hint: v.Hint, Age: age,
-			Sent: v.Decided || s.sending[keyOf(v.Prompt)],
-			More: len(s.prompts) - 1,
-		}
-	}
-	return sc
+	return s.lastActive.Add(s.timeout)
 }
 
-// linkLine is one line about the desktop: who is connected and how safely.
-func (s *state) linkLine() string {
-	switch {
-	case s.link == nil:
-		return "link: starting"
-	case s.link.Passkey != "":
-		return "pair: enter " + s.link.Passkey + " on the desktop"
-	case !s.link.Connected:
-		if s.link.AdvertiseErr != "" {
-			return "link: " + s.link.AdvertiseErr
+// tick turns the screen off when its time has come.
+func (s *state) tick(now time.Time) {
+	if at := s.offAt(); !at.IsZero() && !now.Before(at) {
+		s.on = false
+		s.page = 0
+	}
+}
+
+// persona is the character's state by the Buddy spec's rules.
+func (s *state) persona(now time.Time) stats.State {
+	sc := stats.Scene{WokeAt: s.wokeAt, OneShot: s.oneShot, OneShotUntil: s.oneShotUntil}
+	if b := s.buddy; b != nil {
+		sc.Connected = b.Connected
+		if h := b.Snapshot; h != nil {
+			sc.Running, sc.Waiting = h.Running, h.Waiting
 		}
-		return "waiting for the Claude desktop"
 	}
-	line := "desktop connected"
-	if s.buddy != nil && s.buddy.Owner != "" {
-		line = s.buddy.Owner + "'s desktop"
+	if n := uint32(s.undecided()); n > sc.Waiting {
+		sc.Waiting = n
 	}
-	if s.buddy != nil && s.buddy.Snapshot != nil {
-		h := s.buddy.Snapshot
-		line += fmt.Sprintf(" · %d/%d run", h.Running, h.Total)
-	}
-	if !s.link.Secured {
-		line += " · UNENCRYPTED"
-	}
-	return line
+	return stats.Persona(sc, stats.DefaultRules, now)
 }

@@ -1,129 +1,167 @@
 package ui
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
-	"github.com/claude-pi/claude-pi/boards/sim"
+	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
+
+var t0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 
 func prompt(id string) approvals.Prompt {
-	return approvals.Prompt{Source: "desktop", ID: id, Tool: "Bash", Hint: "npm test", Arrived: time.Unix(1000, 0)}
+	return approvals.Prompt{Source: "desktop", ID: id, Tool: "Bash", Hint: "ls", Arrived: t0}
 }
 
-var (
-	pressA = sim.Press{Name: sim.ButtonA}
-	pressB = sim.Press{Name: sim.ButtonB}
-)
+// step is one event or press, and what must come of it.
+type step struct {
+	at     time.Duration // since t0
+	msg    any           // an event, or a Role for a press
+	decide string        // "" no decision, else "once <id>" / "deny <id>"
+	screen Screen
+	chime  bool // a prompt chime was asked for
+}
 
-func TestPressDecidesTheOldestUndecidedPrompt(t *testing.T) {
-	type step struct {
-		event  any       // applied first, if not nil
-		press  sim.Press // then pressed, if Name != ""
-		wantID string    // "" = nothing sent
-		want   buddy.Decision
-	}
+func TestState(t *testing.T) {
 	tests := []struct {
-		name  string
-		steps []step
+		name     string
+		pageKeys bool
+		steps    []step
 	}{
-		{"no prompt: nothing", []step{{press: pressA}, {press: pressB}}},
-		{"A approves once", []step{{event: approvals.PromptAppeared{Prompt: prompt("p1")}, press: pressA, wantID: "p1", want: buddy.Once}}},
-		{"B denies", []step{{event: approvals.PromptAppeared{Prompt: prompt("p1")}, press: pressB, wantID: "p1", want: buddy.Deny}}},
-		{"long press decides nothing", []step{{event: approvals.PromptAppeared{Prompt: prompt("p1")}, press: sim.Press{Name: "A", Long: true}}}},
-		{"second press goes to the next prompt, then nothing", []step{
-			{event: approvals.Pending{Prompts: []approvals.PromptView{{Prompt: prompt("old")}, {Prompt: prompt("new")}}}, press: pressA, wantID: "old", want: buddy.Once},
-			{press: pressB, wantID: "new", want: buddy.Deny},
-			{press: pressA},
+		{"press with no prompt sends nothing", true, []step{
+			{msg: RoleApprove, screen: ScreenHome},
+			{msg: RoleDeny, screen: ScreenHome},
 		}},
-		{"decided elsewhere is skipped", []step{
-			{event: approvals.Pending{Prompts: []approvals.PromptView{{Prompt: prompt("a"), Decided: true, By: "CoreS3"}, {Prompt: prompt("b")}}}, press: pressA, wantID: "b", want: buddy.Once},
+		{"approve decides the oldest prompt once", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: approvals.PromptAppeared{Prompt: prompt("p2")}, screen: ScreenApproval, chime: true},
+			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
+			{msg: RoleDeny, decide: "deny p2", screen: ScreenApproval},
+			{msg: RoleApprove, screen: ScreenApproval}, // both sent: nothing left
+			{msg: approvals.PromptResolved{Prompt: prompt("p1"), How: approvals.ApprovedHere}, screen: ScreenApproval},
+			{msg: approvals.PromptResolved{Prompt: prompt("p2"), How: approvals.DeniedHere}, screen: ScreenHome},
 		}},
-		{"re-armed prompt can be pressed again", []step{
-			{event: approvals.PromptAppeared{Prompt: prompt("p")}, press: pressA, wantID: "p", want: buddy.Once},
-			{event: approvals.PromptDecided{Prompt: prompt("p"), Decision: buddy.Once, By: By}, press: pressA},
-			{event: approvals.PromptRearmed{Prompt: prompt("p")}, press: pressA, wantID: "p", want: buddy.Once},
+		{"rearmed prompt gets its buttons back", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
+			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: buddy.Once, By: By}, screen: ScreenApproval},
+			{msg: RoleApprove, screen: ScreenApproval},
+			{msg: approvals.PromptRearmed{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
 		}},
-		{"resolved prompt is gone", []step{
-			{event: approvals.PromptAppeared{Prompt: prompt("p")}},
-			{event: approvals.PromptResolved{Prompt: prompt("p"), How: approvals.AnsweredElsewhere}, press: pressA},
+		{"passkey overrides the prompt and hides it from the buttons", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: ableactor.LinkState{Passkey: "123456"}, screen: ScreenPasskey},
+			{msg: RoleApprove, screen: ScreenPasskey},
+			{msg: ableactor.LinkState{Connected: true}, screen: ScreenApproval},
+			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
+		}},
+		{"timeout, and the waking press does nothing else", true, []step{
+			{at: 29 * time.Second, msg: time.Duration(0), screen: ScreenHome},
+			{at: 30 * time.Second, msg: time.Duration(0), screen: ScreenOff},
+			{at: 31 * time.Second, msg: RoleNext, screen: ScreenHome},
+			{at: 32 * time.Second, msg: RoleNext, screen: ScreenInfo},
+		}},
+		{"no timeout while a prompt waits; a prompt wakes the screen", true, []step{
+			{at: 30 * time.Second, msg: time.Duration(0), screen: ScreenOff},
+			{at: 31 * time.Second, msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{at: 120 * time.Second, msg: time.Duration(0), screen: ScreenApproval},
+			{at: 121 * time.Second, msg: approvals.PromptResolved{Prompt: prompt("p1"), How: approvals.AnsweredElsewhere}, screen: ScreenHome},
+			{at: 150 * time.Second, msg: time.Duration(0), screen: ScreenHome}, // 30 s count from the prompt's end
+			{at: 151 * time.Second, msg: time.Duration(0), screen: ScreenOff},
+		}},
+		{"pages with next and back", true, []step{
+			{msg: RoleNext, screen: ScreenInfo},
+			{msg: RoleNext, screen: ScreenInfo},
+			{msg: RoleNext, screen: ScreenHome},
+			{msg: RoleBack, screen: ScreenInfo},
+			{msg: RoleApprove, screen: ScreenInfo}, // approve is not next here
+			{msg: RoleBack, screen: ScreenInfo},
+			{msg: RoleBack, screen: ScreenHome},
+		}},
+		{"without page keys approve pages while no prompt shows", false, []step{
+			{msg: RoleApprove, screen: ScreenInfo},
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newState()
+			s := newState(t0, 30*time.Second, tt.pageKeys)
 			for i, st := range tt.steps {
-				if st.event != nil {
-					s.apply(st.event)
+				now := t0.Add(st.at)
+				var got string
+				var chimed bool
+				switch m := st.msg.(type) {
+				case Role:
+					if d, ok := s.press(m, now); ok {
+						got = d.Decision.String() + " " + d.ID
+						if d.By != By || d.Source != "desktop" {
+							t.Fatalf("step %d: decision %+v", i, d)
+						}
+					}
+				case time.Duration:
+					s.tick(now)
+				default:
+					for _, f := range s.apply(m, now) {
+						if c, ok := f.(chime); ok && c.c == audio.ChimePrompt {
+							chimed = true
+						}
+					}
 				}
-				if st.press.Name == "" {
-					continue
-				}
-				d, ok := s.press(st.press)
-				switch {
-				case st.wantID == "" && ok:
-					t.Fatalf("step %d: sent %+v, want nothing", i, d)
-				case st.wantID != "" && (!ok || d.ID != st.wantID || d.Decision != st.want || d.By != By || d.Source != "desktop"):
-					t.Fatalf("step %d: sent %+v ok=%v, want %s for %q by %s", i, d, ok, st.want, st.wantID, By)
+				want := st.screen
+				if got != st.decide || s.screen() != want || chimed != st.chime {
+					t.Fatalf("step %d (%T %v): decided %q screen %s chime %v, want %q %s %v",
+						i, st.msg, st.msg, got, s.screen(), chimed, st.decide, want, st.chime)
 				}
 			}
 		})
 	}
 }
 
-func TestRefusedPressShowsTheButtonsAgain(t *testing.T) {
-	s := newState()
-	s.apply(approvals.PromptAppeared{Prompt: prompt("p")})
-	d, _ := s.press(pressA)
-	now := time.Unix(1012, 0)
-	if sc := s.screen("sim", nil, now); sc.Prompt == nil || !sc.Prompt.Sent {
-		t.Fatalf("after a press the screen shows %+v, want sent", sc.Prompt)
+func TestState_refusedBringsButtonsBack(t *testing.T) {
+	s := newState(t0, 30*time.Second, true)
+	s.apply(approvals.PromptAppeared{Prompt: prompt("p1")}, t0)
+	d, ok := s.press(RoleApprove, t0)
+	if !ok {
+		t.Fatal("no decision")
+	}
+	if _, ok := s.press(RoleApprove, t0); ok {
+		t.Fatal("second press decided while the first is out")
 	}
 	s.refused(d)
-	sc := s.screen("sim", nil, now)
-	if sc.Prompt == nil || sc.Prompt.Sent || sc.Prompt.Age != 12*time.Second || sc.Prompt.Tool != "Bash" {
-		t.Fatalf("after a refusal the screen shows %+v, want the buttons and age 12 s", sc.Prompt)
-	}
-	if _, ok := s.press(pressB); !ok {
-		t.Fatal("a refused prompt cannot be pressed again")
+	if d2, ok := s.press(RoleDeny, t0); !ok || d2.Decision != buddy.Deny {
+		t.Fatalf("after a refusal the press gave %+v %v, want deny", d2, ok)
 	}
 }
 
-func TestScreenShowsTheOldestUndecidedAndTheQueue(t *testing.T) {
-	s := newState()
-	s.apply(approvals.Pending{Prompts: []approvals.PromptView{{Prompt: prompt("a"), Decided: true}, {Prompt: approvals.Prompt{Source: "desktop", ID: "b", Tool: "Edit"}}}})
-	sc := s.screen("sim", nil, time.Unix(1000, 0))
-	if sc.Prompt == nil || sc.Prompt.Tool != "Edit" || sc.Prompt.Sent || sc.Prompt.More != 1 {
-		t.Fatalf("panel %+v, want Edit with buttons and 1 more", sc.Prompt)
+func TestState_persona(t *testing.T) {
+	s := newState(t0, 30*time.Second, true)
+	if p := s.persona(t0); p != stats.Sleep {
+		t.Fatalf("no desktop: %v, want sleep", p)
 	}
-	s.apply(approvals.PromptResolved{Prompt: prompt("a")})
-	s.apply(approvals.PromptResolved{Prompt: approvals.Prompt{Source: "desktop", ID: "b"}})
-	if sc := s.screen("sim", nil, time.Unix(1000, 0)); sc.Prompt != nil {
-		t.Fatalf("panel %+v with no prompt pending", sc.Prompt)
+	s.apply(abuddy.State{Connected: true, Stats: abuddy.StatsView{Report: stats.Report{Lvl: 1}}}, t0)
+	if p := s.persona(t0); p != stats.Idle {
+		t.Fatalf("connected: %v, want idle", p)
 	}
-}
-
-func TestLinkLine(t *testing.T) {
-	tests := []struct {
-		link *ableactor.LinkState
-		want string
-	}{
-		{nil, "starting"},
-		{&ableactor.LinkState{Advertising: true}, "waiting for the Claude desktop"},
-		{&ableactor.LinkState{Passkey: "042917"}, "042917"},
-		{&ableactor.LinkState{Connected: true}, "UNENCRYPTED"},
+	s.apply(abuddy.State{Connected: true, Stats: abuddy.StatsView{Report: stats.Report{Lvl: 2}}}, t0)
+	if p := s.persona(t0.Add(time.Second)); p != stats.Celebrate {
+		t.Fatalf("level-up: %v, want celebrate", p)
 	}
-	for _, tt := range tests {
-		s := newState()
-		if tt.link != nil {
-			s.apply(*tt.link)
-		}
-		if got := s.linkLine(); !strings.Contains(got, tt.want) {
-			t.Errorf("link %+v: line %q, want it to contain %q", tt.link, got, tt.want)
-		}
+	s.apply(approvals.PromptAppeared{Prompt: prompt("p1")}, t0.Add(4*time.Second))
+	if p := s.persona(t0.Add(4 * time.Second)); p != stats.Attention {
+		t.Fatalf("prompt: %v, want attention", p)
+	}
+	s.apply(approvals.PromptResolved{Prompt: prompt("p1"), How: approvals.ApprovedHere}, t0.Add(4*time.Second))
+	if p := s.persona(t0.Add(5 * time.Second)); p != stats.Heart {
+		t.Fatalf("quick approval: %v, want heart", p)
+	}
+	if p := s.persona(t0.Add(7 * time.Second)); p != stats.Idle {
+		t.Fatalf("after the heart: %v, want idle", p)
 	}
 }

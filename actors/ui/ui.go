@@ -1,55 +1,103 @@
-// Package ui is the appliance's screen and buttons, in its minimal first
-// form: the sim board's status screen with the pending permission prompt
-// on it, and the A/B buttons deciding that prompt through the approvals
-// service (A approves once, B denies). Fonts, the character animation and
-// the ST7789 panel come later; what this package fixes now is the rule
-// that a press decides the OLDEST pending prompt nobody has decided yet,
-// and that a press with no such prompt sends nothing.
+// Package ui is the appliance's screen and buttons: the home screen with
+// the character, the approval screen, the pairing code, the info pages and
+// the pack-install progress, drawn by actors/ui/screens into any
+// display.Drawer (the st7789 panel or the sim framebuffer), and the
+// buttons mapped to roles by the board profile.
+//
+// The rules it fixes: approve and deny act on the prompt on the screen,
+// the oldest one nobody has decided, and on nothing else (a press with no
+// prompt sends nothing); a prompt wakes the screen and overrides all but
+// the pairing code; the screen goes off after 30 s without a press unless
+// something waits on it, and the press that wakes it does nothing else;
+// only damaged rectangles go to the display; frames are paced by timers at
+// the animation's interval, and nothing runs while the screen is off.
 package ui
 
 import (
+	"context"
 	"image"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"periph.io/x/conn/v3/display"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/drivers/audio"
+	"github.com/claude-pi/claude-pi/drivers/input"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
 // Config is what the ui service drives and listens to.
 type Config struct {
-	Board    string       // the board name on the screen
-	Display  *sim.Display // nil: nothing is drawn (tests)
-	Buttons  *sim.Buttons // nil: no buttons
+	Board string // the board name, for the info page
+	// Display is the panel; nil draws nothing (tests of the logic). A
+	// Drawer that also has Sleep() and Wake() (st7789.Dev) is put to sleep
+	// when the screen times out; others get a black frame.
+	Display display.Drawer
+	// Buttons are the sim board's, Input a hardware (or inputtest)
+	// source; either, both or neither.
+	Buttons *sim.Buttons
+	Input   input.Source
+	// Roles maps button names to roles; nil means DefaultRoles. Without
+	// next/back buttons, approve and deny page through info while no
+	// prompt is shown.
+	Roles map[string]Role
+	// Audio plays the chimes; nil is silent.
+	Audio audio.Player
+	// DataDir holds the installed character pack (PackDir); "" means the
+	// built-in character only.
+	DataDir string
+	// Version and Started are shown on the info page; "dev" and the time
+	// New was called if zero.
+	Version string
+	Started time.Time
+	// Services lists the supervised services (kept for the sim page).
 	Services func() []sim.Service
-	// Now is the clock; time.Now if nil.
-	Now func() time.Time
-	// Redraw is how often the screen is refreshed for its clock and the
-	// prompt's age; 250 ms if zero.
-	Redraw time.Duration
+	// Addrs lists the IP addresses for the info page; nil means the
+	// machine's non-loopback addresses.
+	Addrs func() []string
+	// Now is the clock; time.Now if nil. AfterFunc schedules f after d and
+	// returns a stop function; time.AfterFunc if nil. Tests drive both.
+	Now       func() time.Time
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// ScreenTimeout is how long the screen stays on without a press; 30 s
+	// if zero.
+	ScreenTimeout time.Duration
 	// DecideTimeout bounds the wait for approvals to accept a press; 2 s
 	// if zero. A press that times out shows the buttons again.
 	DecideTimeout time.Duration
 }
 
+// Sleeper is a display that can switch itself off (st7789.Dev).
+type Sleeper interface {
+	Sleep() error
+	Wake() error
+}
+
 // GetView asks the ui for what it shows; it responds with a View.
 type GetView struct{}
 
-// View is the ui's current picture of the world.
+// View is the ui's current picture of the world, for tests and /api/state.
 type View struct {
 	Prompts []approvals.PromptView
-	Screen  sim.StatusScreen
 	// Link is the last LinkState from the ble service, nil before one.
 	Link *ableactor.LinkState
 	// Presses counts the presses handled by this incarnation, Decisions
 	// those that sent a decision (the rest had nothing to decide).
 	Presses, Decisions int
+	Screen             Screen
+	Page               int    // info page, 0 on home
+	Persona            string // the character's state on home
+	Tool               string // the prompt shown on the approval screen
+	Sent               bool   // "sent…" instead of the legend
+	Character          string // "built-in" or the pack's name
+	// Frames counts rendered frames; Draws and Pixels the Draw calls and
+	// the pixels they covered; LastDamage is the last frame's rectangles.
+	Frames, Draws, Pixels int
+	LastDamage            []image.Rectangle
 }
 
 // New returns the supervisor.Service constructor of the "ui" service.
@@ -57,44 +105,44 @@ func New(cfg Config) func(h *supervisor.Handle) actor.Actor {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Redraw <= 0 {
-		cfg.Redraw = 250 * time.Millisecond
+	if cfg.AfterFunc == nil {
+		cfg.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	if cfg.ScreenTimeout <= 0 {
+		cfg.ScreenTimeout = 30 * time.Second
 	}
 	if cfg.DecideTimeout <= 0 {
 		cfg.DecideTimeout = 2 * time.Second
+	}
+	if cfg.Roles == nil {
+		cfg.Roles = DefaultRoles
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.Started.IsZero() {
+		cfg.Started = cfg.Now()
+	}
+	if cfg.Addrs == nil {
+		cfg.Addrs = hostAddrs
 	}
 	return func(h *supervisor.Handle) actor.Actor {
 		return &Actor{h: h, cfg: cfg}
 	}
 }
 
-// Actor is the ui service; exported only so its type shows in logs.
-type Actor struct {
-	h   *supervisor.Handle
-	cfg Config
-	st  *state
-
-	system    *actor.ActorSystem
-	self      *actor.PID
-	stable    *actor.PID
-	wg        sync.WaitGroup
-	stopPress func()
-	timer     *time.Timer
-	img       *image.RGBA
-	lastKey   string
-	stopped   bool
-
-	presses, decisions int
-}
-
 // Messages the actor sends itself.
 type (
-	pressed    struct{ p sim.Press }
-	redraw     struct{}
-	decideDone struct {
-		d   approvals.Decide
-		res approvals.DecideResult
-		err error
+	pressed struct {
+		name string
+		long bool
+	}
+	tick       struct{ gen uint64 }
+	dockTick   struct{}
+	packLoaded struct {
+		char screens.Character
+		name string
+		err  error
 	}
 )
 
@@ -104,76 +152,101 @@ func (a *Actor) Receive(c actor.Context) {
 	case *actor.Started:
 		a.start(c)
 	case *actor.Stopping:
-		a.stopped = true
-		if a.timer != nil {
-			a.timer.Stop()
-		}
-		if a.stopPress != nil {
-			a.stopPress() // closes the channel: the forwarder ends
-		}
-		for _, svc := range []string{"approvals", "buddy", "ble"} {
-			c.Send(supervisor.ServicePID(a.system, svc), unsubscribe(svc, a.stable))
-		}
+		a.stop(c)
 	case *actor.Stopped:
 		a.wg.Wait()
 	case pressed:
-		a.press(c, m.p)
-	case decideDone:
-		if m.err != nil || !m.res.OK {
-			a.st.refused(m.d)
-			a.h.Logger().Warn("press not taken", "id", m.d.ID, "decision", m.d.Decision.String(), "err", m.err, "reason", m.res.Err)
+		a.press(c, m)
+	case tick:
+		if m.gen != a.gen {
+			return // a timer that fired while being replaced
 		}
-		a.draw()
-	case redraw:
-		a.draw()
-		a.arm()
+		a.st.tick(a.cfg.Now())
+		a.refresh()
+	case dockTick:
+		a.askDock(c)
+	case packLoaded:
+		a.packLoaded(m)
 	case GetView, *GetView:
-		c.Respond(View{Prompts: append([]approvals.PromptView(nil), a.st.prompts...), Screen: a.screen(),
-			Link: a.st.link, Presses: a.presses, Decisions: a.decisions})
+		c.Respond(a.view())
 	case supervisor.Reload, *supervisor.Reload:
-		a.h.Logger().Info("reload: nothing to re-read")
+		a.loadPack()
 	default:
-		a.st.apply(deref(m))
-		a.describe()
-		a.draw()
+		a.event(deref(m))
 	}
 }
 
-func (a *Actor) start(c actor.Context) {
-	a.st = newState()
-	a.system, a.self = c.ActorSystem(), c.Self()
-	a.stable = supervisor.ServicePID(a.system, a.h.Name())
-	c.Send(supervisor.ServicePID(a.system, "approvals"), approvals.Subscribe{PID: a.stable})
-	c.Send(supervisor.ServicePID(a.system, "buddy"), abuddy.Subscribe{PID: a.stable})
-	c.Send(supervisor.ServicePID(a.system, "ble"), ableactor.Subscribe{PID: a.stable})
-	if a.cfg.Buttons != nil {
-		ch, stop := a.cfg.Buttons.Subscribe(16)
-		a.stopPress = stop
-		system, self := a.system, a.self
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			for p := range ch {
-				system.Root.Send(self, pressed{p})
-			}
-		}()
+// event folds another service's message into the state and performs the
+// effects.
+func (a *Actor) event(m any) {
+	before := a.st.buddy
+	fx := a.st.apply(m, a.cfg.Now())
+	for _, f := range fx {
+		if ch, ok := f.(chime); ok {
+			a.play(ch.c)
+		}
 	}
-	if a.cfg.Display != nil {
-		a.img = image.NewRGBA(a.cfg.Display.Bounds())
+	if b := a.st.buddy; b != nil && (before == nil || before.Pack != b.Pack || (before.Push != nil && b.Push == nil)) {
+		a.loadPack() // a pack was installed, or the first State arrived
 	}
-	a.describe()
-	a.draw()
-	a.arm()
+	a.refresh()
 }
 
-func unsubscribe(svc string, pid *actor.PID) any {
-	switch svc {
-	case "approvals":
-		return approvals.Unsubscribe{PID: pid}
-	case "buddy":
-		return abuddy.Unsubscribe{PID: pid}
+// press maps a button to its role and sends the decision it makes, off
+// the actor: a slow or restarting approvals never blocks the screen.
+func (a *Actor) press(c actor.Context, p pressed) {
+	a.presses++
+	now := a.cfg.Now()
+	role, known := a.cfg.Roles[p.name]
+	if p.long || !known {
+		// Long presses and unmapped buttons only count as interaction.
+		if !a.st.on {
+			a.st.wake(now)
+		}
+		a.st.lastActive = now
+		a.refresh()
+		return
 	}
-	return ableactor.Unsubscribe{PID: pid}
+	wasOff := !a.st.on
+	d, ok := a.st.press(role, now)
+	if !ok {
+		if wasOff {
+			a.h.Logger().Info("press woke the screen and did nothing else", "button", p.name)
+		} else {
+			a.h.Logger().Debug("press sent no decision", "button", p.name, "role", string(role), "screen", string(a.st.screen()))
+		}
+		a.refresh()
+		return
+	}
+	a.decisions++
+	a.h.Logger().Info("press", "button", p.name, "id", d.ID, "decision", d.Decision.String())
+	if d.Decision.String() == "once" {
+		a.play(audio.ChimeApprove)
+	} else {
+		a.play(audio.ChimeDeny)
+	}
+	a.refresh() // "sent…" at once
+	f := c.RequestFuture(supervisor.ServicePID(a.system, "approvals"), d, a.cfg.DecideTimeout)
+	c.ReenterAfter(f, func(res any, err error) {
+		r, _ := res.(approvals.DecideResult)
+		if err != nil || !r.OK {
+			a.st.refused(d)
+			a.h.Logger().Warn("press not taken: the buttons are back", "id", d.ID, "decision", d.Decision.String(), "err", err, "reason", r.Err)
+			a.refresh()
+		}
+	})
+}
+
+func (a *Actor) view() View {
+	v := View{Prompts: append([]approvals.PromptView(nil), a.st.prompts...), Link: a.st.link,
+		Presses: a.presses, Decisions: a.decisions, Screen: a.st.screen(), Page: a.st.page,
+		Persona: a.st.persona(a.cfg.Now()).String(), Character: a.charName,
+		Frames: a.frames, Draws: a.draws, Pixels: a.pixels, LastDamage: append([]image.Rectangle(nil), a.lastDamage...)}
+	if i := a.st.shown(); i >= 0 {
+		p := a.st.prompts[i]
+		v.Tool, v.Sent = p.Tool, p.Decided || a.st.isSending(p.Prompt)
+	}
+	return v
 }
 
 // deref lets the events arrive as values or pointers.
@@ -191,77 +264,36 @@ func deref(m any) any {
 		return *m
 	case *ableactor.LinkState:
 		return *m
-	case *abuddy.State:
-		return *m
 	}
-	return m
+	return derefMore(m)
 }
 
-// press sends the decision and waits for approvals' answer off the
-// actor, so a slow or restarting approvals never blocks the screen.
-func (a *Actor) press(c actor.Context, p sim.Press) {
-	a.presses++
-	d, ok := a.st.press(p)
-	if !ok {
-		a.h.Logger().Info("press with no prompt to decide: nothing sent", "button", p.Name, "long", p.Long)
+// play queues a chime; a full queue drops it rather than block the screen.
+func (a *Actor) play(c audio.Chime) {
+	if a.chimes == nil {
 		return
 	}
-	a.decisions++
-	a.h.Logger().Info("press", "button", p.Name, "id", d.ID, "decision", d.Decision.String())
-	a.draw() // "sent..." at once
-	f := c.RequestFuture(supervisor.ServicePID(a.system, "approvals"), d, a.cfg.DecideTimeout)
-	system, self := a.system, a.self
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		var done decideDone
-		done.d = d
-		r, err := f.Result()
-		done.err = err
-		if res, ok := r.(approvals.DecideResult); ok {
-			done.res = res
-		}
-		system.Root.Send(self, done)
-	}()
-}
-
-func (a *Actor) arm() {
-	if a.stopped {
-		return
-	}
-	system, self := a.system, a.self
-	a.timer = time.AfterFunc(a.cfg.Redraw, func() { system.Root.Send(self, redraw{}) })
-}
-
-func (a *Actor) screen() sim.StatusScreen {
-	var svcs []sim.Service
-	if a.cfg.Services != nil {
-		svcs = a.cfg.Services()
-	}
-	return a.st.screen(a.cfg.Board, svcs, a.cfg.Now())
-}
-
-// draw renders the screen if what it shows changed.
-func (a *Actor) draw() {
-	if a.cfg.Display == nil || a.stopped {
-		return
-	}
-	sc := a.screen()
-	if k := sc.Key(); k != a.lastKey {
-		sc.Render(a.img)
-		_ = a.cfg.Display.Draw(a.img.Bounds(), a.img, image.Point{})
-		a.lastKey = k
-	}
-}
-
-func (a *Actor) describe() {
-	n := len(a.st.prompts)
-	switch n {
-	case 0:
-		a.h.SetDescription("sim status screen · no prompt pending")
-	case 1:
-		a.h.SetDescription("sim status screen · 1 prompt: A approve, B deny")
+	select {
+	case a.chimes <- c:
 	default:
-		a.h.SetDescription("sim status screen · " + strconv.Itoa(n) + " prompts, oldest first")
+	}
+}
+
+// player plays the queued chimes one at a time until ctx ends.
+func (a *Actor) player(ctx context.Context, p audio.Player, ch <-chan audio.Chime) {
+	defer a.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-ch:
+			pcm, err := audio.Synthesize(c)
+			if err == nil {
+				err = p.Play(ctx, pcm)
+			}
+			if err != nil && ctx.Err() == nil {
+				a.h.Logger().Warn("chime not played", "chime", c.String(), "err", err)
+			}
+		}
 	}
 }

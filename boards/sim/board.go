@@ -10,7 +10,7 @@ type Opts struct {
 // DefaultOpts is the sim board as it runs by default.
 var DefaultOpts = Opts{Width: 240, Height: 240}
 
-// Board is the simulated hardware: a display and two buttons. The web
+// Board is the simulated hardware: a display and four buttons. The web
 // Server that shows them is separate so that tests can use the hardware
 // without a listener.
 type Board struct {
@@ -27,7 +27,7 @@ func New(opts *Opts) (*Board, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Board{Display: d, Buttons: NewButtons(ButtonA, ButtonB)}, nil
+	return &Board{Display: d, Buttons: NewButtons(ButtonA, ButtonB, ButtonX, ButtonY)}, nil
 }
 
 // String names the board, as periph resources do.

@@ -7,10 +7,14 @@ import (
 	"time"
 )
 
-// Button names. They match the two buttons every supported HAT has.
+// Button names. A and B match the two buttons every supported HAT has; X
+// and Y are the Pimoroni HATs' other two (the sim profile maps them to the
+// info pages).
 const (
-	ButtonA = "A" // approve / next
-	ButtonB = "B" // deny / back
+	ButtonA = "A" // approve
+	ButtonB = "B" // deny
+	ButtonX = "X" // next page
+	ButtonY = "Y" // previous page, home
 )
 
 // LongPress is how long a button must be held to count as a long press,

@@ -7,12 +7,14 @@
 //   - a framebuffer Display (240×240 by default) that implements periph's
 //     display.Drawer, so the UI draws to it exactly as to a real panel;
 //
-//   - two named Buttons, as on the Pirate Audio and similar HATs:
-//     "A" approves or moves to the next item, "B" denies or goes back.
-//     A press held for LongPress or longer is a long press;
+//   - four named Buttons, as on the Pirate Audio and similar HATs: "A"
+//     approves and "B" denies the prompt on the screen, "X" and "Y" page
+//     through the info pages. A press held for LongPress or longer is a
+//     long press;
 //
 //   - a web Server (loopback by default) that shows the display live, has
-//     clickable A/B buttons, and exposes a small JSON API:
+//     clickable buttons (the page's ?autopress=A presses A once a
+//     prompt is on the screen, for the headless-browser test), and exposes a small JSON API:
 //
 //     GET  /                     the live page
 //     GET  /api/screen.png       the current framebuffer as PNG

@@ -16,6 +16,7 @@ const pageHTML = `<!doctype html>
  .buttons { display: flex; gap: 12px; margin-top: 14px; }
  button { flex: 1; font-size: 18px; padding: 10px; border-radius: 8px; border: 0; cursor: pointer; }
  #A { background: #2e7d32; color: #fff; } #B { background: #c62828; color: #fff; }
+ #X, #Y { background: #555; color: #fff; }
  button:active { filter: brightness(0.8); }
  pre { background: #111; padding: 1em; max-width: 60em; overflow: auto; }
  .hint { color: #999; }
@@ -26,11 +27,13 @@ const pageHTML = `<!doctype html>
 <div class="device">
  <img id="screen" src="/api/screen.png" alt="the appliance's display">
  <div class="buttons">
-  <button id="A" title="approve / next (hold for a long press; key a)">A</button>
-  <button id="B" title="deny / back (hold for a long press; key b)">B</button>
+  <button id="A" title="approve (hold for a long press; key a)">A</button>
+  <button id="B" title="deny (hold for a long press; key b)">B</button>
+  <button id="X" title="next info page (key x)">X</button>
+  <button id="Y" title="previous info page, home (key y)">Y</button>
  </div>
 </div>
-<p class="hint">Click for a short press; hold 0.5 s or longer for a long press. Keys a and b work too.</p>
+<p class="hint">Click for a short press; hold 0.5 s or longer for a long press. Keys a, b, x and y work too.</p>
 <p id="last" class="hint"></p>
 <h2>State</h2>
 <pre id="state">loading…</pre>
@@ -47,14 +50,30 @@ async function release(name) {
     ? 'pressed ' + j.button + (j.long ? ' (long, ' : ' (short, ') + j.hold_ms + ' ms)'
     : 'error: ' + j.error;
 }
-for (const name of ['A', 'B']) {
+const keys = ['a', 'b', 'x', 'y'];
+for (const name of ['A', 'B', 'X', 'Y']) {
   const b = document.getElementById(name);
   b.addEventListener('pointerdown', () => start(name));
   b.addEventListener('pointerup', () => release(name));
   b.addEventListener('pointerleave', () => release(name));
 }
-document.addEventListener('keydown', e => { if (!e.repeat && (e.key === 'a' || e.key === 'b')) start(e.key.toUpperCase()); });
-document.addEventListener('keyup', e => { if (e.key === 'a' || e.key === 'b') release(e.key.toUpperCase()); });
+document.addEventListener('keydown', e => { if (!e.repeat && keys.includes(e.key)) start(e.key.toUpperCase()); });
+document.addEventListener('keyup', e => { if (keys.includes(e.key)) release(e.key.toUpperCase()); });
+
+// ?autopress=A clicks A once, the way a user does (pointer down, pointer
+// up on the button), as soon as a prompt waits for a decision: the
+// headless-browser test drives the page through it.
+const autopress = new URLSearchParams(location.search).get('autopress');
+let autopressed = false;
+function maybeAutopress(st) {
+  if (!autopress || autopressed || !st.prompt || st.prompt.decided) return;
+  const b = document.getElementById(autopress);
+  if (!b) return;
+  autopressed = true;
+  b.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}));
+  b.dispatchEvent(new PointerEvent('pointerup', {bubbles: true}));
+  document.title = 'autopressed ' + autopress;
+}
 
 let etag = '';
 async function poll() {
@@ -68,11 +87,13 @@ async function poll() {
       if (old.startsWith('blob:')) URL.revokeObjectURL(old);
     }
     const s = await fetch('/api/state');
-    document.getElementById('state').textContent = JSON.stringify(await s.json(), null, 2);
+    const st = await s.json();
+    document.getElementById('state').textContent = JSON.stringify(st, null, 2);
+    maybeAutopress(st);
   } catch (e) {
     document.getElementById('state').textContent = 'appliance not reachable: ' + e;
   }
-  setTimeout(poll, 500);
+  setTimeout(poll, autopress ? 100 : 500);
 }
 poll();
 </script>

@@ -1,0 +1,203 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"strings"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/ui/screens"
+	"github.com/claude-pi/claude-pi/boards/sim"
+)
+
+// facts are what the info pages show that no service publishes.
+type facts struct {
+	board, version string
+	started        time.Time
+	addrs          []string
+	services       []sim.Service
+}
+
+// legend is the button labels for each role on this board.
+type legend struct{ approve, deny, next, back string }
+
+func legendOf(roles map[string]Role) legend {
+	var l legend
+	for name, r := range roles {
+		switch r {
+		case RoleApprove:
+			l.approve = name
+		case RoleDeny:
+			l.deny = name
+		case RoleNext:
+			l.next = name
+		case RoleBack:
+			l.back = name
+		}
+	}
+	if l.next == "" {
+		l.next = l.approve
+	}
+	if l.back == "" {
+		l.back = l.deny
+	}
+	return l
+}
+
+// painter renders the state into frames. It tracks when the persona
+// began, so the animation restarts at each change of state.
+type painter struct {
+	r            *screens.Renderer
+	char         screens.Character
+	lg           legend
+	persona      screens.Persona
+	personaSince time.Time
+}
+
+// paint draws sc into dst and returns how long until the picture changes
+// by itself (the next animation frame, the prompt's age), 0 for never.
+func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.Time) time.Duration {
+	switch sc {
+	case ScreenOff:
+		draw.Draw(dst, dst.Bounds(), image.NewUniform(color.Black), image.Point{}, draw.Src)
+		return 0
+	case ScreenPasskey:
+		v := screens.PasskeyView{Code: s.link.Passkey, Device: s.link.Central}
+		p.r.Passkey(dst, v)
+		return 0
+	case ScreenApproval:
+		v := s.prompts[s.shown()]
+		age := time.Duration(0)
+		if !v.Arrived.IsZero() {
+			age = max(0, now.Sub(v.Arrived))
+		}
+		av := screens.ApprovalView{Tool: v.Tool, Hint: v.Hint, Age: age, Queued: len(s.prompts) - 1,
+			Approve: p.lg.approve, Deny: p.lg.deny}
+		if d, ok := s.sending[keyOf(v.Prompt)]; ok {
+			av.Sent = d.String()
+		} else if v.Decided {
+			av.Sent = v.Decision.String()
+		}
+		p.r.Approval(dst, av)
+		return time.Second - age%time.Second // the age counts seconds
+	case ScreenPack:
+		pr := s.buddy.Push
+		p.r.Pack(dst, screens.PackView{Name: pr.Name, File: pr.File, Done: pr.Received, Total: pr.Total})
+		return 0
+	case ScreenInfo:
+		p.r.Info(dst, infoPage(s, f, now, p.lg))
+		if s.page == 1 {
+			return time.Second - now.Sub(f.started)%time.Second // uptime
+		}
+		return 0
+	}
+	pe := screens.Persona(s.persona(now).String())
+	if pe != p.persona || p.personaSince.IsZero() {
+		p.persona, p.personaSince = pe, now
+	}
+	p.r.Home(dst, homeView(s, pe, now.Sub(p.personaSince)))
+	return p.char.Interval(pe)
+}
+
+func homeView(s *state, pe screens.Persona, anim time.Duration) screens.HomeView {
+	v := screens.HomeView{Persona: pe, Anim: anim}
+	if l := s.link; l != nil {
+		v.Links.BLE = l.Connected && l.Subscribed
+		v.Links.Encrypted = l.Secured
+		if l.Connected && !l.Secured {
+			v.Warning = "link not encrypted"
+			if l.Security == "open" {
+				v.Warning = "open link: not encrypted"
+			}
+		}
+		if l.AdvertiseErr != "" && !l.Connected {
+			v.Warning = l.AdvertiseErr
+		}
+	}
+	if d := s.dock; d != nil {
+		v.Links.Dock = d.Connected
+	}
+	if b := s.buddy; b != nil {
+		v.Links.Desktop = b.Connected
+		v.Owner = b.Owner
+		if h := b.Snapshot; h != nil {
+			v.Total, v.Running, v.Waiting = int(h.Total), int(h.Running), int(h.Waiting)
+			v.Entries, v.Msg = h.Entries, h.Msg
+		}
+	}
+	if v.Msg == "" && len(v.Entries) == 0 && (s.buddy == nil || !s.buddy.Connected) {
+		v.Msg = "waiting for the Claude desktop"
+	}
+	return v
+}
+
+// infoPage is page 1 (links and the device) or 2 (the pet's stats).
+func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
+	v := screens.InfoView{Page: s.page, Of: infoPages, Next: lg.next, Back: lg.back}
+	row := func(label, value string, warn bool) { v.Rows = append(v.Rows, screens.InfoRow{Label: label, Value: value, Warn: warn}) }
+	if s.page == 2 {
+		v.Title = "Stats"
+		if b := s.buddy; b != nil {
+			st := b.Stats
+			row("Approved", fmt.Sprint(st.Appr), false)
+			row("Denied", fmt.Sprint(st.Deny), false)
+			row("Level", fmt.Sprintf("%d (%d/10)", st.Lvl, st.Fed), false)
+			row("Velocity", fmt.Sprintf("%d s", st.Vel), false)
+			row("Tokens", fmt.Sprint(st.Tokens), false)
+		} else {
+			row("Stats", "not loaded yet", true)
+		}
+		return v
+	}
+	v.Title = "Links"
+	switch l := s.link; {
+	case l == nil:
+		row("BLE", "starting", true)
+	case l.Connected:
+		row("BLE", "connected "+l.Central, false)
+	case l.Advertising:
+		row("BLE", "advertising", false)
+	default:
+		row("BLE", "off "+l.AdvertiseErr, true)
+	}
+	if l := s.link; l != nil {
+		enc := "encrypted (" + l.Security + ")"
+		if !l.Secured {
+			enc = "none (" + l.Security + ")"
+		}
+		row("Encryption", enc, !l.Secured)
+	}
+	switch d := s.dock; {
+	case d == nil:
+		row("Dock", "no CoreS3", false)
+	case d.Ready:
+		row("Dock", "CoreS3 ready "+d.Path, false)
+	case d.Connected:
+		row("Dock", "CoreS3 "+d.Description, true)
+	default:
+		row("Dock", "no CoreS3", false)
+	}
+	ip := strings.Join(f.addrs, " ")
+	if ip == "" {
+		ip = "no network"
+	}
+	row("IP", ip, ip == "no network")
+	row("Uptime", uptime(now.Sub(f.started)), false)
+	row("Version", f.version+" · "+f.board, false)
+	return v
+}
+
+// uptime is "3d 4h 12m" or "4m 09s".
+func uptime(d time.Duration) string {
+	d = max(d, 0)
+	days, h, m, sec := int(d/(24*time.Hour)), int(d/time.Hour)%24, int(d/time.Minute)%60, int(d/time.Second)%60
+	switch {
+	case days > 0:
+		return fmt.Sprintf("%dd %dh %02dm", days, h, m)
+	case h > 0:
+		return fmt.Sprintf("%dh %02dm %02ds", h, m, sec)
+	}
+	return fmt.Sprintf("%dm %02ds", m, sec)
+}
