@@ -47,6 +47,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return wireCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "buddy":
 		return buddyCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "hook":
+		return hookCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "pair":
+		return pairCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "doctor":
 		return doctorCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "demo":
@@ -136,6 +140,10 @@ Commands:
                   for the board, with a fix for each failure
   demo            play a Claude desktop session against a running sim
                   appliance (prompts wait for its A/B buttons)
+  hook permission Claude Code PermissionRequest hook: ask the paired Pi
+  hook event      Claude Code async hook: report session progress to the Pi
+  hook install    add the two hooks to ~/.claude/settings.json (--project)
+  pair [HOST]     pair this computer with a Pi (--list, --revoke NAME)
   version         print the version
   help [COMMAND]  this text, a command's flags, or "help config" for the
                   configuration file with every key

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/claude-pi/claude-pi/drivers/lanpair"
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+)
+
+// hookConnectTimeout bounds reaching the Pi: past it the terminal dialog
+// simply carries on without us.
+const hookConnectTimeout = 2 * time.Second
+
+// defaultHookWait is how long `hook permission` waits for a decision. The
+// installed hook's timeout is a little longer so Claude Code never kills
+// it first.
+const defaultHookWait = 5 * time.Minute
+
+// hookCommand is `claude-pi hook permission|event|install`.
+func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usagef("hook: want permission, event or install")
+	}
+	switch args[0] {
+	case "permission":
+		hookPermission(ctx, args[1:], stdin, stdout, stderr)
+		return nil
+	case "event":
+		hookEvent(ctx, args[1:], stdin, stderr)
+		return nil
+	case "install":
+		return hookInstall(args[1:], stdout, stderr)
+	}
+	return usagef("hook: unknown subcommand %q (want permission, event or install)", args[0])
+}
+
+// hookFlags are shared by permission and event. Errors in them are not
+// usage errors: a hook must exit 0 whatever happens.
+type hookFlags struct {
+	config string
+	pi     string
+	wait   time.Duration
+}
+
+func parseHookFlags(name string, args []string, stderr io.Writer) (hookFlags, bool) {
+	var f hookFlags
+	fs := newFlagSet("hook "+name, "Usage: claude-pi hook "+name+" [flags] < hook-input.json", stderr)
+	fs.StringVar(&f.config, "config", os.Getenv("CLAUDE_PI_CONFIG"), "the CLI's state directory (default: the user config dir's claude-pi)")
+	fs.StringVar(&f.pi, "pi", "", "the paired Pi to use (default: the last paired)")
+	wait := defaultHookWait
+	if v, err := time.ParseDuration(os.Getenv("CLAUDE_PI_HOOK_TIMEOUT")); err == nil && v > 0 {
+		wait = v
+	}
+	fs.DurationVar(&f.wait, "timeout", wait, "how long to wait for a decision (env CLAUDE_PI_HOOK_TIMEOUT)")
+	help, err := parseFlags(fs, args)
+	return f, err == nil && !help
+}
+
+// hookPermission never returns an error and never panics: anything but a
+// clear decision from the Pi leaves stdout empty, so the terminal dialog
+// decides.
+func hookPermission(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "claude-pi hook: no decision (internal error: %v)\n", r)
+		}
+	}()
+	// The desktop app already sends its prompts over BLE.
+	if os.Getenv("CLAUDE_CODE_ENTRYPOINT") == "claude-desktop" {
+		return
+	}
+	out, err := permissionDecision(ctx, args, stdin, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "claude-pi hook: no decision: %v\n", err)
+		return
+	}
+	stdout.Write(out)
+}
+
+func permissionDecision(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) ([]byte, error) {
+	f, ok := parseHookFlags("permission", args, stderr)
+	if !ok {
+		return nil, fmt.Errorf("bad flags")
+	}
+	in, err := readHookInput(stdin)
+	if err != nil {
+		return nil, err
+	}
+	if in.HookEventName != hookbridge.EventPermissionRequest {
+		return nil, fmt.Errorf("got a %s event, want PermissionRequest", in.HookEventName)
+	}
+	hint, detail := hookbridge.Summary(in.ToolName, in.ToolInput)
+	req := hookbridge.PermissionRequest{
+		ID:        newRequestID(),
+		Session:   clipBytes(in.SessionID, hookbridge.MaxSession),
+		Project:   hookbridge.ProjectName(in.CWD),
+		Tool:      clipBytes(in.ToolName, hookbridge.MaxTool),
+		Hint:      hint,
+		Detail:    detail,
+		Agent:     clipBytes(in.AgentID, hookbridge.MaxSession),
+		AgentType: clipBytes(in.AgentType, hookbridge.MaxTool),
+		Mode:      clipBytes(in.PermissionMode, hookbridge.MaxTool),
+	}
+	if req.Agent != "" && req.AgentType == "" {
+		req.AgentType = "subagent"
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.wait)
+	defer cancel()
+	body, err := postToPi(ctx, f, hookbridge.PathPermission, req)
+	if err != nil {
+		return nil, err
+	}
+	d, err := hookbridge.DecodeDecision(body, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	switch d.Behavior {
+	case hookbridge.BehaviorAllow:
+		return hookbridge.AllowOutput(), nil
+	case hookbridge.BehaviorDeny:
+		return hookbridge.DenyOutput(hookbridge.DenyMessage(d.Device, d.By)), nil
+	}
+	return nil, fmt.Errorf("the Pi gave none (%s)", d.Reason)
+}
+
+// hookEvent is the async hook: it reports and forgets.
+func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) {
+	defer func() { recover() }()
+	if os.Getenv("CLAUDE_CODE_ENTRYPOINT") == "claude-desktop" {
+		return
+	}
+	f, ok := parseHookFlags("event", args, stderr)
+	if !ok {
+		return
+	}
+	in, err := readHookInput(stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "claude-pi hook: %v\n", err)
+		return
+	}
+	ev := hookbridge.Event{
+		Session:  clipBytes(in.SessionID, hookbridge.MaxSession),
+		Event:    clipBytes(in.HookEventName, hookbridge.MaxTool),
+		Project:  hookbridge.ProjectName(in.CWD),
+		Agent:    clipBytes(in.AgentID, hookbridge.MaxSession),
+		Activity: hookbridge.Activity(in),
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := postToPi(ctx, f, hookbridge.PathEvent, ev); err != nil {
+		fmt.Fprintf(stderr, "claude-pi hook: event not delivered: %v\n", err)
+	}
+}
+
+func readHookInput(stdin io.Reader) (hookbridge.HookInput, error) {
+	b, err := io.ReadAll(io.LimitReader(stdin, hookbridge.MaxHookInput+1))
+	if err != nil {
+		return hookbridge.HookInput{}, fmt.Errorf("reading the hook input: %v", err)
+	}
+	return hookbridge.DecodeHookInput(b)
+}
+
+// postToPi sends one request to the paired Pi over pinned mutual TLS and
+// returns the 200 response body.
+func postToPi(ctx context.Context, f hookFlags, path string, v any) ([]byte, error) {
+	cs, err := loadCLIState(f.config)
+	if err != nil {
+		return nil, err
+	}
+	pi, err := cs.pick(f.pi)
+	if err != nil {
+		return nil, err
+	}
+	id, err := cs.identity()
+	if err != nil {
+		return nil, err
+	}
+	body, _ := json.Marshal(v)
+	hc := piClient(id, pi.Pin)
+	defer hc.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+pi.Addr+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reaching %s at %s: %v", pi.Name, pi.Addr, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s's answer: %v", pi.Name, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("%s refused: %s: %s", pi.Name, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return b, nil
+}
+
+// piClient is an HTTPS client pinned to one Pi, quick to give up on an
+// unreachable one.
+func piClient(id tls.Certificate, pin string) *http.Client {
+	d := &net.Dialer{Timeout: hookConnectTimeout}
+	return &http.Client{Transport: &http.Transport{
+		DialContext:         d.DialContext,
+		TLSClientConfig:     lanpair.ClientConfig(id, pin),
+		TLSHandshakeTimeout: hookConnectTimeout,
+		ForceAttemptHTTP2:   false,
+		DisableKeepAlives:   true,
+	}}
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
