@@ -6,6 +6,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -51,6 +52,18 @@ type apiPrompt struct {
 	By      string `json:"by,omitempty"`
 }
 
+// apiDock is the CoreS3 dock in /api/state.
+type apiDock struct {
+	Connected     bool   `json:"connected"`
+	Path          string `json:"path"`
+	Serial        string `json:"serial"`
+	Ready         bool   `json:"ready"`
+	Event         bool   `json:"event"`
+	Description   string `json:"description"`
+	Pending       int    `json:"pending"`
+	MaxCreditWait int64  `json:"maxCreditWaitMs"`
+}
+
 // apiState asks the services what they know, all at once, each with its
 // own timeout; a service that does not answer in time leaves its fields
 // null rather than holding up the page.
@@ -67,11 +80,13 @@ func apiState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 	var (
 		wg                    sync.WaitGroup
 		view, bstate, pending any
+		dstate                any
 	)
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); view = ask("ui", ui.GetView{}) }()
 	go func() { defer wg.Done(); bstate = ask("buddy", buddyactor.GetState{}) }()
 	go func() { defer wg.Done(); pending = ask("approvals", approvals.GetPending{}) }()
+	go func() { defer wg.Done(); dstate = ask("dock", dock.GetState{}) }()
 	wg.Wait()
 
 	if v, ok := view.(ui.View); ok && v.Link != nil {
@@ -88,6 +103,10 @@ func apiState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 		}
 		st.Snapshot = apiSnapshot{Total: h.Total, Running: h.Running, Waiting: h.Waiting, Msg: h.Msg,
 			Entries: entries, Tokens: h.Tokens, TokensToday: h.TokensToday}
+	}
+	if d, ok := dstate.(dock.State); ok {
+		st.Dock = apiDock{Connected: d.Connected, Path: d.Path, Serial: d.Serial, Ready: d.Ready, Event: d.Event,
+			Description: d.Description, Pending: d.Pending, MaxCreditWait: d.MaxCreditWait.Milliseconds()}
 	}
 	if p, ok := pending.(approvals.Pending); ok {
 		now := time.Now()

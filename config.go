@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -39,6 +40,7 @@ type Config struct {
 
 	BLE      BLEConfig                `toml:"ble"`
 	Dock     DockConfig               `toml:"dock"`
+	TTS      TTSConfig                `toml:"tts"`
 	Services map[string]ServiceConfig `toml:"services"`
 }
 
@@ -48,12 +50,29 @@ type BLEConfig struct {
 	Security  string `toml:"security"`
 	NUSListen string `toml:"nus_listen"`
 	MTU       int    `toml:"mtu"`
+	Backend   string `toml:"backend"`
 }
 
-// DockConfig is the [dock] table.
+// DockConfig is the [dock] table. The pointers tell "unset" from false:
+// unset DTR/RTS leave the line as the kernel left it, unset speak_* mean on.
 type DockConfig struct {
-	Port   string `toml:"port"`
-	Serial string `toml:"serial"`
+	Port              string `toml:"port"`
+	Serial            string `toml:"serial"`
+	DTR               *bool  `toml:"dtr"`
+	RTS               *bool  `toml:"rts"`
+	SpeakPrompts      *bool  `toml:"speak_prompts"`
+	SpeakAssistant    *bool  `toml:"speak_assistant"`
+	SpeakConversation *bool  `toml:"speak_conversation"`
+	AssistantMax      int    `toml:"assistant_max"`
+}
+
+// TTSConfig is the [tts] table: the voice the dock speaks with.
+type TTSConfig struct {
+	Engine      string `toml:"engine"`
+	Voice       string `toml:"voice"`
+	Speed       int    `toml:"speed"`
+	PiperBinary string `toml:"piper_binary"`
+	PiperModel  string `toml:"piper_model"`
 }
 
 // ServiceConfig is a [services.NAME] table: overrides of the service's
@@ -82,18 +101,27 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // Known names, in one place so that validation, help and the example agree.
 var (
-	boardNames    = []string{"auto", "sim"}
+	boardNames    = append([]string{"auto"}, boards.Names()...)
 	securityModes = []string{"bonded", "open"}
+	bleBackends   = []string{"bluez", "hci"}
+	ttsEngines    = []string{"espeak-ng", "piper", "off"}
 	logLevels     = []string{"debug", "info", "warn", "error"}
 	serviceNames  = []string{"ble", "buddy", "approvals", "dock", "ui", "audio"}
 )
 
-// Sim defaults. The Pi's are in defaults.
+// Sim defaults, then the Pi's and the board-independent ones.
 const (
 	simHTTP      = "127.0.0.1:8330"
 	simNUSListen = "127.0.0.1:8331"
 	simMTU       = 185 // what macOS negotiates; enough for the desktop's 180-byte writes
 	defaultName  = "Claude_Pi"
+
+	piDataDir       = "/var/lib/claude-pi"
+	piControlSocket = "/run/supervisor.sock" // where Debian's supervisorctl looks
+
+	defaultVoice        = "en-us"
+	defaultSpeed        = 160 // a little slower than espeak-ng's 175: the CoreS3's speaker is small
+	defaultAssistantMax = 200
 )
 
 // loadConfig reads the file at path. With explicit false, a missing file is

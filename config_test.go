@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -160,7 +161,16 @@ func TestConfigErrors(t *testing.T) {
 		{"wrong type", "ble = 3\n", []string{"ble"}},
 		{"duration without unit", "[services.ble]\nwindow = 60\n", []string{`"60s"`}},
 		{"duration garbage", "[services.ble]\nwindow = \"soon\"\n", []string{`"soon"`, "window"}},
-		{"bad board", "board = \"pi5\"\n", []string{`board = "pi5"`, "auto, sim"}},
+		{"bad board", "board = \"pi5\"\n", []string{`board = "pi5"`, "auto, display-hat-mini, pirate-audio, sim, waveshare-lcd13"}},
+		{"web page on a HAT", "board = \"pirate-audio\"\nhttp = \"127.0.0.1:8330\"\n", []string{"http", "simulator", `http = "off"`}},
+		{"bad backend", "[ble]\nbackend = \"btstack\"\n", []string{"ble.backend", `"bluez" or "hci"`}},
+		{"hci bonded", "[ble]\nbackend = \"hci\"\n", []string{"hci", `ble.security = "open"`}},
+		{"assistant_max small", "[dock]\nassistant_max = 5\n", []string{"dock.assistant_max", "20..4000"}},
+		{"dtr not a bool", "[dock]\ndtr = \"yes\"\n", []string{"dtr"}},
+		{"bad engine", "[tts]\nengine = \"say\"\n", []string{"tts.engine", "espeak-ng, piper, off"}},
+		{"piper without model", "[tts]\nengine = \"piper\"\n", []string{"tts.piper_model", ".onnx"}},
+		{"bad speed", "[tts]\nspeed = 1000\n", []string{"tts.speed", "80..450"}},
+		{"voice with a flag", "[tts]\nvoice = \"--stdout\"\n", []string{"tts.voice", "en-us"}},
 		{"bad http", "http = \"8330\"\n", []string{`http = "8330"`, "host:port"}},
 		{"bad http port", "http = \"127.0.0.1:http\"\n", []string{"port"}},
 		{"bad nus", "[ble]\nnus_listen = \"unix:rel.sock\"\n", []string{"ble.nus_listen", "absolute"}},
@@ -210,6 +220,76 @@ func TestBoardAutoOnAPi(t *testing.T) {
 	}
 }
 
+// TestHATBoardDefaults: every HAT board is accepted and gets the Pi's
+// defaults, on a Pi or not (a HAT can be configured before the Pi boots).
+func TestHATBoardDefaults(t *testing.T) {
+	pi := laptop()
+	pi.piModel = "Raspberry Pi 4 Model B Rev 1.5"
+	for _, name := range hatNames() {
+		for _, h := range []host{pi, laptop()} {
+			s, err := resolve(Config{Board: name}, defaultConfigPath, h)
+			if err != nil {
+				t.Fatalf("board %s: %v", name, err)
+			}
+			if s.board != name || s.simulated() || s.dataDir != "/var/lib/claude-pi" ||
+				s.controlSocket != "/run/supervisor.sock" || s.http != "" || s.ble.Backend != "bluez" {
+				t.Errorf("board %s: board %q data_dir %q control_socket %q http %q backend %q", name,
+					s.board, s.dataDir, s.controlSocket, s.http, s.ble.Backend)
+			}
+		}
+	}
+	if len(hatNames()) != 3 {
+		t.Errorf("HAT boards = %v, want the three in boards", hatNames())
+	}
+	// hci with open security is accepted.
+	s, err := resolve(Config{Board: "pirate-audio", BLE: BLEConfig{Backend: "hci", Security: "open"}}, defaultConfigPath, pi)
+	if err != nil || s.ble.Backend != "hci" {
+		t.Errorf("hci + open: %q, %v", s.ble.Backend, err)
+	}
+}
+
+// TestDockAndTTSDefaults: speech is on unless switched off, and the keys
+// reach the dock's options.
+func TestDockAndTTSDefaults(t *testing.T) {
+	s, err := resolve(Config{}, defaultConfigPath, laptop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.tts != (TTSConfig{Engine: "espeak-ng", Voice: "en-us", Speed: 160, PiperBinary: "piper"}) {
+		t.Errorf("tts defaults = %+v", s.tts)
+	}
+	o := dockOptions(s.dock, nil, slog.Default())
+	if o.MutePrompts || o.MuteAssistant || o.MuteConversation || o.AssistantMax != 200 || o.Port != "" ||
+		o.Serial.DTR != nil || o.Serial.RTS != nil {
+		t.Errorf("dock defaults = %+v", o)
+	}
+
+	path := filepath.Join(t.TempDir(), "config.toml")
+	writeFile(t, path, "[dock]\nport = \"/dev/ttyACM3\"\nserial = \"3C84\"\ndtr = false\nspeak_assistant = false\nassistant_max = 80\n[tts]\nengine = \"off\"\n")
+	c, err := loadConfig(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = resolve(c, path, laptop()); err != nil {
+		t.Fatal(err)
+	}
+	synth, err := buildSynth(s.tts, slog.Default())
+	if err != nil || synth != nil {
+		t.Errorf("engine off: synth %v, %v; want none", synth, err)
+	}
+	o = dockOptions(s.dock, nil, slog.Default())
+	if o.Port != "/dev/ttyACM3" || o.Serial.Serial != "3C84" || o.Serial.DTR == nil || *o.Serial.DTR || o.Serial.RTS != nil ||
+		o.MutePrompts || !o.MuteAssistant || o.MuteConversation || o.AssistantMax != 80 {
+		t.Errorf("dock options = %+v", o)
+	}
+
+	// piper with a model that is not there stops start-up, naming the key.
+	_, err = buildSynth(TTSConfig{Engine: "piper", PiperModel: "/nonexistent/voice.onnx", PiperBinary: "piper"}, slog.Default())
+	if err == nil || !strings.Contains(err.Error(), "tts.piper_model") {
+		t.Errorf("missing piper model: %v", err)
+	}
+}
+
 // uncommented returns the example with every commented-out key and table
 // header switched on, which is how a user edits it.
 func uncommented(example string) string {
@@ -249,6 +329,12 @@ func TestExampleConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := resolve(Config{}, "example", laptop())
+	// dtr and rts have no default (unset leaves the line alone), so the
+	// example shows the value a user would set.
+	if got.dock.DTR == nil || !*got.dock.DTR || got.dock.RTS == nil || !*got.dock.RTS {
+		t.Errorf("example dtr/rts = %v/%v, want true/true", got.dock.DTR, got.dock.RTS)
+	}
+	got.dock.DTR, got.dock.RTS = nil, nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("example's values differ from the defaults:\n got %+v\nwant %+v", got, want)
 	}

@@ -15,9 +15,11 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/absent"
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/dock"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/ui"
+	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/boards/sim"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
@@ -53,12 +55,13 @@ func runCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 
 // hardware is what the services drive on this board.
 type hardware struct {
-	board    *sim.Board
+	board    *sim.Board // nil on a HAT board
 	link     drv.Peripheral
 	security drv.Security
-	// processes lists the services for the status screen; it is filled
-	// in once the tree exists.
-	processes func() []sim.Service
+	// ui and audio are the board's services; the others are the same on
+	// every board.
+	ui, audio func(*supervisor.Handle) actor.Actor
+	dock      dock.Options
 }
 
 // services is the appliance's actor tree. The order and the dependencies
@@ -69,18 +72,60 @@ func services(s settings, hw hardware) []supervisor.Service {
 	svc := func(name string, mk func(*supervisor.Handle) actor.Actor, deps ...string) supervisor.Service {
 		return supervisor.Service{Name: name, DependsOn: deps, Policy: s.policies[name], New: mk}
 	}
+	// The LAN bridge for Claude Code's CLI hooks (actors/lan) joins here,
+	// after approvals, once it lands.
 	return []supervisor.Service{
 		svc("ble", bleactor.New(hw.link, bleactor.Config{Name: s.ble.Name, Security: hw.security})),
 		svc("buddy", buddyactor.New(buddyactor.Config{DataDir: s.dataDir, Name: s.ble.Name}), "ble"),
 		svc("approvals", approvals.New(), "buddy"),
-		svc("dock", absent.New("waiting for a CoreS3 (dock host not built yet)"), "approvals"),
-		svc("ui", ui.New(ui.Config{Board: s.board, Display: hw.board.Display, Buttons: hw.board.Buttons,
-			Services: func() []sim.Service { return hw.processes() }}), "approvals"),
-		svc("audio", absent.New("no audio output on this board")),
+		svc("dock", dock.New(hw.dock), "approvals"),
+		svc("ui", hw.ui, "approvals"),
+		svc("audio", hw.audio),
 	}
 }
 
-// serve runs the appliance on the sim board until ctx ends.
+// boardHardware builds what the services drive: the simulator's
+// framebuffer, buttons and socket link, or a HAT's radio, panel and
+// buttons. Nothing on a HAT is opened here; each service opens its part
+// when it starts, so a broken part fails one service, visibly.
+func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service) (hardware, func(), error) {
+	sec, err := drv.ParseSecurity(s.ble.Security)
+	if err != nil {
+		return hardware{}, nil, err
+	}
+	synth, err := buildSynth(s.tts, log)
+	if err != nil {
+		return hardware{}, nil, err
+	}
+	hw := hardware{security: sec, dock: dockOptions(s.dock, synth, log)}
+	if !s.simulated() {
+		profile, err := boards.Lookup(s.board)
+		if err != nil {
+			return hardware{}, nil, err
+		}
+		hw.link = radioLink(s.ble, sec, log)
+		hw.ui = hatUI(profile, openHAT, func(fb *sim.Display, b *sim.Buttons) func(*supervisor.Handle) actor.Actor {
+			return ui.New(ui.Config{Board: s.board, Display: fb, Buttons: b, Services: processes})
+		})
+		hw.audio = hatAudio(profile)
+		return hw, func() {}, nil
+	}
+	board, err := sim.New(nil)
+	if err != nil {
+		return hardware{}, nil, err
+	}
+	nusLn, err := blesim.Listen(s.ble.NUSListen)
+	if err != nil {
+		return hardware{}, nil, fmt.Errorf("ble.nus_listen: %w (another claude-pi running? choose another with --nus-listen)", err)
+	}
+	link := newSimLink(nusLn, s.ble.NUSListen, blesim.Options{MTU: s.ble.MTU, Logger: log.With("actor", "ble")})
+	hw.board, hw.link = board, link
+	hw.ui = ui.New(ui.Config{Board: s.board, Display: board.Display, Buttons: board.Buttons, Services: processes})
+	hw.audio = absent.New("no audio output on this board")
+	return hw, link.Close, nil
+}
+
+// serve runs the appliance until ctx ends.
 func serve(ctx context.Context, s settings, stdout, stderr io.Writer) error {
 	return serveWith(ctx, s, stdout, stderr, nil)
 }
@@ -100,23 +145,12 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 	if err := os.MkdirAll(s.dataDir, 0o750); err != nil {
 		return fmt.Errorf("data_dir: %w", err)
 	}
-	board, err := sim.New(nil)
-	if err != nil {
-		return err
-	}
-	sec, err := drv.ParseSecurity(s.ble.Security)
-	if err != nil {
-		return err
-	}
-	nusLn, err := blesim.Listen(s.ble.NUSListen)
-	if err != nil {
-		return fmt.Errorf("ble.nus_listen: %w (another claude-pi running? choose another with --nus-listen)", err)
-	}
-	link := newSimLink(nusLn, s.ble.NUSListen, blesim.Options{MTU: s.ble.MTU, Logger: log.With("actor", "ble")})
-	defer link.Close()
 	var tree *supervisor.Tree
-	hw := hardware{board: board, link: link, security: sec,
-		processes: func() []sim.Service { return simServices(tree.Processes()) }}
+	hw, release, err := boardHardware(s, log, func() []sim.Service { return simServices(tree.Processes()) })
+	if err != nil {
+		return err
+	}
+	defer release()
 	tree, err = supervisor.New(supervisor.Options{Logger: log, Identification: "claude-pi"}, services(s, hw)...)
 	if err != nil {
 		return err
@@ -172,7 +206,7 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 		if err != nil {
 			return fmt.Errorf("http: %w (another claude-pi running? choose another with --http or set http = \"off\")", err)
 		}
-		srv := &sim.Server{Display: board.Display, Buttons: board.Buttons, State: state, Board: s.board,
+		srv := &sim.Server{Display: hw.board.Display, Buttons: hw.board.Buttons, State: state, Board: s.board,
 			Logger: log.With("actor", "web")}
 		web = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -186,11 +220,17 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 			log.Warn("the sim web page is reachable from the network: anyone who can reach it can press the buttons", "http", s.http)
 		}
 	}
-	log.Info("started", "board", s.board, "data_dir", s.dataDir, "nus", link.Addr(), "control_socket", s.controlSocket, "web", webURL)
+	nus := "over the air"
+	if l, ok := hw.link.(*simLink); ok {
+		nus = l.Addr()
+	}
+	log.Info("started", "board", s.board, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
 	fmt.Fprintf(stdout, "Claude_Pi on board %s: web %s · supervisorctl -s unix://%s status\n", s.board, webURL, s.controlSocket)
-	fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", link.Addr(), link.Addr())
+	if s.simulated() {
+		fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", nus, nus)
+	}
 	if ready != nil {
-		ready(running{tree: tree, board: board, nus: link.Addr(), webURL: webURL})
+		ready(running{tree: tree, board: hw.board, nus: nus, webURL: webURL})
 	}
 
 	<-ctx.Done()

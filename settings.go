@@ -36,13 +36,18 @@ type settings struct {
 	http          string // "" = off
 	logLevel      slog.Level
 	ble           BLEConfig
-	dock          DockConfig
+	dock          DockConfig // speak_* and assistant_max filled in
+	tts           TTSConfig  // engine, voice and speed filled in
 	policies      map[string]supervisor.Policy
 }
 
+// simulated reports whether the board is the simulator, which serves the
+// link on a socket and the screen on a web page.
+func (s settings) simulated() bool { return s.board == "sim" }
+
 // resolve picks the board, fills the board's defaults into c and
 // validates the result. Errors name the key and say how to fix it.
-func resolve(c Config, configPath string, h host) (settings, error) {
+func resolve(c Config, configPath string, h host) (_ settings, err error) {
 	s := settings{configPath: configPath, controlGroup: c.ControlGroup, ble: c.BLE, dock: c.Dock}
 	fail := func(err error) (settings, error) {
 		return settings{}, fmt.Errorf("config %s: %w", configPath, err)
@@ -59,28 +64,33 @@ func resolve(c Config, configPath string, h host) (settings, error) {
 		// On a Pi the appliance is meant to drive real hardware; quietly
 		// running the simulator there would look like broken hardware.
 		if h.piModel != "" {
-			return fail(fmt.Errorf("board auto: no HAT configured: set board = \"pirate-audio\" (or another HAT) in %s, "+
-				"or board = \"sim\" to run the simulator on this %s; HAT boards are not built yet, so today only \"sim\" works", configPath, h.piModel))
+			return fail(fmt.Errorf("board auto: no HAT configured: set board = \"pirate-audio\" (or another HAT: %s) in %s, "+
+				"or board = \"sim\" to run the simulator on this %s", strings.Join(hatNames(), ", "), configPath, h.piModel))
 		}
 		board = "sim"
 	}
 	s.board = board
 
-	// Only the sim board exists, so only its defaults are reachable today;
-	// the Pi's (/var/lib/claude-pi, /run/supervisor.sock, web off) arrive
-	// with the first HAT board.
 	s.dataDir = c.DataDir
 	if s.dataDir == "" {
-		s.dataDir = simDataDir(h)
+		s.dataDir = piDataDir
+		if s.simulated() {
+			s.dataDir = simDataDir(h)
+		}
 	}
 	s.controlSocket = c.ControlSocket
 	if s.controlSocket == "" {
-		s.controlSocket = simControlSocket(h, s.dataDir)
+		s.controlSocket = piControlSocket
+		if s.simulated() {
+			s.controlSocket = simControlSocket(h, s.dataDir)
+		}
 	}
 	if err := validateSocketPath("control_socket", s.controlSocket); err != nil {
 		return fail(err)
 	}
-	s.http = simHTTP
+	if s.simulated() {
+		s.http = simHTTP
+	}
 	if c.HTTP != nil {
 		s.http = *c.HTTP
 	}
@@ -88,6 +98,11 @@ func resolve(c Config, configPath string, h host) (settings, error) {
 		s.http = ""
 	}
 	if s.http != "" {
+		if !s.simulated() {
+			// The page draws the sim framebuffer and presses sim buttons;
+			// a HAT has neither, and exposing buttons on a LAN is no default.
+			return fail(fmt.Errorf("http = %q: the web page belongs to the simulator; on board %s set http = \"off\"", s.http, board))
+		}
 		if err := validateAddr("http", s.http); err != nil {
 			return fail(err)
 		}
@@ -114,6 +129,15 @@ func resolve(c Config, configPath string, h host) (settings, error) {
 	if !slices.Contains(securityModes, s.ble.Security) {
 		return fail(fmt.Errorf("ble.security = %q: want \"bonded\" or \"open\"", s.ble.Security))
 	}
+	if s.ble.Backend == "" {
+		s.ble.Backend = "bluez"
+	}
+	if !slices.Contains(bleBackends, s.ble.Backend) {
+		return fail(fmt.Errorf("ble.backend = %q: want \"bluez\" or \"hci\"", s.ble.Backend))
+	}
+	if s.ble.Backend == "hci" && s.ble.Security != "open" {
+		return fail(fmt.Errorf("ble.backend = \"hci\" cannot pair: set ble.security = \"open\" with it, or use backend \"bluez\""))
+	}
 	if s.ble.NUSListen == "" {
 		s.ble.NUSListen = simNUSListen
 	}
@@ -126,8 +150,11 @@ func resolve(c Config, configPath string, h host) (settings, error) {
 	if s.ble.MTU < 23 || s.ble.MTU > 517 {
 		return fail(fmt.Errorf("ble.mtu = %d: an ATT MTU is 23..517", s.ble.MTU))
 	}
-	if s.dock.Port != "" && !filepath.IsAbs(s.dock.Port) {
-		return fail(fmt.Errorf("dock.port = %q: want an absolute device path such as /dev/ttyACM0, or empty to find the CoreS3 by its USB ids", s.dock.Port))
+	if err := resolveDock(&s.dock); err != nil {
+		return fail(err)
+	}
+	if s.tts, err = resolveTTS(c.TTS); err != nil {
+		return fail(err)
 	}
 
 	s.policies = make(map[string]supervisor.Policy, len(serviceNames))
@@ -155,4 +182,68 @@ func simControlSocket(h host, dataDir string) string {
 		return filepath.Join(d, "claude-pi", "supervisor.sock")
 	}
 	return filepath.Join(dataDir, "supervisor.sock")
+}
+
+// hatNames lists the boards with real hardware, for error messages.
+func hatNames() []string {
+	var out []string
+	for _, n := range boards.Names() {
+		if n != "sim" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// resolveDock fills the [dock] defaults into d and checks it.
+func resolveDock(d *DockConfig) error {
+	if d.Port != "" && !filepath.IsAbs(d.Port) {
+		return fmt.Errorf("dock.port = %q: want an absolute device path such as /dev/ttyACM0, or empty to find the CoreS3 by its USB ids", d.Port)
+	}
+	on := func(p **bool) {
+		if *p == nil {
+			t := true
+			*p = &t
+		}
+	}
+	on(&d.SpeakPrompts)
+	on(&d.SpeakAssistant)
+	on(&d.SpeakConversation)
+	if d.AssistantMax == 0 {
+		d.AssistantMax = defaultAssistantMax
+	}
+	if d.AssistantMax < 20 || d.AssistantMax > 4000 {
+		return fmt.Errorf("dock.assistant_max = %d: want 20..4000 characters", d.AssistantMax)
+	}
+	return nil
+}
+
+// resolveTTS fills the [tts] defaults in and checks what can be checked
+// without running an engine; a missing piper model is caught at start.
+func resolveTTS(t TTSConfig) (TTSConfig, error) {
+	if t.Engine == "" {
+		t.Engine = "espeak-ng"
+	}
+	if !slices.Contains(ttsEngines, t.Engine) {
+		return t, fmt.Errorf("tts.engine = %q: want one of %s", t.Engine, strings.Join(ttsEngines, ", "))
+	}
+	if t.Voice == "" {
+		t.Voice = defaultVoice
+	}
+	if strings.ContainsAny(t.Voice, " \t\n") || strings.HasPrefix(t.Voice, "-") {
+		return t, fmt.Errorf("tts.voice = %q: want an espeak-ng voice name such as \"en-us\" (see espeak-ng --voices)", t.Voice)
+	}
+	if t.Speed == 0 {
+		t.Speed = defaultSpeed
+	}
+	if t.Speed < 80 || t.Speed > 450 {
+		return t, fmt.Errorf("tts.speed = %d: espeak-ng speaks 80..450 words per minute", t.Speed)
+	}
+	if t.PiperBinary == "" {
+		t.PiperBinary = "piper"
+	}
+	if t.Engine == "piper" && !filepath.IsAbs(t.PiperModel) {
+		return t, fmt.Errorf("tts.piper_model = %q: engine \"piper\" needs the absolute path of a voice's .onnx file (its .onnx.json beside it)", t.PiperModel)
+	}
+	return t, nil
 }

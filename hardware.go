@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/godbus/dbus/v5"
+
+	"github.com/claude-pi/claude-pi/actors/absent"
+	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/boards"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
+	"github.com/claude-pi/claude-pi/drivers/ble/bluez"
+	"github.com/claude-pi/claude-pi/drivers/ble/hci"
+	"github.com/claude-pi/claude-pi/drivers/serial"
+	"github.com/claude-pi/claude-pi/drivers/tts"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// buildSynth is the dock's voice from [tts]; nil for engine "off". A
+// missing piper model stops start-up here, naming the key, rather than
+// failing every utterance later. A missing espeak-ng only warns: the
+// appliance is useful without speech.
+func buildSynth(t TTSConfig, log *slog.Logger) (tts.Synth, error) {
+	switch t.Engine {
+	case "off":
+		return nil, nil
+	case "piper":
+		if _, err := os.Stat(t.PiperModel); err != nil {
+			return nil, fmt.Errorf("tts.piper_model: %w", err)
+		}
+		if _, err := exec.LookPath(t.PiperBinary); err != nil {
+			return nil, fmt.Errorf("tts.piper_binary = %q: %w", t.PiperBinary, err)
+		}
+		return &tts.Piper{Binary: t.PiperBinary, Model: t.PiperModel}, nil
+	}
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		log.Warn("espeak-ng not installed: the dock will not speak (apt-get install espeak-ng, or set [tts] engine = \"off\")")
+	}
+	return &tts.Espeak{Voice: t.Voice, Speed: t.Speed}, nil
+}
+
+// dockOptions is the dock service's configuration from [dock].
+func dockOptions(d DockConfig, synth tts.Synth, log *slog.Logger) dock.Options {
+	return dock.Options{
+		Port:             d.Port,
+		Serial:           serial.Opts{Serial: d.Serial, DTR: d.DTR, RTS: d.RTS, Logger: log.With("actor", "dock")},
+		Synth:            synth,
+		MutePrompts:      !*d.SpeakPrompts,
+		MuteAssistant:    !*d.SpeakAssistant,
+		MuteConversation: !*d.SpeakConversation,
+		AssistantMax:     d.AssistantMax,
+	}
+}
+
+// hatAudio is the audio service on a HAT board. Nothing plays chimes yet
+// (the dock speaks through the CoreS3), so it says what it would drive.
+func hatAudio(p boards.Profile) func(*supervisor.Handle) actor.Actor {
+	dev := "default"
+	if p.Audio != nil && p.Audio.Device != "" {
+		dev = p.Audio.Device
+	}
+	return absent.New(fmt.Sprintf("no chime player yet; the speaker is aplay -D %s", dev))
+}
+
+// lazyLink is a BLE backend opened afresh by each Run: the ble actor runs
+// it again after every restart, and a new D-Bus connection is what
+// recovers from a restarted dbus-daemon. Until the first Run the link
+// reports no subscriber.
+type lazyLink struct {
+	open    func() (drv.Peripheral, func(), error)
+	canPair bool
+
+	mu  sync.Mutex
+	cur drv.Peripheral
+}
+
+var _ drv.Peripheral = (*lazyLink)(nil)
+
+// Run implements drv.Peripheral.
+func (l *lazyLink) Run(ctx context.Context, events chan<- drv.Event) error {
+	p, closeFn, err := l.open()
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	l.mu.Lock()
+	l.cur = p
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.cur = nil
+		l.mu.Unlock()
+	}()
+	return p.Run(ctx, events)
+}
+
+func (l *lazyLink) current() drv.Peripheral {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cur
+}
+
+// Notify implements drv.Peripheral.
+func (l *lazyLink) Notify(b []byte) error {
+	if p := l.current(); p != nil {
+		return p.Notify(b)
+	}
+	return drv.ErrNotSubscribed
+}
+
+// MTU implements drv.Peripheral.
+func (l *lazyLink) MTU() int {
+	if p := l.current(); p != nil {
+		return p.MTU()
+	}
+	return drv.DefaultMTU
+}
+
+// RemoveBonds implements drv.Peripheral.
+func (l *lazyLink) RemoveBonds() error {
+	if p := l.current(); p != nil {
+		return p.RemoveBonds()
+	}
+	return errors.New("ble: the link is not running; cannot remove bonds now")
+}
+
+// CanPair implements drv.Peripheral.
+func (l *lazyLink) CanPair() bool { return l.canPair }
+
+// radioLink is the over-the-air link: BlueZ on the system bus, or go-ble
+// on the raw HCI socket with [ble] backend = "hci".
+func radioLink(b BLEConfig, sec drv.Security, log *slog.Logger) *lazyLink {
+	log = log.With("actor", "ble")
+	if b.Backend == "hci" {
+		return &lazyLink{open: func() (drv.Peripheral, func(), error) {
+			p, err := hci.New(&hci.Options{Name: b.Name, Security: sec, Logger: log})
+			return p, func() {}, err
+		}}
+	}
+	return &lazyLink{canPair: true, open: func() (drv.Peripheral, func(), error) {
+		conn, err := dbus.ConnectSystemBus()
+		if err != nil {
+			return nil, nil, fmt.Errorf("bluez: connecting to the D-Bus system bus: %w (is dbus running? is the user in the bluetooth group?)", err)
+		}
+		p, err := bluez.New(conn, &bluez.Options{Name: b.Name, Security: sec, Logger: log})
+		if err != nil {
+			conn.Close()
+			return nil, nil, err
+		}
+		return p, func() { conn.Close() }, nil
+	}}
+}
