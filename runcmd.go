@@ -15,9 +15,9 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/absent"
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/dock"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/boards/sim"
