@@ -366,4 +366,3 @@ func TestHookLatency(t *testing.T) {
 	t.Logf("hook start → prompt in approvals: p50 %v, max %v (includes a fresh TLS handshake and key load)", toPrompt[len(toPrompt)/2], toPrompt[len(toPrompt)-1])
 	t.Logf("decision → hook output: p50 %v, max %v", toOutput[len(toOutput)/2], toOutput[len(toOutput)-1])
 }
-

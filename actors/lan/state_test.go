@@ -1,0 +1,101 @@
+package lan
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+)
+
+func TestStatePromptsAndEvents(t *testing.T) {
+	now := time.Unix(1000, 0)
+	s := newState([]Client{{Name: "laptop", Fingerprint: "fp1"}})
+	req := func(id, agent string) hookbridge.PermissionRequest {
+		return hookbridge.PermissionRequest{ID: id, Session: "s1", Project: "engine", Tool: "Bash", Agent: agent}
+	}
+	if _, err := s.permission("stranger", req("r0", ""), now); !errors.Is(err, errUnpaired) {
+		t.Fatalf("stranger: %v", err)
+	}
+	if len(s.sessions) != 0 {
+		t.Fatal("a stranger made a session")
+	}
+	if _, err := s.permission("fp1", req("r1", ""), now); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := s.permission("fp1", req("r2", "sub"), now)
+	if err != nil || len(ch.dropped) != 0 {
+		t.Fatalf("subagent prompt: %v, dropped %v", err, ch.dropped)
+	}
+	if _, err := s.permission("fp1", req("r2", "sub"), now); !errors.Is(err, errDup) {
+		t.Fatalf("duplicate: %v", err)
+	}
+	if ps := s.prompts("s1"); len(ps) != 2 || ps[0].ID != "r1" || ps[1].Source != "cli:s1" {
+		t.Fatalf("prompts %+v", ps)
+	}
+	// The main agent asking again means its first dialog was answered.
+	ch, _ = s.permission("fp1", req("r3", ""), now)
+	if len(ch.dropped) != 1 || ch.dropped[0] != (key{"s1", "r1"}) {
+		t.Fatalf("superseded: %v", ch.dropped)
+	}
+	// PostToolUse of the subagent clears only the subagent's prompt.
+	ch, _ = s.event("fp1", hookbridge.Event{Session: "s1", Event: hookbridge.EventPostToolUse, Agent: "sub"}, now)
+	if len(ch.dropped) != 1 || ch.dropped[0].id != "r2" || len(s.prompts("s1")) != 1 {
+		t.Fatalf("PostToolUse: %v, left %d", ch.dropped, len(s.prompts("s1")))
+	}
+	if v := s.view(); v.Pending != 1 || v.Sessions[0].State != "waiting" {
+		t.Fatalf("view %+v", v)
+	}
+	// Notification changes nothing; Stop clears and idles.
+	if ch, _ := s.event("fp1", hookbridge.Event{Session: "s1", Event: hookbridge.EventNotification, Activity: "needs you"}, now); len(ch.dropped) != 0 {
+		t.Fatal("Notification dropped a prompt")
+	}
+	s.event("fp1", hookbridge.Event{Session: "s1", Event: hookbridge.EventStop}, now)
+	if v := s.view(); v.Pending != 0 || v.Sessions[0].State != "idle" || v.Sessions[0].Activity != "needs you" {
+		t.Fatalf("after Stop %+v", v.Sessions)
+	}
+	// Another client cannot touch s1.
+	s.clients = append(s.clients, Client{Name: "other", Fingerprint: "fp2"})
+	if _, err := s.event("fp2", hookbridge.Event{Session: "s1", Event: hookbridge.EventStop}, now); err == nil {
+		t.Fatal("another client's event accepted")
+	}
+	s.event("fp1", hookbridge.Event{Session: "s1", Event: hookbridge.EventSessionEnd}, now)
+	if len(s.sessions) != 0 {
+		t.Fatal("SessionEnd kept the session")
+	}
+}
+
+func TestStateLimitsAndRevoke(t *testing.T) {
+	now := time.Unix(1000, 0)
+	s := newState([]Client{{Name: "laptop", Fingerprint: "fp1"}})
+	for i := range maxPendingPerClient {
+		r := hookbridge.PermissionRequest{ID: "r", Session: string(rune('a' + i)), Tool: "Bash"}
+		if _, err := s.permission("fp1", r, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.permission("fp1", hookbridge.PermissionRequest{ID: "x", Session: "z", Tool: "Bash"}, now); !errors.Is(err, errBusy) {
+		t.Fatalf("over the limit: %v", err)
+	}
+	ch, err := s.revoke("laptop")
+	if err != nil || len(ch.dropped) != maxPendingPerClient || len(s.sessions) != 0 || len(s.clients) != 0 {
+		t.Fatalf("revoke: %v, dropped %d", err, len(ch.dropped))
+	}
+	if _, err := s.revoke("laptop"); err == nil {
+		t.Fatal("revoked twice")
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	l := newLimiter(1, 3)
+	now := time.Unix(0, 0)
+	got := 0
+	for range 10 {
+		if l.allow("h", now) {
+			got++
+		}
+	}
+	if got != 3 || !l.allow("other", now) || !l.allow("h", now.Add(time.Second)) {
+		t.Fatalf("burst %d", got)
+	}
+}
