@@ -136,7 +136,9 @@ func homeView(s *state, pe screens.Persona, anim time.Duration) screens.HomeView
 // infoPage is page 1 (links and the device) or 2 (the pet's stats).
 func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
 	v := screens.InfoView{Page: s.page, Of: infoPages, Next: lg.next, Back: lg.back}
-	row := func(label, value string, warn bool) { v.Rows = append(v.Rows, screens.InfoRow{Label: label, Value: value, Warn: warn}) }
+	row := func(label, value string, warn bool) {
+		v.Rows = append(v.Rows, screens.InfoRow{Label: label, Value: value, Warn: warn})
+	}
 	if s.page == 2 {
 		v.Title = "Stats"
 		if b := s.buddy; b != nil {

@@ -1,0 +1,417 @@
+package ui
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/actors/absent"
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	ableactor "github.com/claude-pi/claude-pi/actors/ble"
+	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/drivers/audio"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// clock is a fake clock whose timers fire only when the test advances it.
+type clock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*ftimer
+}
+
+type ftimer struct {
+	at      time.Time
+	f       func()
+	stopped bool
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *clock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &ftimer{at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !t.stopped
+		t.stopped = true
+		return was
+	}
+}
+
+// advance moves time on and fires the timers that fell due, in order.
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due []*ftimer
+	keep := c.timers[:0]
+	for _, t := range c.timers {
+		switch {
+		case t.stopped:
+		case !t.at.After(c.now):
+			due = append(due, t)
+		default:
+			keep = append(keep, t)
+		}
+	}
+	c.timers = keep
+	c.mu.Unlock()
+	sort.Slice(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
+	for _, t := range due {
+		t.f()
+	}
+}
+
+// pending is how many timers are armed.
+func (c *clock) pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, t := range c.timers {
+		if !t.stopped {
+			n++
+		}
+	}
+	return n
+}
+
+// recorder stands in for the buddy service: it gets the Decided messages.
+type recorder struct{ got chan approvals.Decided }
+
+func (r *recorder) Receive(c actor.Context) {
+	if d, ok := c.Message().(approvals.Decided); ok {
+		r.got <- d
+	}
+}
+
+// recDrawer is a display.Drawer that records the rectangles drawn.
+type recDrawer struct {
+	*sim.Display
+	mu    sync.Mutex
+	rects []image.Rectangle
+}
+
+func (r *recDrawer) Draw(dst image.Rectangle, src image.Image, sp image.Point) error {
+	r.mu.Lock()
+	r.rects = append(r.rects, dst)
+	r.mu.Unlock()
+	return r.Display.Draw(dst, src, sp)
+}
+
+func (r *recDrawer) take() []image.Rectangle {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.rects
+	r.rects = nil
+	return out
+}
+
+type rig struct {
+	tree  *supervisor.Tree
+	board *sim.Board
+	disp  *recDrawer
+	clk   *clock
+	got   chan approvals.Decided
+	audio *audio.Fake
+}
+
+func newRig(t *testing.T, mod func(*Config)) *rig {
+	t.Helper()
+	board, err := sim.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{board: board, disp: &recDrawer{Display: board.Display}, clk: &clock{now: t0},
+		got: make(chan approvals.Decided, 4), audio: &audio.Fake{}}
+	cfg := Config{Board: "sim", Display: r.disp, Buttons: board.Buttons, Now: r.clk.Now, AfterFunc: r.clk.AfterFunc,
+		Audio: r.audio, Addrs: func() []string { return []string{"192.0.2.7"} }}
+	if mod != nil {
+		mod(&cfg)
+	}
+	svcs := []supervisor.Service{
+		{Name: "ble", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
+		{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return &recorder{got: r.got} }},
+		{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New()},
+		{Name: "dock", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
+		{Name: "ui", Policy: supervisor.DefaultPolicy, DependsOn: []string{"approvals"}, New: New(cfg)},
+	}
+	r.tree, err = supervisor.New(supervisor.Options{}, svcs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.tree.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := r.tree.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	r.waitFor(t, "the first frame", func() bool { return r.view(t).Frames > 0 })
+	return r
+}
+
+func (r *rig) view(t *testing.T) View {
+	t.Helper()
+	sys := r.tree.System()
+	v, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "ui"), GetView{}, time.Second).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(View)
+}
+
+func (r *rig) send(svc string, msg any) {
+	sys := r.tree.System()
+	sys.Root.Send(supervisor.ServicePID(sys, svc), msg)
+}
+
+func (r *rig) press(t *testing.T, name string) {
+	t.Helper()
+	before := r.view(t).Presses
+	r.waitFor(t, "the ui to subscribe to the buttons", func() bool {
+		_, n, _ := r.board.Buttons.Press(name, 0)
+		return n == 1
+	})
+	r.waitFor(t, "the press handled", func() bool { return r.view(t).Presses == before+1 })
+}
+
+func (r *rig) waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func (r *rig) prompt(id, tool string) {
+	r.send("approvals", approvals.SetPrompts{Source: "desktop", LinkUp: true,
+		Prompts: []approvals.Prompt{{Source: "desktop", ID: id, Tool: tool, Hint: "go test ./...", Arrived: r.clk.Now()}}})
+}
+
+// near counts pixels of the framebuffer in rect within 24 of c per channel.
+func near(img *image.RGBA, rect image.Rectangle, c color.RGBA) int {
+	n := 0
+	d := func(a, b uint8) bool { return int(a)-int(b) < 24 && int(b)-int(a) < 24 }
+	for y := rect.Min.Y; y < rect.Max.Y; y++ {
+		for x := rect.Min.X; x < rect.Max.X; x++ {
+			p := img.RGBAAt(x, y)
+			if d(p.R, c.R) && d(p.G, c.G) && d(p.B, c.B) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+var (
+	green = color.RGBA{0x4c, 0xc3, 0x6a, 0xff} // the approve legend
+	red   = color.RGBA{0xe5, 0x55, 0x4f, 0xff} // the deny legend
+)
+
+func TestApproveThroughApprovals(t *testing.T) {
+	r := newRig(t, nil)
+	r.press(t, "A")
+	if v := r.view(t); v.Decisions != 0 {
+		t.Fatalf("a press with no prompt sent %d decisions", v.Decisions)
+	}
+	id := "req_✓_ünïcode"
+	r.prompt(id, "Bash")
+	r.waitFor(t, "the approval screen", func() bool { v := r.view(t); return v.Screen == ScreenApproval && v.Tool == "Bash" })
+	fb, _ := r.board.Display.Snapshot()
+	legend := image.Rect(0, 204, 240, 240)
+	if g, rd := near(fb, image.Rect(0, 204, 120, 240), green), near(fb, image.Rect(120, 204, 240, 240), red); g < 1000 || rd < 1000 {
+		t.Fatalf("legend %v: %d approve-green and %d deny-red pixels, want a filled button each", legend, g, rd)
+	}
+	r.waitFor(t, "the prompt chime", func() bool { return len(r.audio.Played()) == 1 })
+
+	r.press(t, "A")
+	select {
+	case d := <-r.got:
+		if d.ID != id || d.By != By || d.Decision.String() != "once" {
+			t.Fatalf("decided %+v, want once for %q by %s", d, id, By)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no decision reached the buddy service")
+	}
+	r.waitFor(t, "sent… on the screen", func() bool { return r.view(t).Sent })
+	fb, _ = r.board.Display.Snapshot()
+	if g := near(fb, image.Rect(0, 204, 120, 240), green); g > 50 {
+		t.Fatalf("%d approve-green pixels after the press: the legend is still up", g)
+	}
+	r.press(t, "B")
+	select {
+	case d := <-r.got:
+		t.Fatalf("a second press sent %+v", d)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if v := r.view(t); v.Decisions != 1 {
+		t.Fatalf("%d decisions, want 1", v.Decisions)
+	}
+	// The prompt goes: the screen returns home.
+	r.send("approvals", approvals.SetPrompts{Source: "desktop", LinkUp: true})
+	r.waitFor(t, "home", func() bool { return r.view(t).Screen == ScreenHome })
+}
+
+func TestScreenTimeoutAndWakingPress(t *testing.T) {
+	r := newRig(t, nil)
+	r.clk.advance(29 * time.Second)
+	if v := r.view(t); v.Screen != ScreenHome {
+		t.Fatalf("after 29 s the screen is %s", v.Screen)
+	}
+	r.clk.advance(time.Second)
+	r.waitFor(t, "the screen off", func() bool { return r.view(t).Screen == ScreenOff })
+	fb, _ := r.board.Display.Snapshot()
+	if n := near(fb, fb.Bounds(), color.RGBA{A: 0xff}); n != 240*240 {
+		t.Fatalf("screen off: %d black pixels of %d", n, 240*240)
+	}
+	frames := r.view(t).Frames
+	r.disp.take()
+	// Nothing ticks while the screen is off: only the dock poll may be armed.
+	r.clk.advance(time.Minute)
+	if v := r.view(t); v.Frames != frames {
+		t.Fatalf("%d frames rendered while off", v.Frames-frames)
+	}
+	if rs := r.disp.take(); len(rs) != 0 {
+		t.Fatalf("drawn while off: %v", rs)
+	}
+	// The waking press does nothing else: X would have opened the info page.
+	r.press(t, "X")
+	if v := r.view(t); v.Screen != ScreenHome || v.Page != 0 {
+		t.Fatalf("after the waking press: %s page %d, want home", v.Screen, v.Page)
+	}
+	r.press(t, "X")
+	if v := r.view(t); v.Screen != ScreenInfo || v.Page != 1 {
+		t.Fatalf("after the second press: %s page %d, want info 1", v.Screen, v.Page)
+	}
+	// A pending prompt keeps the screen on.
+	r.prompt("p1", "Edit")
+	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
+	r.clk.advance(2 * time.Minute)
+	if v := r.view(t); v.Screen != ScreenApproval {
+		t.Fatalf("with a prompt pending the screen went %s", v.Screen)
+	}
+}
+
+func TestIncrementalRedraw(t *testing.T) {
+	r := newRig(t, func(c *Config) {
+		c.ScreenTimeout = time.Hour
+	})
+	// Connected and idle: the character animates; each tick sends only
+	// what moved.
+	r.send("ui", abuddy.State{Connected: true})
+	r.clk.advance(13 * time.Second) // past the wake-up sleep
+	r.waitFor(t, "idle", func() bool { return r.view(t).Persona == "idle" })
+	r.disp.take()
+	var drawn, frames int
+	for range 8 {
+		before := r.view(t).Frames
+		r.clk.advance(125 * time.Millisecond)
+		r.waitFor(t, "a frame", func() bool { return r.view(t).Frames > before })
+		v := r.view(t)
+		rs := r.disp.take()
+		if len(rs) != len(v.LastDamage) {
+			t.Fatalf("drew %v, damage was %v", rs, v.LastDamage)
+		}
+		for i := range rs {
+			if rs[i] != v.LastDamage[i] {
+				t.Fatalf("drew %v, damage was %v", rs, v.LastDamage)
+			}
+			drawn += rs[i].Dx() * rs[i].Dy()
+		}
+		frames++
+	}
+	if avg := drawn / frames; avg == 0 || avg > 240*240/4 {
+		t.Fatalf("home animation drew %d pixels per frame on average, want some but under a quarter of the panel", avg)
+	}
+	t.Logf("home animation: %d pixels per frame (of %d)", drawn/frames, 240*240)
+	// The prompt's age ticks once a second and damages only the header.
+	r.prompt("p1", "Bash")
+	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
+	r.disp.take()
+	before := r.view(t).Frames
+	r.clk.advance(time.Second)
+	r.waitFor(t, "the age frame", func() bool { return r.view(t).Frames > before })
+	for _, rc := range r.disp.take() {
+		if rc.Max.Y > 30 {
+			t.Fatalf("the age tick drew %v below the header", rc)
+		}
+	}
+}
+
+func TestPasskeyOverridesApproval(t *testing.T) {
+	r := newRig(t, nil)
+	r.prompt("p1", "Bash")
+	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
+	r.send("ui", ableactor.LinkState{Connected: true, Passkey: "042917", Central: "MacBook"})
+	r.waitFor(t, "the passkey screen", func() bool { return r.view(t).Screen == ScreenPasskey })
+	fb, _ := r.board.Display.Snapshot()
+	if g := near(fb, image.Rect(0, 204, 240, 240), green); g > 50 {
+		t.Fatalf("%d approve-green pixels on the passkey screen", g)
+	}
+	r.press(t, "A")
+	select {
+	case d := <-r.got:
+		t.Fatalf("a press on the passkey screen decided %+v", d)
+	case <-time.After(50 * time.Millisecond):
+	}
+	r.send("ui", ableactor.LinkState{Connected: true, Secured: true})
+	r.waitFor(t, "the approval screen back", func() bool { return r.view(t).Screen == ScreenApproval })
+}
+
+func TestInstalledPackLoads(t *testing.T) {
+	dir := t.TempDir()
+	pack := PackDir(dir)
+	if err := os.MkdirAll(pack, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := `{"name":"blip","mode":"text","colors":{"body":"#00FF00","bg":"#000000"},
+ "states":{"idle":{"frames":["(o_o)","(-_-)"],"delay":300},"sleep":{"frames":["(u_u)"]}}}`
+	if err := os.WriteFile(filepath.Join(pack, "manifest.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, func(c *Config) { c.DataDir = dir })
+	r.send("ui", abuddy.State{Pack: "blip"})
+	r.waitFor(t, "the pack", func() bool { return r.view(t).Character == "blip" })
+	fb, _ := r.board.Display.Snapshot()
+	if n := near(fb, image.Rect(50, 24, 190, 136), color.RGBA{0, 0xff, 0, 0xff}); n < 20 {
+		t.Fatalf("%d pack-green pixels in the character box", n)
+	}
+}
+
+func TestRestartLeavesNoGoroutines(t *testing.T) {
+	r := newRig(t, nil)
+	before := runtime.NumGoroutine()
+	for range 3 {
+		p0, _ := r.tree.Process("ui")
+		if err := r.tree.SignalProcess("ui", "KILL"); err != nil {
+			t.Fatal(err)
+		}
+		r.waitFor(t, "ui back", func() bool {
+			p, _ := r.tree.Process("ui")
+			return p.State == supervisor.Running && p.Start.After(p0.Start)
+		})
+		r.waitFor(t, "the new incarnation to draw", func() bool { return r.view(t).Frames > 0 })
+	}
+	r.waitFor(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= before })
+	if _, n, _ := r.board.Buttons.Press("A", 0); n != 1 {
+		t.Fatalf("after 3 restarts the press reached %d subscribers, want 1", n)
+	}
+}
