@@ -30,7 +30,7 @@ func runFlags(w io.Writer) (*flag.FlagSet, *runOpts) {
 	o := &runOpts{}
 	fs := newFlagSet("run", runSynopsis, w)
 	fs.StringVar(&o.config, "config", defaultConfigPath, "configuration `file` (a missing default file means all defaults)")
-	fs.StringVar(&o.board, "board", "", "board `name`: auto or sim (key board; default auto)")
+	fs.StringVar(&o.board, "board", "", "board `name`: auto, sim, pirate-audio, display-hat-mini or waveshare-lcd13 (key board; default auto)")
 	fs.StringVar(&o.dataDir, "data-dir", "", "state `directory` (key data_dir; default /var/lib/claude-pi on a Pi, $XDG_STATE_HOME/claude-pi in sim)")
 	fs.StringVar(&o.controlSocket, "control-socket", "", "supervisorctl's unix `socket` (key control_socket; default /run/supervisor.sock on a Pi, $XDG_RUNTIME_DIR/claude-pi/supervisor.sock in sim)")
 	fs.StringVar(&o.controlGroup, "control-group", "", "`group` allowed to use the control socket (key control_group; default owner only)")

@@ -1,0 +1,120 @@
+package main
+
+// End-to-end tests of the dock in sim, in process: the real actor tree from
+// serveWith with --dock-port on a pty, a fake CoreS3 (actors/dock/docktest)
+// on the other end, and the demo desktop on the NUS side.
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/dock/docktest"
+	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+)
+
+// startDockAppliance is startAppliance with the dock on port and the
+// voice off (the CoreS3 side of speech has its own tests in actors/dock).
+func startDockAppliance(t *testing.T, port string) *appliance {
+	t.Helper()
+	httpAddr := "127.0.0.1:0"
+	c := Config{Board: "sim", DataDir: t.TempDir(), ControlSocket: filepath.Join(t.TempDir(), "s.sock"), HTTP: &httpAddr,
+		BLE: BLEConfig{NUSListen: "127.0.0.1:0"}, Dock: DockConfig{Port: port}, TTS: TTSConfig{Engine: "off"}}
+	s, err := resolve(c, "test.toml", host{getenv: func(string) string { return "" }, home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan running, 1)
+	done := make(chan error, 1)
+	logs := &syncBuffer{}
+	go func() { done <- serveWith(ctx, s, io.Discard, logs, func(r running) { ready <- r }) }()
+	a := &appliance{logs: logs}
+	select {
+	case a.running = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("appliance did not start: %v\n%s", err, logs)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("appliance did not start within 30 s")
+	}
+	stopped := false
+	a.stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("appliance stopped with %v", err)
+			}
+		}
+	}
+	t.Cleanup(func() {
+		a.stop()
+		if t.Failed() {
+			t.Logf("appliance log:\n%s", logs)
+		}
+	})
+	return a
+}
+
+// TestDockE2EApproval: a prompt from the desktop reaches the CoreS3 as
+// approval.request; the CoreS3's approve becomes exactly one
+// "permission once" on the NUS side with the id byte for byte; task.status
+// follows the heartbeat's running count; /api/state shows the dock.
+func TestDockE2EApproval(t *testing.T) {
+	core := docktest.New(t, wire.FirmwareCaps)
+	a := startDockAppliance(t, core.Path())
+	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+
+	poll(t, 15*time.Second, "the dock's handshake", func() bool {
+		dk, _ := a.apiState(t)["dock"].(map[string]any)
+		return dk != nil && dk["ready"] == true && dk["event"] == true
+	})
+
+	d.Update(func(s *desktop.Session) { s.Total, s.Running = 1, 1 })
+	poll(t, 5*time.Second, "task.status running", func() bool {
+		ts := docktest.Of[appevent.TaskStatus](core)
+		return len(ts) > 0 && ts[len(ts)-1].State == appevent.TaskRunning
+	})
+
+	id := mixedID()
+	d.SetPrompt(id, "Bash", "npm test")
+	var req appevent.ApprovalRequest
+	poll(t, 5*time.Second, "approval.request on the CoreS3", func() bool {
+		rs := docktest.Of[appevent.ApprovalRequest](core)
+		if len(rs) > 0 {
+			req = rs[0]
+		}
+		return len(rs) > 0
+	})
+	if req.Kind != appevent.KindCommand || req.Title != "Bash" || req.Summary != "npm test" {
+		t.Errorf("approval.request = %+v", req)
+	}
+
+	core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
+	p := oneDecision(t, d, 500*time.Millisecond)
+	if want := buddy.EncodePermission(id, buddy.Once); string(p.Line)+"\n" != string(want) || p.ID != id {
+		t.Fatalf("permission line\n%s\nwant\n%s", p.Line, want)
+	}
+	// A second tap on the CoreS3 decides nothing more.
+	core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
+	noDecision(t, d, 300*time.Millisecond)
+
+	d.ClearPrompt()
+	poll(t, 5*time.Second, "approval.resolved", func() bool { return len(docktest.Of[appevent.ApprovalResolved](core)) > 0 })
+
+	d.Update(func(s *desktop.Session) { s.Running = 0 })
+	poll(t, 5*time.Second, "task.status idle", func() bool {
+		ts := docktest.Of[appevent.TaskStatus](core)
+		return len(ts) > 0 && ts[len(ts)-1].State == appevent.TaskIdle
+	})
+	if v := core.Violations(); len(v) > 0 {
+		t.Errorf("the CoreS3 saw protocol violations: %v", v)
+	}
+}
