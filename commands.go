@@ -55,6 +55,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return doctorCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "demo":
 		return demoCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "screenshot":
+		return screenshotCommand(ctx, args[1:], stdin, stdout, stderr)
 	}
 	return usagef("unknown command %q (try claude-pi --help)", args[0])
 }
@@ -93,6 +95,11 @@ func helpCommand(args []string, stdout io.Writer) error {
 		return nil
 	case "demo":
 		fs, _ := demoFlagSet(io.Discard)
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return nil
+	case "screenshot":
+		fs, _ := screenshotFlagSet(io.Discard)
 		fs.SetOutput(stdout)
 		fs.Usage()
 		return nil
@@ -140,6 +147,8 @@ Commands:
                   for the board, with a fix for each failure
   demo            play a Claude desktop session against a running sim
                   appliance (prompts wait for its A/B buttons)
+  screenshot FILE render a screen with sample data to a PNG (--screen,
+                  --size), or save a running sim's screen (--from URL)
   hook permission Claude Code PermissionRequest hook: ask the paired Pi
   hook event      Claude Code async hook: report session progress to the Pi
   hook install    add the two hooks to ~/.claude/settings.json (--project)

@@ -1,0 +1,69 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	ableactor "github.com/claude-pi/claude-pi/actors/ble"
+	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/actors/ui/screens"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
+)
+
+// SampleScreens lists the screens Sample renders.
+var SampleScreens = []Screen{ScreenHome, ScreenApproval, ScreenPasskey, ScreenInfo, ScreenPack}
+
+// Sample renders screen sc at w×h with made-up but realistic data, through
+// the same code the actor uses, for `claude-pi screenshot` and the docs.
+func Sample(sc Screen, w, h int) (*image.RGBA, error) {
+	r, err := screens.NewRenderer(w, h)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Date(2026, 5, 1, 10, 42, 0, 0, time.UTC)
+	s := newState(now.Add(-time.Minute), 30*time.Second, true)
+	link := ableactor.LinkState{Advertising: false, Connected: true, Central: "MacBook Pro", Subscribed: true,
+		Secured: true, MTU: 185, CanPair: true, Security: "bonded"}
+	s.apply(link, now)
+	s.apply(dock.State{Connected: true, Ready: true, Event: true, Path: "/dev/ttyACM0"}, now)
+	s.apply(abuddy.State{Connected: true, Owner: "Ada", Name: "Claude_Pi",
+		Snapshot: &pbuddy.Heartbeat{Total: 3, Running: 2, Msg: "working",
+			Entries: []string{"10:41 yarn test", "10:41 All 212 tests passed", "10:42 git push origin feature/approval-ui"}},
+		Stats: abuddy.StatsView{Report: stats.Report{Appr: 128, Deny: 9, Vel: 6, Lvl: 14}, Tokens: 712_345, Fed: 4}}, now)
+	s.wokeAt = time.Time{}
+	switch sc {
+	case ScreenHome:
+	case ScreenApproval:
+		for _, p := range []approvals.Prompt{
+			{Source: "desktop", ID: "a", Tool: "Bash", Arrived: now.Add(-4 * time.Second),
+				Hint: "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | xargs -r git add && git commit -m 'fmt'"},
+			{Source: "desktop", ID: "b", Tool: "Edit", Arrived: now.Add(-time.Second), Hint: "README.md"},
+		} {
+			s.apply(approvals.PromptAppeared{Prompt: p}, now)
+		}
+	case ScreenPasskey:
+		l := link
+		l.Passkey, l.Secured = "042917", false
+		s.apply(l, now)
+	case ScreenInfo:
+		s.page = 1
+	case ScreenPack:
+		b := *s.buddy
+		b.Push = &abuddy.Progress{Active: true, Name: "bufo", File: "idle_1.gif", Received: 241_000, Total: 569_286}
+		s.apply(b, now)
+	default:
+		return nil, fmt.Errorf("ui: no sample of screen %q (have %v)", sc, SampleScreens)
+	}
+	p := &painter{r: r, char: &screens.BuiltIn{}, lg: legendOf(DefaultRoles)}
+	r.Character = p.char
+	p.personaSince = now.Add(-3 * time.Second)
+	p.persona = screens.Persona(s.persona(now).String())
+	img := r.NewFrame()
+	p.paint(img, s, s.screen(), facts{board: "sim", version: "v0.3.0", started: now.Add(-76*time.Hour - 12*time.Minute),
+		addrs: []string{"192.168.1.23"}}, now)
+	return img, nil
+}
