@@ -1,0 +1,116 @@
+package ui
+
+import (
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"periph.io/x/conn/v3"
+	"periph.io/x/conn/v3/gpio/gpiotest"
+	"periph.io/x/conn/v3/physic"
+	"periph.io/x/conn/v3/spi"
+
+	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/drivers/display/st7789"
+)
+
+// busPort is an SPI port that counts the bytes on the bus and notes when
+// the last one went out.
+type busPort struct {
+	mu    sync.Mutex
+	bytes int
+	last  time.Time
+}
+
+func (p *busPort) String() string                    { return "bus" }
+func (p *busPort) LimitSpeed(physic.Frequency) error { return nil }
+func (p *busPort) Connect(physic.Frequency, spi.Mode, int) (spi.Conn, error) {
+	return busConn{p}, nil
+}
+
+func (p *busPort) take() (int, time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n, t := p.bytes, p.last
+	p.bytes = 0
+	return n, t
+}
+
+type busConn struct{ p *busPort }
+
+func (c busConn) String() string               { return "bus" }
+func (c busConn) Duplex() conn.Duplex          { return conn.Half }
+func (c busConn) TxPackets([]spi.Packet) error { return nil }
+func (c busConn) MaxTxSize() int               { return 4096 }
+func (c busConn) Tx(w, r []byte) error {
+	c.p.mu.Lock()
+	c.p.bytes += len(w)
+	c.p.last = time.Now()
+	c.p.mu.Unlock()
+	return nil
+}
+
+// TestApprovalOverSPI logs what the approval screen costs on a real
+// ST7789 driver: bytes for the first full frame, for the home→approval
+// change, for an age tick, and the time from the prompt event to the last
+// SPI byte (in process; the bus itself is not simulated: at 62.5 MHz add
+// 8 bits / 62.5 MHz per byte).
+func TestApprovalOverSPI(t *testing.T) {
+	port := &busPort{}
+	dev, err := st7789.New(port, &gpiotest.Pin{N: "dc"}, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port.take()
+	r := newRig(t, func(c *Config) { c.Display = dev; c.Buttons = nil })
+	full, _ := port.take()
+	r.send("ui", abuddy.State{Connected: true})
+	r.waitFor(t, "home connected", func() bool { return r.view(t).Frames >= 2 })
+	port.take()
+	sent := time.Now()
+	r.prompt("p1", "Bash")
+	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
+	partial, last := port.take()
+	lat := last.Sub(sent)
+	before := r.view(t).Frames
+	r.clk.advance(time.Second)
+	r.waitFor(t, "the age tick", func() bool { return r.view(t).Frames > before })
+	tick, _ := port.take()
+	if full < 240*240*2 || partial == 0 || partial >= full || tick == 0 || tick >= partial {
+		t.Fatalf("bus bytes: full %d, home→approval %d, age tick %d", full, partial, tick)
+	}
+	t.Logf("SPI bytes: full frame %d, home→approval %d, approval age tick %d; prompt event → last SPI byte %v (+%v on a 62.5 MHz bus)",
+		full, partial, tick, lat.Round(time.Microsecond), time.Duration(partial*8*16)*time.Nanosecond)
+}
+
+// TestIdleCPU logs the process CPU time spent while the home animation
+// runs on the real clock for UI_IDLE_CPU_SECONDS (default 2) seconds. It
+// asserts nothing: the figure is for the report.
+func TestIdleCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on the real clock")
+	}
+	secs := 2
+	if s, err := strconv.Atoi(os.Getenv("UI_IDLE_CPU_SECONDS")); err == nil && s > 0 {
+		secs = s
+	}
+	r := newRig(t, func(c *Config) { c.Now, c.AfterFunc, c.ScreenTimeout = nil, nil, time.Hour })
+	r.send("ui", abuddy.State{Connected: true})
+	r.waitFor(t, "a frame", func() bool { return r.view(t).Frames > 1 })
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	f0, c0, w0 := r.view(t).Frames, cpu(), time.Now()
+	time.Sleep(time.Duration(secs) * time.Second)
+	f1, c1, w1 := r.view(t).Frames, cpu(), time.Now()
+	wall := w1.Sub(w0)
+	t.Logf("home animation (persona %s): %d frames in %v, process CPU %v = %.1f%% of one core",
+		r.view(t).Persona, f1-f0, wall.Round(time.Millisecond), (c1 - c0).Round(time.Millisecond), 100*float64(c1-c0)/float64(wall))
+}
