@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"image"
 	"os"
 	"strconv"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"periph.io/x/conn/v3/spi"
 
 	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/display/st7789"
 )
 
@@ -113,4 +115,39 @@ func TestIdleCPU(t *testing.T) {
 	wall := w1.Sub(w0)
 	t.Logf("home animation (persona %s): %d frames in %v, process CPU %v = %.1f%% of one core",
 		r.view(t).Persona, f1-f0, wall.Round(time.Millisecond), (c1 - c0).Round(time.Millisecond), 100*float64(c1-c0)/float64(wall))
+}
+
+// BenchmarkApprovalFlush renders the approval screen over home, computes
+// the damage and flushes it through the st7789 driver, as the actor does
+// when a prompt arrives. bus-bytes/op is what goes over SPI.
+func BenchmarkApprovalFlush(b *testing.B) {
+	port := &busPort{}
+	dev, err := st7789.New(port, &gpiotest.Pin{N: "dc"}, nil, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	home, err := Sample(ScreenHome, 240, 240)
+	if err != nil {
+		b.Fatal(err)
+	}
+	appr, err := Sample(ScreenApproval, 240, 240)
+	if err != nil {
+		b.Fatal(err)
+	}
+	frames := [2]*image.RGBA{appr, home}
+	_ = dev.Draw(home.Bounds(), home, image.Point{})
+	port.take()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		next, prev := frames[i&1], frames[(i+1)&1]
+		for _, r := range screens.Damage(prev, next) {
+			if err := dev.Draw(r, next, r.Min); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	n, _ := port.take()
+	b.SetBytes(int64(n / b.N))
+	b.ReportMetric(float64(n/b.N), "bus-bytes/op")
 }
