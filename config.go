@@ -41,6 +41,7 @@ type Config struct {
 	BLE      BLEConfig                `toml:"ble"`
 	Dock     DockConfig               `toml:"dock"`
 	TTS      TTSConfig                `toml:"tts"`
+	LAN      LANConfig                `toml:"lan"`
 	Services map[string]ServiceConfig `toml:"services"`
 }
 
@@ -64,6 +65,14 @@ type DockConfig struct {
 	SpeakAssistant    *bool  `toml:"speak_assistant"`
 	SpeakConversation *bool  `toml:"speak_conversation"`
 	AssistantMax      int    `toml:"assistant_max"`
+}
+
+// LANConfig is the [lan] table: the API Claude Code's hooks reach the Pi
+// by. Empty Listen keeps it off.
+type LANConfig struct {
+	Listen      string    `toml:"listen"`
+	PairTimeout *Duration `toml:"pair_timeout"`
+	MaxWait     *Duration `toml:"max_wait"`
 }
 
 // TTSConfig is the [tts] table: the voice the dock speaks with.
@@ -106,7 +115,7 @@ var (
 	bleBackends   = []string{"bluez", "hci"}
 	ttsEngines    = []string{"espeak-ng", "piper", "off"}
 	logLevels     = []string{"debug", "info", "warn", "error"}
-	serviceNames  = []string{"ble", "buddy", "approvals", "dock", "ui", "audio"}
+	serviceNames  = []string{"ble", "buddy", "approvals", "lan", "dock", "ui", "audio"}
 )
 
 // Sim defaults, then the Pi's and the board-independent ones.

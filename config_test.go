@@ -167,6 +167,8 @@ func TestConfigErrors(t *testing.T) {
 		{"hci bonded", "[ble]\nbackend = \"hci\"\n", []string{"hci", `ble.security = "open"`}},
 		{"assistant_max small", "[dock]\nassistant_max = 5\n", []string{"dock.assistant_max", "20..4000"}},
 		{"dtr not a bool", "[dock]\ndtr = \"yes\"\n", []string{"dtr"}},
+		{"bad lan listen", "[lan]\nlisten = \"7787\"\n", []string{"lan.listen", "host:port"}},
+		{"zero lan wait", "[lan]\nmax_wait = \"0s\"\n", []string{"lan.max_wait", "positive"}},
 		{"bad engine", "[tts]\nengine = \"say\"\n", []string{"tts.engine", "espeak-ng, piper, off"}},
 		{"piper without model", "[tts]\nengine = \"piper\"\n", []string{"tts.piper_model", ".onnx"}},
 		{"bad speed", "[tts]\nspeed = 1000\n", []string{"tts.speed", "80..450"}},

@@ -134,7 +134,7 @@ func TestEndToEnd(t *testing.T) {
 	want(run("status", "dock"), `(?m)^dock +STOPPED `)
 	want(run("start", "dock"), `dock: started`)
 	want(run("restart", "ui"), `(?s)ui: stopped.*ui: started`)
-	want(run("tail", "dock"), `stand-in`)
+	want(run("tail", "audio"), `stand-in`)
 
 	cpStatus, err := exec.Command(bin, "status", "--control-socket", sock).CombinedOutput()
 	if err != nil {

@@ -31,7 +31,7 @@ func TestServicesPerBoard(t *testing.T) {
 		deps []string
 	}{
 		{"ble", nil}, {"buddy", []string{"ble"}}, {"approvals", []string{"buddy"}},
-		{"dock", []string{"approvals"}}, {"ui", []string{"approvals"}}, {"audio", nil},
+		{"lan", []string{"approvals"}}, {"dock", []string{"approvals"}}, {"ui", []string{"approvals"}}, {"audio", nil},
 	}
 	for _, board := range boards.Names() {
 		t.Run(board, func(t *testing.T) {

@@ -108,7 +108,7 @@ func TestRunStopsOnCancel(t *testing.T) {
 	if err := ctlsock.Status(ctx, sock, nil, &table); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"ble", "buddy", "approvals", "dock", "ui"} {
+	for _, want := range []string{"ble", "buddy", "approvals", "lan", "dock", "ui"} {
 		if !regexp.MustCompile(`(?m)^` + want + ` +RUNNING `).MatchString(table.String()) {
 			t.Errorf("status has no RUNNING %s:\n%s", want, table.String())
 		}
@@ -127,8 +127,8 @@ func TestRunStopsOnCancel(t *testing.T) {
 	}
 	err = json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
-	if err != nil || st.Board != "sim" || len(st.Services) != 6 {
-		t.Errorf("/api/state = %+v, %v; want board sim and 6 services", st, err)
+	if err != nil || st.Board != "sim" || len(st.Services) != len(serviceNames) {
+		t.Errorf("/api/state = %+v, %v; want board sim and %d services", st, err, len(serviceNames))
 	}
 
 	cancel()

@@ -18,6 +18,7 @@ import (
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/boards/sim"
@@ -72,12 +73,14 @@ func services(s settings, hw hardware) []supervisor.Service {
 	svc := func(name string, mk func(*supervisor.Handle) actor.Actor, deps ...string) supervisor.Service {
 		return supervisor.Service{Name: name, DependsOn: deps, Policy: s.policies[name], New: mk}
 	}
-	// The LAN bridge for Claude Code's CLI hooks (actors/lan) joins here,
-	// after approvals, once it lands.
 	return []supervisor.Service{
 		svc("ble", bleactor.New(hw.link, bleactor.Config{Name: s.ble.Name, Security: hw.security})),
 		svc("buddy", buddyactor.New(buddyactor.Config{DataDir: s.dataDir, Name: s.ble.Name}), "ble"),
-		svc("approvals", approvals.New(), "buddy"),
+		// CLI prompts ("cli:<session>") come from the lan service, which
+		// must hear their decisions.
+		svc("approvals", approvals.New(approvals.WithOwner("cli:*", "lan")), "buddy"),
+		svc("lan", lan.New(lan.Options{Listen: s.lan.listen, DataDir: s.dataDir, Device: s.ble.Name,
+			PairTimeout: s.lan.pairTimeout, MaxWait: s.lan.maxWait}), "approvals"),
 		svc("dock", dock.New(hw.dock), "approvals"),
 		svc("ui", hw.ui, "approvals"),
 		svc("audio", hw.audio),

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -38,6 +39,7 @@ type settings struct {
 	ble           BLEConfig
 	dock          DockConfig // speak_* and assistant_max filled in
 	tts           TTSConfig  // engine, voice and speed filled in
+	lan           lanSettings
 	policies      map[string]supervisor.Policy
 }
 
@@ -156,6 +158,9 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 	if s.tts, err = resolveTTS(c.TTS); err != nil {
 		return fail(err)
 	}
+	if s.lan, err = resolveLAN(c.LAN); err != nil {
+		return fail(err)
+	}
 
 	s.policies = make(map[string]supervisor.Policy, len(serviceNames))
 	for _, name := range serviceNames {
@@ -246,4 +251,36 @@ func resolveTTS(t TTSConfig) (TTSConfig, error) {
 		return t, fmt.Errorf("tts.piper_model = %q: engine \"piper\" needs the absolute path of a voice's .onnx file (its .onnx.json beside it)", t.PiperModel)
 	}
 	return t, nil
+}
+
+// lanSettings is [lan] resolved.
+type lanSettings struct {
+	listen               string
+	pairTimeout, maxWait time.Duration
+}
+
+func resolveLAN(l LANConfig) (lanSettings, error) {
+	s := lanSettings{listen: l.Listen, pairTimeout: 2 * time.Minute, maxWait: 15 * time.Minute}
+	if s.listen == "off" {
+		s.listen = ""
+	}
+	if s.listen != "" {
+		if err := validateAddr("lan.listen", s.listen); err != nil {
+			return s, err
+		}
+	}
+	for _, d := range []struct {
+		key string
+		v   *Duration
+		dst *time.Duration
+	}{{"lan.pair_timeout", l.PairTimeout, &s.pairTimeout}, {"lan.max_wait", l.MaxWait, &s.maxWait}} {
+		if d.v == nil {
+			continue
+		}
+		if *d.v <= 0 {
+			return s, fmt.Errorf("%s = %q: must be positive", d.key, time.Duration(*d.v))
+		}
+		*d.dst = time.Duration(*d.v)
+	}
+	return s, nil
 }
