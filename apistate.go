@@ -7,6 +7,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -64,6 +65,47 @@ type apiDock struct {
 	MaxCreditWait int64  `json:"maxCreditWaitMs"`
 }
 
+// apiLAN is the CLI-hook bridge in /api/state. Code is the pairing code
+// waiting for the approve button ("" when none): scripts and tests pair by
+// reading it here, as a user reads it off the screen.
+type apiLAN struct {
+	Listen   string          `json:"listen"`
+	Clients  []lan.Client    `json:"clients"`
+	Pairing  *apiLANPairing  `json:"pairing"`
+	Sessions []apiLANSession `json:"sessions"`
+	Pending  int             `json:"pending"`
+}
+
+type apiLANPairing struct {
+	Name     string `json:"name"`
+	Code     string `json:"code"`
+	Accepted bool   `json:"accepted"`
+}
+
+type apiLANSession struct {
+	ID       string `json:"id"`
+	Client   string `json:"client"`
+	Project  string `json:"project"`
+	State    string `json:"state"`
+	Activity string `json:"activity"`
+	Pending  int    `json:"pending"`
+}
+
+func newAPILAN(l lan.State) apiLAN {
+	a := apiLAN{Listen: l.Addr, Clients: l.Clients, Pending: l.Pending, Sessions: []apiLANSession{}}
+	if a.Clients == nil {
+		a.Clients = []lan.Client{}
+	}
+	if p := l.Pairing; p != nil {
+		a.Pairing = &apiLANPairing{Name: p.Name, Code: p.Code, Accepted: p.Accepted}
+	}
+	for _, s := range l.Sessions {
+		a.Sessions = append(a.Sessions, apiLANSession{ID: s.ID, Client: s.Client, Project: s.Project,
+			State: s.State, Activity: s.Activity, Pending: s.Pending})
+	}
+	return a
+}
+
 // apiState asks the services what they know, all at once, each with its
 // own timeout; a service that does not answer in time leaves its fields
 // null rather than holding up the page.
@@ -80,13 +122,14 @@ func apiState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 	var (
 		wg                    sync.WaitGroup
 		view, bstate, pending any
-		dstate                any
+		dstate, lstate        any
 	)
-	wg.Add(4)
+	wg.Add(5)
 	go func() { defer wg.Done(); view = ask("ui", ui.GetView{}) }()
 	go func() { defer wg.Done(); bstate = ask("buddy", buddyactor.GetState{}) }()
 	go func() { defer wg.Done(); pending = ask("approvals", approvals.GetPending{}) }()
 	go func() { defer wg.Done(); dstate = ask("dock", dock.GetState{}) }()
+	go func() { defer wg.Done(); lstate = ask("lan", lan.GetState{}) }()
 	wg.Wait()
 
 	if v, ok := view.(ui.View); ok && v.Link != nil {
@@ -107,6 +150,9 @@ func apiState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 	if d, ok := dstate.(dock.State); ok {
 		st.Dock = apiDock{Connected: d.Connected, Path: d.Path, Serial: d.Serial, Ready: d.Ready, Event: d.Event,
 			Description: d.Description, Pending: d.Pending, MaxCreditWait: d.MaxCreditWait.Milliseconds()}
+	}
+	if l, ok := lstate.(lan.State); ok {
+		st.LAN = newAPILAN(l)
 	}
 	if p, ok := pending.(approvals.Pending); ok {
 		now := time.Now()

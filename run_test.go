@@ -124,11 +124,21 @@ func TestRunStopsOnCancel(t *testing.T) {
 	var st struct {
 		Board    string
 		Services []struct{ Name, State string }
+		LAN      *struct {
+			Listen   string
+			Clients  []any
+			Pairing  *struct{ Code string }
+			Sessions []any
+		} `json:"lan"`
 	}
 	err = json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
 	if err != nil || st.Board != "sim" || len(st.Services) != len(serviceNames) {
 		t.Errorf("/api/state = %+v, %v; want board sim and %d services", st, err, len(serviceNames))
+	}
+	// The LAN bridge answers even while off: no clients, no pairing.
+	if st.LAN == nil || st.LAN.Clients == nil || st.LAN.Sessions == nil || st.LAN.Pairing != nil {
+		t.Errorf("/api/state lan = %+v, want the bridge's (empty) state", st.LAN)
 	}
 
 	cancel()

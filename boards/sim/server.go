@@ -20,6 +20,7 @@ type State struct {
 	Prompt   any       `json:"prompt"`   // the prompt the buttons act on
 	Prompts  any       `json:"prompts"`  // every pending prompt, oldest first
 	Dock     any       `json:"dock"`     // the CoreS3 dock
+	LAN      any       `json:"lan"`      // the CLI-hook bridge: paired clients, pairing code, sessions
 	Services []Service `json:"services"`
 }
 
