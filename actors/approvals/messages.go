@@ -25,6 +25,11 @@ type Prompt struct {
 	Tool, Hint string
 	// Detail is optional longer text (a command line, a path).
 	Detail string
+	// Label names the source for the screen in a few words: "desktop",
+	// "CLI engine · 9f3c2a10"; a subagent's prompt ends in
+	// " · subagent <type>" so the screen can mark it. Empty: the screen
+	// derives one from Source.
+	Label string
 	// Arrived is when approvals first saw the prompt; set by the actor
 	// when the source leaves it zero.
 	Arrived time.Time

@@ -254,6 +254,10 @@ func toPrompt(se *session, p pending) approvals.Prompt {
 		label = append(label, strings.TrimSpace("subagent "+p.req.AgentType))
 	}
 	detail := strings.Join(slices.DeleteFunc(label, func(s string) bool { return s == "" }), " · ")
+	lbl := strings.TrimSpace("CLI "+se.Project) + " · " + short(se.ID)
+	if p.req.Agent != "" {
+		lbl += " · " + strings.TrimSpace("subagent "+p.req.AgentType)
+	}
 	if p.req.Detail != "" {
 		detail += "\n" + p.req.Detail
 	}
@@ -263,6 +267,7 @@ func toPrompt(se *session, p pending) approvals.Prompt {
 		Tool:    p.req.Tool,
 		Hint:    p.req.Hint,
 		Detail:  detail,
+		Label:   lbl,
 		Arrived: p.arrived,
 	}
 }
