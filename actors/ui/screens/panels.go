@@ -4,17 +4,24 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"strings"
 	"time"
 )
 
 // ApprovalView is a pending permission prompt.
 type ApprovalView struct {
-	Tool    string
-	Hint    string
-	Age     time.Duration // since the prompt arrived
-	Queued  int           // further prompts waiting behind this one
-	Approve string        // button label for approve, e.g. "A"
-	Deny    string        // button label for deny, e.g. "B"
+	Tool string
+	Hint string
+	Age  time.Duration // since the prompt arrived
+	// Source names where the prompt comes from ("desktop", "CLI engine ·
+	// 9f3c2a10"); Subagent is "" or what marks a subagent's prompt
+	// ("subagent Explore"), drawn apart so it survives a long source.
+	Source, Subagent string
+	// Index is the shown prompt's place in the queue (1-based) and Of the
+	// number of prompts pending; "1 of 3" shows when Of > 1.
+	Index, Of int
+	Approve   string // button label for approve, e.g. "A"
+	Deny      string // button label for deny, e.g. "B"
 	// Sent is "" until a button was pressed, then "once" or "deny": the
 	// screen says "sent…" until the prompt disappears.
 	Sent string
@@ -22,14 +29,16 @@ type ApprovalView struct {
 
 // Layout constants the tests rely on.
 const (
-	approvalToolTop  = 30 // top of the tool name
-	approvalToolSize = 30 // its point size
-	approvalHintSize = 15
+	approvalSourceTop  = 29 // top of the source line, under the header
+	approvalSourceSize = 13
+	approvalToolTop    = 47 // top of the tool name
+	approvalToolSize   = 30 // its point size
+	approvalHintSize   = 15
 )
 
 // ApprovalHintLines is how many lines of hint the approval screen shows at
 // height h: enough for a real shell command.
-func ApprovalHintLines(h int) int { return (h - 30 - 40 - 36 - 8) / 18 }
+func ApprovalHintLines(h int) int { return (h - approvalToolTop - 40 - 36 - 8) / 18 }
 
 // Approval draws a pending prompt into dst.
 func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) {
@@ -42,10 +51,11 @@ func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) {
 	}
 	clear(dst, image.Rect(0, 0, r.w, 26), panel)
 	r.f.text(dst, 8, 4, Bold, 15, hc, head)
-	if v.Queued > 0 {
-		q := fmt.Sprintf("+%d more", v.Queued)
-		r.f.text(dst, r.w-8-r.f.measure(Regular, 13, q), 5, Regular, 13, dim, q)
+	if v.Of > 1 {
+		q := fmt.Sprintf("%d of %d", v.Index, v.Of)
+		r.f.text(dst, r.w-8-r.f.measure(Bold, 14, q), 4, Bold, 14, fg, q)
 	}
+	r.source(dst, v.Source, v.Subagent)
 	tool := v.Tool
 	if tool == "" {
 		tool = "(tool)"
@@ -69,16 +79,50 @@ func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) {
 		r.f.text(dst, (r.w-r.f.measure(Bold, 18, s))/2, legend.Min.Y+8, Bold, 18, dim, s)
 		return
 	}
-	a, d := v.Approve, v.Deny
-	if a == "" {
-		a = "A"
+	r.legend(dst, v.Approve, v.Deny)
+}
+
+// source draws the line under the header that says where the prompt comes
+// from: a coloured mark (blue for the desktop, orange for a terminal),
+// the source, and the subagent tag on the right in the warning colour.
+func (r *Renderer) source(dst *image.RGBA, src, sub string) {
+	if src == "" && sub == "" {
+		return
 	}
-	if d == "" {
-		d = "B"
+	y := approvalSourceTop
+	mark := desktopC
+	if src != "desktop" {
+		mark = accent
+	}
+	clear(dst, image.Rect(8, y+3, 12, y+13), mark)
+	right := r.w - 8
+	if sub != "" {
+		const sz = approvalSourceSize
+		if r.f.measure(Regular, sz, src)+r.f.measure(Bold, sz, sub) > right-16-8 {
+			// A narrow panel: the source keeps its words, the tag shrinks.
+			sub = strings.Replace(sub, "subagent", "sub", 1)
+		}
+		sub = r.f.ellipsize(Bold, sz, sub, max(right-16-8-r.f.measure(Regular, sz, src), r.w/3))
+		right -= r.f.measure(Bold, approvalSourceSize, sub)
+		r.f.text(dst, right, y, Bold, approvalSourceSize, warnC, sub)
+		right -= 8
+	}
+	r.f.text(dst, 16, y, Regular, approvalSourceSize, dim, r.f.ellipsize(Regular, approvalSourceSize, src, right-16))
+}
+
+// legend draws the approve and deny buttons along the bottom edge,
+// labelled with the buttons' names (A and B when empty).
+func (r *Renderer) legend(dst *image.RGBA, approve, deny string) {
+	if approve == "" {
+		approve = "A"
+	}
+	if deny == "" {
+		deny = "B"
 	}
 	half := r.w / 2
-	r.button(dst, image.Rect(4, legend.Min.Y, half-2, r.h-4), a+"  approve", approveC)
-	r.button(dst, image.Rect(half+2, legend.Min.Y, r.w-4, r.h-4), d+"  deny", denyC)
+	top := r.h - 36
+	r.button(dst, image.Rect(4, top, half-2, r.h-4), approve+"  approve", approveC)
+	r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  deny", denyC)
 }
 
 // button draws a filled legend with centred dark text.
@@ -111,6 +155,42 @@ func (r *Renderer) Passkey(dst *image.RGBA, v PasskeyView) {
 		dev = "on " + v.Device
 	}
 	r.centre(dst, r.h-40, Regular, 14, dim, r.f.ellipsize(Regular, 14, dev, r.w-16))
+}
+
+// PairingView is a computer asking to pair over the LAN: the Pi shows
+// the code, the computer prints the same, and approve accepts.
+type PairingView struct {
+	Name string // the computer's name
+	Code string // six digits
+	// Accepted: approve was pressed; the computer's user confirms next,
+	// so the legend gives way to "confirm on <name>".
+	Accepted      bool
+	Approve, Deny string // button labels, e.g. "A" and "B"
+}
+
+// Pairing draws the LAN pairing screen.
+func (r *Renderer) Pairing(dst *image.RGBA, v PairingView) {
+	clear(dst, dst.Bounds(), bg)
+	name := v.Name
+	if name == "" {
+		name = "a computer"
+	}
+	r.centre(dst, 14, Bold, 18, accent, r.f.ellipsize(Bold, 18, "Pair "+name+"?", r.w-16))
+	size := 52.0
+	for size > 20 && r.f.measure(Bold, size, v.Code) > r.w-16 {
+		size -= 4
+	}
+	y := (r.h-r.f.lineHeight(Bold, size))/2 - 12
+	r.centre(dst, y, Bold, size, fg, v.Code)
+	r.centre(dst, r.h-68, Regular, 14, dim, r.f.ellipsize(Regular, 14, "Same code on the computer?", r.w-16))
+	if v.Accepted {
+		legend := image.Rect(0, r.h-36, r.w, r.h)
+		clear(dst, legend, panel)
+		s := r.f.ellipsize(Bold, 16, "confirm on "+name, r.w-16)
+		r.f.text(dst, (r.w-r.f.measure(Bold, 16, s))/2, legend.Min.Y+9, Bold, 16, dim, s)
+		return
+	}
+	r.legend(dst, v.Approve, v.Deny)
 }
 
 func (r *Renderer) centre(dst *image.RGBA, y int, st Style, size float64, c color.Color, s string) {

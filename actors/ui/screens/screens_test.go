@@ -69,6 +69,78 @@ func TestApproval_toolIsLarge(t *testing.T) {
 	}
 }
 
+// TestApproval_sourceAndCount pins what tells several prompts apart: the
+// source line (a desktop or terminal mark, the subagent tag in the warning
+// colour) and "n of m" in the header only when more than one waits.
+func TestApproval_sourceAndCount(t *testing.T) {
+	srcLine := func(sz image.Point) image.Rectangle {
+		return image.Rect(0, approvalSourceTop, sz.X, approvalToolTop)
+	}
+	for _, sz := range []image.Point{{240, 240}, {320, 240}} {
+		r := renderer(t, sz.X, sz.Y)
+		img := r.NewFrame()
+		tests := []struct {
+			name             string
+			v                ApprovalView
+			mark             color.RGBA
+			subagent, header bool
+		}{
+			{"desktop alone", ApprovalView{Tool: "Bash", Source: "desktop", Index: 1, Of: 1}, desktopC, false, false},
+			{"cli second of three", ApprovalView{Tool: "Bash", Source: "CLI engine · 9f3c2a10", Index: 2, Of: 3}, accent, false, true},
+			{"cli subagent", ApprovalView{Tool: "Read", Source: "CLI engine · 9f3c2a10 · and a very long project name indeed",
+				Subagent: "subagent Explore", Index: 1, Of: 2}, accent, true, true},
+		}
+		for _, tt := range tests {
+			r.Approval(img, tt.v)
+			if n, _ := countNear(img, image.Rect(8, approvalSourceTop+3, 12, approvalSourceTop+13), tt.mark); n < 30 {
+				t.Errorf("%v %s: source mark has %d px of its colour", sz, tt.name, n)
+			}
+			if n, _ := countNear(img, srcLine(sz), dim); n < 20 {
+				t.Errorf("%v %s: no source text (%d px)", sz, tt.name, n)
+			}
+			if n, _ := countNear(img, srcLine(sz), warnC); (n > 20) != tt.subagent {
+				t.Errorf("%v %s: %d px of the subagent colour, want subagent=%v", sz, tt.name, n, tt.subagent)
+			}
+			// The count sits right of the age; fg text there only with it.
+			if n, _ := countNear(img, image.Rect(sz.X-80, 0, sz.X, 26), fg); (n > 20) != tt.header {
+				t.Errorf("%v %s: %d px of count text, want count=%v", sz, tt.name, n, tt.header)
+			}
+		}
+		// A prompt with no source (an old producer) draws no source line.
+		r.Approval(img, ApprovalView{Tool: "Bash"})
+		if n, _ := countNear(img, srcLine(sz), bg); n != srcLine(sz).Dx()*srcLine(sz).Dy() {
+			t.Errorf("%v: source line drawn without a source", sz)
+		}
+	}
+}
+
+// TestPairing: the code is large, the legend is approve/deny until the
+// press, then it gives way to "confirm on <name>".
+func TestPairing(t *testing.T) {
+	for _, sz := range []image.Point{{240, 240}, {320, 240}} {
+		r := renderer(t, sz.X, sz.Y)
+		img := r.NewFrame()
+		r.Pairing(img, PairingView{Name: "ada-laptop", Code: "318054", Approve: "A", Deny: "B"})
+		mid := image.Rect(0, sz.Y/2-40, sz.X, sz.Y/2+30)
+		if n, rows := countNear(img, mid, fg); rows < 30 || n < 1500 {
+			t.Errorf("%v: code covers %d px over %d rows, want large digits", sz, n, rows)
+		}
+		if n, _ := countNear(img, image.Rect(0, sz.Y-36, sz.X/2, sz.Y), approveC); n < 1000 {
+			t.Errorf("%v: approve legend has %d px of green", sz, n)
+		}
+		if n, _ := countNear(img, image.Rect(sz.X/2, sz.Y-36, sz.X, sz.Y), denyC); n < 1000 {
+			t.Errorf("%v: deny legend has %d px of red", sz, n)
+		}
+		r.Pairing(img, PairingView{Name: "ada-laptop", Code: "318054", Accepted: true})
+		if n, _ := countNear(img, image.Rect(0, sz.Y-36, sz.X, sz.Y), approveC); n != 0 {
+			t.Errorf("%v: accepted pairing still shows the approve legend", sz)
+		}
+		if n, _ := countNear(img, image.Rect(0, sz.Y-36, sz.X, sz.Y), dim); n < 50 {
+			t.Errorf("%v: accepted pairing does not say where to confirm (%d px)", sz, n)
+		}
+	}
+}
+
 func TestWrap(t *testing.T) {
 	r := renderer(t, 240, 240)
 	cmd := "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | xargs -r git add && git commit -m 'fmt'"

@@ -29,11 +29,19 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 				Total: 2, Running: 1, Waiting: 1, Msg: "approve: Bash", Entries: []string{"10:42 日本語のテスト: ファイルを確認"}})
 		},
 		"approval": func(d *image.RGBA) {
-			r.Approval(d, ApprovalView{Tool: "Bash", Age: 4 * time.Second, Queued: 1,
+			r.Approval(d, ApprovalView{Tool: "Bash", Age: 4 * time.Second, Index: 1, Of: 2, Source: "desktop",
 				Hint: "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | xargs -r git add && git commit -m 'fmt'"})
 		},
 		"approval-late-sent": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "create issue", Age: 14 * time.Second, Hint: "github.com/claude-pi/claude-pi", Sent: "once"})
+		},
+		"approval-cli-subagent": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "Edit", Age: 2 * time.Second, Index: 2, Of: 3,
+				Source: "CLI engine · 9f3c2a10", Subagent: "subagent Explore", Hint: "internal/engine/plan.go"})
+		},
+		"pairing": func(d *image.RGBA) { r.Pairing(d, PairingView{Name: "ada-laptop", Code: "318054"}) },
+		"pairing-accepted": func(d *image.RGBA) {
+			r.Pairing(d, PairingView{Name: "ada-laptop", Code: "318054", Accepted: true})
 		},
 		"passkey": func(d *image.RGBA) { r.Passkey(d, PasskeyView{Code: "042917", Device: "MacBook Pro"}) },
 		"info": func(d *image.RGBA) {
@@ -58,7 +66,7 @@ func TestScreenshots(t *testing.T) {
 	dir := t.TempDir()
 	// A few representative screens are kept for the README.
 	keep := map[string]bool{"home-240x240": true, "home-attention-320x240": true, "approval-240x240": true,
-		"approval-late-sent-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true}
+		"approval-late-sent-240x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true}
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {
