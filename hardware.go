@@ -9,18 +9,14 @@ import (
 	"os/exec"
 	"sync"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/godbus/dbus/v5"
 
-	"github.com/claude-pi/claude-pi/actors/absent"
 	"github.com/claude-pi/claude-pi/actors/dock"
-	"github.com/claude-pi/claude-pi/boards"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/ble/bluez"
 	"github.com/claude-pi/claude-pi/drivers/ble/hci"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/drivers/tts"
-	"github.com/claude-pi/claude-pi/supervisor"
 )
 
 // buildSynth is the dock's voice from [tts]; nil for engine "off". A
@@ -57,16 +53,6 @@ func dockOptions(d DockConfig, synth tts.Synth, log *slog.Logger) dock.Options {
 		MuteConversation: !*d.SpeakConversation,
 		AssistantMax:     d.AssistantMax,
 	}
-}
-
-// hatAudio is the audio service on a HAT board. Nothing plays chimes yet
-// (the dock speaks through the CoreS3), so it says what it would drive.
-func hatAudio(p boards.Profile) func(*supervisor.Handle) actor.Actor {
-	dev := "default"
-	if p.Audio != nil && p.Audio.Device != "" {
-		dev = p.Audio.Device
-	}
-	return absent.New(fmt.Sprintf("no chime player yet; the speaker is aplay -D %s", dev))
 }
 
 // lazyLink is a BLE backend opened afresh by each Run: the ble actor runs

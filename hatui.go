@@ -2,65 +2,95 @@ package main
 
 import (
 	"fmt"
-	"image"
-	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"periph.io/x/conn/v3/display"
+	"periph.io/x/conn/v3/gpio"
 
+	"github.com/claude-pi/claude-pi/actors/absent"
+	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards"
-	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/drivers/input"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
-// panel is the part of a display the ui's picture is copied to;
-// *st7789.Dev is one.
-type panel interface {
-	Draw(r image.Rectangle, src image.Image, sp image.Point) error
-}
-
-// hatDevices is a HAT's display and buttons, opened.
+// hatDevices is a HAT's display, buttons and amplifier pin, opened.
 type hatDevices struct {
-	Panel   panel              // nil when the board has no display
-	Presses <-chan input.Event // nil when it has no buttons
+	// Display is the panel itself, not a wrapper, so the ui can see that
+	// it sleeps (st7789.Dev); nil when the board has none.
+	Display display.Drawer
+	Input   input.Source // nil when the board has no buttons
+	Amp     gpio.PinOut  // nil when nothing enables the amplifier
 	Close   func() error
 }
 
 // hatOpener opens a board's devices; openHAT on a Pi, a fake in tests.
 type hatOpener func(boards.Profile) (hatDevices, error)
 
-// openHAT opens the real display and buttons through boards.Open.
+// openHAT opens the real devices through boards.Open.
 func openHAT(p boards.Profile) (hatDevices, error) {
 	hw, err := boards.Open(p, nil)
 	if err != nil {
 		return hatDevices{}, err
 	}
-	d := hatDevices{Close: hw.Close}
+	// Copied field by field: a nil *st7789.Dev in an interface is not nil.
+	d := hatDevices{Amp: hw.Amp, Close: hw.Close}
 	if hw.Display != nil {
-		d.Panel = hw.Display
+		d.Display = hw.Display
 	}
 	if hw.Buttons != nil {
-		d.Presses = hw.Buttons.Events()
+		d.Input = hw.Buttons
 	}
 	return d, nil
 }
 
-// uiMaker builds the ui actor on a framebuffer and buttons.
-type uiMaker func(fb *sim.Display, buttons *sim.Buttons) func(*supervisor.Handle) actor.Actor
+// audioDevice is the ALSA device the board's chimes play on.
+func audioDevice(p boards.Profile) string {
+	if p.Audio != nil && p.Audio.Device != "" {
+		return p.Audio.Device
+	}
+	return "default"
+}
+
+// hatPlayer plays the ui's chimes on the board's sound device, raising
+// the amplifier pin (if any) only while one plays.
+func hatPlayer(p boards.Profile, amp gpio.PinOut) audio.Player {
+	return &audio.Aplay{Device: audioDevice(p), Amp: amp}
+}
+
+// uiRoles maps the board's buttons to the ui's roles.
+func uiRoles(p boards.Profile) map[string]ui.Role {
+	roles := make(map[string]ui.Role, len(p.Buttons))
+	for _, b := range p.Buttons {
+		if b.Role != boards.RoleNone {
+			roles[b.Name] = ui.Role(b.Role)
+		}
+	}
+	return roles
+}
+
+// hatAudio is the audio service on a HAT board. The chimes are the ui's
+// (it knows when a prompt arrives), so this service only says where they
+// go; it becomes real when something else needs the speaker.
+func hatAudio(p boards.Profile) func(*supervisor.Handle) actor.Actor {
+	return absent.New(fmt.Sprintf("chimes play through the ui service on aplay -D %s", audioDevice(p)))
+}
 
 // hatUI is the ui service on a HAT board. It opens the hardware in each
 // incarnation's Started, so an unusable board (SPI off, no GPIO access)
 // fails the ui service with the driver's message and the fix in it, and
 // supervisorctl shows it as FATAL after the retries, while the link and
-// the dock run on. Once open, the ui actor draws into a framebuffer of the
-// panel's size, which is copied to the panel on every change, and the
-// board's approve and deny buttons press its A and B.
-//
-// The framebuffer stands between the two because the ui renders onto a
-// *sim.Display today; when it takes any draw target, the copy goes.
-func hatUI(p boards.Profile, open hatOpener, mk uiMaker) func(*supervisor.Handle) actor.Actor {
+// the dock run on. Once open, the ui actor drives the panel, the buttons
+// by the profile's roles, and aplay on the board's sound device; cfg gives
+// the rest (board name, data dir, version, clocks in tests).
+func hatUI(p boards.Profile, open hatOpener, cfg ui.Config) func(*supervisor.Handle) actor.Actor {
+	if cfg.Started.IsZero() {
+		cfg.Started = time.Now() // the appliance's start, not each incarnation's
+	}
 	return func(h *supervisor.Handle) actor.Actor {
-		return &hatUIActor{h: h, profile: p, open: open, mk: mk}
+		return &hatUIActor{h: h, profile: p, open: open, cfg: cfg}
 	}
 }
 
@@ -69,12 +99,10 @@ type hatUIActor struct {
 	h       *supervisor.Handle
 	profile boards.Profile
 	open    hatOpener
-	mk      uiMaker
+	cfg     ui.Config
 
 	inner actor.Actor
-	devs  hatDevices
-	done  chan struct{}
-	wg    sync.WaitGroup
+	close func() error
 }
 
 // Receive opens the hardware before the ui starts and closes it after the
@@ -86,18 +114,14 @@ func (a *hatUIActor) Receive(c actor.Context) {
 			a.h.Fail(err)
 			return
 		}
-	case *actor.Stopping:
-		if a.done != nil {
-			close(a.done)
-			a.done = nil
-		}
 	case *actor.Stopped:
 		if a.inner != nil {
+			// The ui's Stopped waits for its goroutines, so nothing reads
+			// the buttons or drives the panel once it returns.
 			a.inner.Receive(c)
 		}
-		a.wg.Wait()
-		if a.devs.Close != nil {
-			if err := a.devs.Close(); err != nil {
+		if a.close != nil {
+			if err := a.close(); err != nil {
 				a.h.Logger().Warn("closing the board", "board", a.profile.Name, "err", err)
 			}
 		}
@@ -113,77 +137,12 @@ func (a *hatUIActor) start() error {
 	if err != nil {
 		return err
 	}
-	fb, err := sim.NewDisplay(a.profile.Width, a.profile.Height)
-	if err != nil {
-		if devs.Close != nil {
-			_ = devs.Close()
-		}
-		return fmt.Errorf("board %s: framebuffer: %w", a.profile.Name, err)
+	a.close = devs.Close
+	cfg := a.cfg
+	cfg.Display, cfg.Input, cfg.Roles = devs.Display, devs.Input, uiRoles(a.profile)
+	if cfg.Audio == nil { // a test's fake player stays
+		cfg.Audio = hatPlayer(a.profile, devs.Amp)
 	}
-	buttons := sim.NewButtons(sim.ButtonA, sim.ButtonB)
-	a.devs, a.done = devs, make(chan struct{})
-	if devs.Panel != nil {
-		a.wg.Add(1)
-		go a.mirror(fb, devs.Panel, a.done)
-	}
-	if devs.Presses != nil {
-		a.wg.Add(1)
-		go a.press(devs.Presses, buttons, a.done)
-	}
-	a.inner = a.mk(fb, buttons)(a.h)
+	a.inner = ui.New(cfg)(a.h)
 	return nil
-}
-
-// mirror copies each new frame to the panel. Frames drawn while the panel
-// is busy coalesce into the next copy, so a slow SPI bus drops frames
-// rather than queueing them.
-func (a *hatUIActor) mirror(fb *sim.Display, p panel, done <-chan struct{}) {
-	defer a.wg.Done()
-	var shown uint64
-	for {
-		changed := fb.Changed()
-		img, v := fb.Snapshot()
-		if v != shown {
-			shown = v
-			if err := p.Draw(img.Bounds(), img, image.Point{}); err != nil {
-				a.h.Logger().Warn("drawing on the panel", "board", a.profile.Name, "err", err)
-			}
-		}
-		select {
-		case <-done:
-			return
-		case <-changed:
-		}
-	}
-}
-
-// press maps the board's buttons to the ui's by role: approve is A, deny
-// is B. Next and back have no ui action yet and are only logged.
-func (a *hatUIActor) press(events <-chan input.Event, buttons *sim.Buttons, done <-chan struct{}) {
-	defer a.wg.Done()
-	roles := map[string]string{}
-	if b, ok := a.profile.Button(boards.RoleApprove); ok {
-		roles[b.Name] = sim.ButtonA
-	}
-	if b, ok := a.profile.Button(boards.RoleDeny); ok {
-		roles[b.Name] = sim.ButtonB
-	}
-	for {
-		select {
-		case <-done:
-			return
-		case e, ok := <-events:
-			if !ok {
-				return
-			}
-			name, mapped := roles[e.Name]
-			if !mapped {
-				a.h.Logger().Debug("button without a ui action", "button", e.Name)
-				continue
-			}
-			if _, _, err := buttons.Press(name, min(e.Held, sim.MaxHold)); err != nil {
-				a.h.Logger().Warn("button", "button", e.Name, "err", err)
-			}
-		}
-	}
 }

@@ -88,8 +88,8 @@ func services(s settings, hw hardware) []supervisor.Service {
 }
 
 // boardHardware builds what the services drive: the simulator's
-// framebuffer, buttons and socket link, or a HAT's radio, panel and
-// buttons. Nothing on a HAT is opened here; each service opens its part
+// framebuffer, buttons and socket link, or a HAT's radio, panel, buttons
+// and speaker. Nothing on a HAT is opened here; each service opens its part
 // when it starts, so a broken part fails one service, visibly.
 func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service) (hardware, func(), error) {
 	sec, err := drv.ParseSecurity(s.ble.Security)
@@ -107,9 +107,7 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 			return hardware{}, nil, err
 		}
 		hw.link = radioLink(s.ble, sec, log)
-		hw.ui = hatUI(profile, openHAT, func(fb *sim.Display, b *sim.Buttons) func(*supervisor.Handle) actor.Actor {
-			return ui.New(ui.Config{Board: s.board, Display: fb, Buttons: b, Services: processes})
-		})
+		hw.ui = hatUI(profile, openHAT, ui.Config{Board: s.board, DataDir: s.dataDir, Version: version, Services: processes})
 		hw.audio = hatAudio(profile)
 		return hw, func() {}, nil
 	}
@@ -123,7 +121,9 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 	}
 	link := newSimLink(nusLn, s.ble.NUSListen, blesim.Options{MTU: s.ble.MTU, Logger: log.With("actor", "ble")})
 	hw.board, hw.link = board, link
-	hw.ui = ui.New(ui.Config{Board: s.board, Display: board.Display, Buttons: board.Buttons, Services: processes})
+	// The sim has no speaker: the ui plays no chimes here.
+	hw.ui = ui.New(ui.Config{Board: s.board, Display: board.Display, Buttons: board.Buttons, Services: processes,
+		DataDir: s.dataDir, Version: version})
 	hw.audio = absent.New("no audio output on this board")
 	return hw, link.Close, nil
 }
