@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Smoke test of cores3-sim over a real pty and its control socket.
+
+Plays the host: HELLO, a speaker session with a caption, an approval answered
+by a touch, task.status, a head swipe and a microphone session. Fails (exit 1)
+with the step that went wrong. Needs only the Python standard library.
+"""
+import json
+import os
+import select
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import tty
+import zlib
+
+
+def frame(ftype, flags, stream, seq, rate, payload=b""):
+    head = struct.pack("<HBBHHIII", 0x5343, 2, ftype, flags, stream, seq, rate, len(payload))
+    body = head + payload
+    return body + struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def control(code, stream=0, rate=0, payload=b"", seq=0):
+    return frame(0, code, stream, seq, rate, payload)
+
+
+def event(msg_id, obj):
+    data = json.dumps(obj, separators=(",", ":")).encode()
+    assert len(data) <= 4096
+    return frame(6, 3, msg_id, 0, 0, data)
+
+
+class Host:
+    def __init__(self, fd):
+        self.fd = fd
+        self.buf = b""
+
+    def send(self, data):
+        os.write(self.fd, data)
+
+    def frames(self, timeout):
+        end = time.time() + timeout
+        while time.time() < end:
+            r, _, _ = select.select([self.fd], [], [], 0.05)
+            if r:
+                self.buf += os.read(self.fd, 65536)
+            while len(self.buf) >= 24:
+                i = self.buf.find(b"CS")
+                if i < 0:
+                    self.buf = self.buf[-1:]
+                    break
+                self.buf = self.buf[i:]
+                if len(self.buf) < 24:
+                    break
+                magic, ver, ftype, flags, stream, seq, rate, n = struct.unpack("<HBBHHIII", self.buf[:20])
+                if len(self.buf) < 24 + n:
+                    break
+                crc = struct.unpack("<I", self.buf[20 + n:24 + n])[0]
+                if zlib.crc32(self.buf[:20 + n]) & 0xFFFFFFFF != crc or ver != 2:
+                    self.buf = self.buf[1:]
+                    continue
+                payload = self.buf[20:20 + n]
+                self.buf = self.buf[24 + n:]
+                yield (ftype, flags, stream, seq, rate, payload)
+
+    def expect(self, pred, what, timeout=3.0):
+        for f in self.frames(timeout):
+            if pred(f):
+                return f
+        fail("no " + what + " from the sim")
+
+
+class Ui:
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+        self.seen = []
+
+    def expect(self, pred, what, timeout=3.0):
+        end = time.time() + timeout
+        for line in self.seen:
+            if pred(line):
+                self.seen.remove(line)
+                return line
+        while time.time() < end:
+            r, _, _ = select.select([self.sock], [], [], 0.05)
+            if r:
+                self.buf += self.sock.recv(65536)
+            while b"\n" in self.buf:
+                raw, self.buf = self.buf.split(b"\n", 1)
+                line = json.loads(raw)
+                if pred(line):
+                    return line
+                self.seen.append(line)
+        fail("no UI line with " + what + "; saw " + json.dumps(self.seen[-10:]))
+
+    def send(self, cmd):
+        self.sock.sendall((cmd + "\n").encode())
+
+
+def fail(msg):
+    print("sim smoke: FAIL: " + msg, file=sys.stderr)
+    raise SystemExit(1)
+
+
+def main():
+    sim = sys.argv[1]
+    master, slave = os.openpty()
+    tty.setraw(master)
+    tmp = tempfile.mkdtemp()
+    sock_path = os.path.join(tmp, "cores3.sock")
+    proc = subprocess.Popen([sim, "--serial", os.ttyname(slave), "--control", "unix:" + sock_path,
+                             "--boot-token", "a1b2c3d4"], stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if os.path.exists(sock_path):
+                break
+            time.sleep(0.02)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(sock_path)
+        ui = Ui(s)
+        host = Host(master)
+
+        host.send(b"\xff\x00" + control(1, payload=struct.pack("<II", 4096, 0xF27)))
+        ack = host.expect(lambda f: f[0] == 0 and f[1] == 2, "HELLO_ACK")
+        if ack[5] != struct.pack("<II", 4096, 0xF7F):
+            fail("HELLO_ACK payload " + ack[5].hex())
+
+        host.send(control(48, payload=b"\x02"))
+        ui.expect(lambda l: l.get("ui") == "status" and l.get("value") == "speaking", "status speaking")
+
+        host.send(control(32, 2, 24000))
+        credit = host.expect(lambda f: f[0] == 0 and f[1] == 33, "SPEAKER_CREDIT")
+        if struct.unpack("<I", credit[5])[0] != 8192:
+            fail("first credit is not 8192")
+        host.send(control(37, 2, 24000, b"Hello from the Pi"))
+        pcm = b"".join(struct.pack("<h", 4000 if i % 2 else -4000) for i in range(1920))
+        host.send(frame(2, 0, 2, 0, 24000, pcm))
+        host.send(frame(2, 0, 2, 1, 24000, pcm))
+        host.send(control(34, 2, 24000))
+        ui.expect(lambda l: l.get("ui") == "caption" and l.get("text") == "Hello from the Pi", "caption")
+        host.expect(lambda f: f[0] == 0 and f[1] == 35 and f[2] == 2, "SPEAKER_DONE")
+        ui.expect(lambda l: l.get("audio") == "played" and l.get("bytes") == 2 * len(pcm), "audio played")
+
+        host.send(event(1, {"schema": "stackchan.event.v1", "type": "approval.request", "requestId": "approval-1",
+                            "kind": "command", "title": "Run tests", "summary": "npm test", "detail": "npm test",
+                            "truncated": False}))
+        ev = host.expect(lambda f: f[0] == 6, "approval.presented")
+        if json.loads(ev[5])["type"] != "approval.presented":
+            fail("expected approval.presented, got " + ev[5].decode())
+        ui.expect(lambda l: l.get("ui") == "approval" and l.get("requestId") == "approval-1", "approval screen")
+        ui.send("touch ok")
+        ev = host.expect(lambda f: f[0] == 6, "approval.response")
+        resp = json.loads(ev[5])
+        if resp.get("decision") != "approve":
+            fail("expected approve, got " + ev[5].decode())
+        host.send(event(2, {"schema": "stackchan.event.v1", "type": "approval.resolved", "requestId": "approval-1"}))
+        ui.expect(lambda l: l.get("ui") == "face", "face after resolve")
+
+        host.send(event(3, {"schema": "stackchan.event.v1", "type": "task.status", "requestId": "t1",
+                            "state": "running"}))
+        ui.expect(lambda l: l.get("ui") == "task" and l.get("state") == "running", "task running")
+
+        ui.send("swipe forward")
+        ev = host.expect(lambda f: f[0] == 6 and b"conversation.start" in f[5], "conversation.start")
+        req = json.loads(ev[5])
+        if req["requestId"] != "conversation-a1b2c3d4-1":
+            fail("request id " + req["requestId"])
+        host.send(event(4, {"schema": "stackchan.event.v1", "type": "conversation.result",
+                            "requestId": req["requestId"], "success": True, "state": "listening"}))
+        ui.expect(lambda l: l.get("ui") == "conversation" and l.get("state") == "listening", "conversation listening")
+
+        host.send(control(16, 5, 16000))
+        host.expect(lambda f: f[0] == 0 and f[1] == 17 and f[2] == 5, "MIC_STARTED")
+        mic = host.expect(lambda f: f[0] == 1, "MICROPHONE_PCM")
+        if len(mic[5]) != 640 or mic[3] != 0:
+            fail("first mic frame: %d bytes, seq %d" % (len(mic[5]), mic[3]))
+        host.send(control(18, 5, 16000))
+        host.expect(lambda f: f[0] == 0 and f[1] == 19 and f[2] == 5, "MIC_STOPPED")
+
+        ui.send("bogus")
+        ui.expect(lambda l: "error" in l, "error for a bad command")
+        ui.send("unplug")
+        ui.expect(lambda l: l.get("ui") == "link" and l.get("state") == "disconnected", "link disconnected", timeout=2)
+        ui.send("plug")
+        ui.expect(lambda l: l.get("ui") == "link" and l.get("state") == "unsupported", "link back (no HELLO yet)", timeout=2)
+        print("sim smoke: ok")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        os.close(master)
+        os.close(slave)
+
+
+if __name__ == "__main__":
+    main()

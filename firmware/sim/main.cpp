@@ -1,0 +1,279 @@
+// cores3-sim: the firmware core on Linux as a virtual CoreS3. It speaks wire
+// v2 on a tty (a pty slave made by the host side) and exposes the screen and
+// touch panel as a line protocol on a unix socket (see control.h).
+//
+//   cores3-sim --serial /dev/pts/7 [--control unix:/tmp/cores3.sock]
+//              [--mic-wav voice.wav] [--boot-token a1b2c3d4] [--caps 0xF7F]
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "control.h"
+#include "device.h"
+#include "wav.h"
+
+namespace {
+
+volatile sig_atomic_t gStop = 0;
+void OnSignal(int) { gStop = 1; }
+
+uint32_t NowMs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint32_t(uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000);
+}
+
+class SerialPort : public sc::Transport {
+ public:
+  int fd = -1;
+  size_t Write(const uint8_t* d, size_t n) override {
+    ssize_t w = ::write(fd, d, n);
+    return w > 0 ? size_t(w) : 0;  // EAGAIN: the host is slow; retried next tick
+  }
+};
+
+// SimSpeaker plays in real time: it buffers at most 100 ms ahead, like a DMA
+// ring, so credit and DONE timing match a real output.
+class SimSpeaker : public sc::AudioOut {
+ public:
+  bool Begin(uint32_t r) override {
+    rate_ = r;
+    until_ = 0;
+    return true;
+  }
+  size_t Writable(uint32_t now) override {
+    double ahead = until_ > now ? until_ - now : 0;
+    double room = 100.0 - ahead;
+    return room <= 0 ? 0 : size_t(room * rate_ * 2 / 1000.0) & ~size_t(1);
+  }
+  bool Write(const uint8_t*, size_t n, uint32_t now) override {
+    double start = until_ > now ? until_ : now;
+    until_ = start + double(n) * 1000.0 / (rate_ * 2.0);
+    return true;
+  }
+  bool Drained(uint32_t now) override { return double(now) >= until_; }
+  void Stop() override { until_ = 0; }
+
+ private:
+  uint32_t rate_ = 24000;
+  double until_ = 0;
+};
+
+// SimMic produces 20 ms frames from a WAV file (looped) or a 440 Hz tone.
+class SimMic : public sc::AudioIn {
+ public:
+  std::vector<int16_t> wav;
+  bool running = false;
+  uint32_t next = 0;
+  size_t pos = 0;
+  bool Begin(uint32_t) override {
+    running = true;
+    next = NowMs() + 20;
+    pos = 0;
+    return true;
+  }
+  void End() override { running = false; }
+  void Frame(uint8_t out[640]) {
+    for (size_t i = 0; i < 320; i++) {
+      int16_t v;
+      if (!wav.empty()) {
+        v = wav[pos++ % wav.size()];
+      } else {
+        v = int16_t(3000 * std::sin(2 * M_PI * 440.0 * double(pos++) / 16000.0));
+      }
+      sc::PutU16(out + 2 * i, uint16_t(v));
+    }
+  }
+};
+
+struct Client {
+  int fd;
+  std::string in;
+};
+
+int Usage(const char* msg) {
+  std::fprintf(stderr,
+               "cores3-sim: %s\nusage: cores3-sim --serial PATH [--control unix:PATH] [--mic-wav FILE] "
+               "[--boot-token HEX8] [--caps 0xF7F]\n",
+               msg);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string serialPath, controlPath, wavPath, token;
+  uint32_t caps = sc::kFirmwareCaps;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "cores3-sim: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--serial") serialPath = val();
+    else if (a == "--control") {
+      controlPath = val();
+      if (controlPath.rfind("unix:", 0) != 0) return Usage("--control wants unix:PATH");
+      controlPath = controlPath.substr(5);
+    } else if (a == "--mic-wav") wavPath = val();
+    else if (a == "--boot-token") token = val();
+    else if (a == "--caps") caps = uint32_t(std::strtoul(val().c_str(), nullptr, 0));
+    else return Usage(("unknown argument " + a).c_str());
+  }
+  if (serialPath.empty()) return Usage("--serial is required");
+  if (token.empty()) {
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", unsigned(std::random_device{}()));
+    token = buf;
+  }
+
+  signal(SIGINT, OnSignal);
+  signal(SIGTERM, OnSignal);
+  signal(SIGPIPE, SIG_IGN);
+
+  SerialPort serial;
+  serial.fd = open(serialPath.c_str(), O_RDWR | O_NOCTTY | O_NONBLOCK);
+  if (serial.fd < 0) {
+    std::fprintf(stderr, "cores3-sim: open %s: %s\n", serialPath.c_str(), std::strerror(errno));
+    return 1;
+  }
+  termios tio;
+  if (tcgetattr(serial.fd, &tio) == 0) {
+    cfmakeraw(&tio);
+    tcsetattr(serial.fd, TCSANOW, &tio);
+  }
+
+  SimMic mic;
+  if (!wavPath.empty()) {
+    std::string err;
+    if (!sim::LoadWav16kMono(wavPath, &mic.wav, &err)) {
+      std::fprintf(stderr, "cores3-sim: --mic-wav %s: %s\n", wavPath.c_str(), err.c_str());
+      return 1;
+    }
+  }
+
+  int listenFd = -1;
+  if (!controlPath.empty()) {
+    listenFd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (controlPath.size() >= sizeof addr.sun_path) return Usage("control socket path too long");
+    std::strcpy(addr.sun_path, controlPath.c_str());
+    unlink(controlPath.c_str());
+    if (bind(listenFd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listenFd, 4) != 0) {
+      std::fprintf(stderr, "cores3-sim: control socket %s: %s\n", controlPath.c_str(), std::strerror(errno));
+      return 1;
+    }
+  }
+
+  std::vector<Client> clients;
+  auto emit = [&](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+    std::string l = line + "\n";
+    for (auto& c : clients)
+      if (::write(c.fd, l.data(), l.size()) < 0) { /* a dead client is reaped on read */ }
+  };
+  sim::JsonUi ui(emit);
+  SimSpeaker speaker;
+  sc::DeviceConfig cfg;
+  cfg.bootToken = token;
+  cfg.capabilities = caps;
+  sc::Device dev(cfg, serial, speaker, mic, ui);
+
+  bool plugged = true;
+  uint32_t now = NowMs();
+  dev.SetUsbConnected(true, now);
+  std::fprintf(stderr, "cores3-sim: serial %s, boot token %s, caps 0x%X\n", serialPath.c_str(), token.c_str(), caps);
+
+  std::vector<uint8_t> buf(16384);
+  while (!gStop) {
+    std::vector<pollfd> fds;
+    fds.push_back({serial.fd, POLLIN, 0});
+    if (listenFd >= 0) fds.push_back({listenFd, POLLIN, 0});
+    for (auto& c : clients) fds.push_back({c.fd, POLLIN, 0});
+    poll(fds.data(), fds.size(), 2);
+    now = NowMs();
+
+    if (fds[0].revents & (POLLHUP | POLLERR)) {
+      // The host closed the pty master: nothing more can arrive.
+      std::fprintf(stderr, "cores3-sim: serial closed, exiting\n");
+      break;
+    }
+    if (fds[0].revents & POLLIN) {
+      ssize_t n = ::read(serial.fd, buf.data(), buf.size());
+      if (n > 0 && plugged) dev.OnReceive(buf.data(), size_t(n), now);
+    }
+    if (listenFd >= 0 && (fds[1].revents & POLLIN)) {
+      int c = accept4(listenFd, nullptr, nullptr, SOCK_NONBLOCK);
+      if (c >= 0) clients.push_back({c, ""});
+    }
+    size_t base = listenFd >= 0 ? 2 : 1;
+    for (size_t i = 0; i < clients.size();) {
+      Client& c = clients[i];
+      bool dead = false;
+      if (base + i < fds.size() && (fds[base + i].revents & (POLLIN | POLLHUP))) {
+        char tmp[512];
+        ssize_t n = ::read(c.fd, tmp, sizeof tmp);
+        if (n <= 0) dead = true;
+        else c.in.append(tmp, size_t(n));
+      }
+      size_t nl;
+      while ((nl = c.in.find('\n')) != std::string::npos) {
+        std::string line = c.in.substr(0, nl);
+        c.in.erase(0, nl + 1);
+        sim::Command cmd = sim::ParseCommand(line);
+        switch (cmd.kind) {
+          case sim::CommandKind::TouchOk: dev.Touch(sc::TouchButton::Ok, now); break;
+          case sim::CommandKind::TouchNg: dev.Touch(sc::TouchButton::Ng, now); break;
+          case sim::CommandKind::TouchDetail: dev.Touch(sc::TouchButton::Detail, now); break;
+          case sim::CommandKind::SwipeForward: dev.Swipe(true, now); break;
+          case sim::CommandKind::SwipeBackward: dev.Swipe(false, now); break;
+          case sim::CommandKind::Unplug: plugged = false; break;
+          case sim::CommandKind::Plug: plugged = true; break;
+          case sim::CommandKind::Invalid: {
+            std::string e = sc::json::Writer().str("error", cmd.error).finish() + "\n";
+            if (::write(c.fd, e.data(), e.size()) < 0) dead = true;
+            break;
+          }
+        }
+      }
+      if (dead) {
+        close(c.fd);
+        clients.erase(clients.begin() + long(i));
+        break;
+      }
+      i++;
+    }
+
+    dev.SetUsbConnected(plugged, now);
+    if (mic.running && dev.mic().active()) {
+      while (int32_t(now - mic.next) >= 0) {
+        uint8_t frame[640];
+        mic.Frame(frame);
+        dev.OnMicFrame(frame, sizeof frame, now);
+        mic.next += 20;
+      }
+    }
+    dev.Tick(now);
+  }
+  if (!controlPath.empty()) unlink(controlPath.c_str());
+  return 0;
+}
