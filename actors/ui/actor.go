@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"net"
+	"reflect"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
 	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -44,6 +46,8 @@ type Actor struct {
 	offDrawn   bool        // the black frame of a screen without Sleep is up
 	stopTimer  func() bool
 	stopDock   func() bool
+	stopLAN    func() bool
+	lanMisses  int // lan polls unanswered in a row
 	gen        uint64
 	stopped    bool
 	charName   string
@@ -123,6 +127,10 @@ func (a *Actor) start(c actor.Context) {
 		go a.player(ctx, p, a.chimes)
 	}
 	a.askDock(c)
+	if a.cfg.LAN != "" {
+		a.st.lanOn = true
+		a.askLAN(c)
+	}
 	a.refresh()
 }
 
@@ -133,6 +141,9 @@ func (a *Actor) stop(c actor.Context) {
 	}
 	if a.stopDock != nil {
 		a.stopDock()
+	}
+	if a.stopLAN != nil {
+		a.stopLAN()
 	}
 	if a.quit != nil {
 		close(a.quit)
@@ -179,6 +190,8 @@ func derefMore(m any) any {
 	case *abuddy.State:
 		return *m
 	case *dock.State:
+		return *m
+	case *lan.State:
 		return *m
 	}
 	return m
@@ -294,6 +307,50 @@ func (a *Actor) askDock(c actor.Context) {
 		system, self := a.system, a.self
 		a.stopDock = a.cfg.AfterFunc(dockEvery, func() { system.Root.Send(self, dockTick{}) })
 	}
+}
+
+// lanAsk bounds one question to the lan: it answers from its mailbox, so
+// anything slower means it is busy or restarting.
+const lanAsk = 200 * time.Millisecond
+
+// askLAN asks the lan for its state (it publishes none) and schedules the
+// next question: every second while the screen is on, every 3 s while
+// off so a pairing request still wakes it.
+func (a *Actor) askLAN(c actor.Context) {
+	if a.stopped || a.cfg.LAN == "" {
+		return
+	}
+	f := c.RequestFuture(supervisor.ServicePID(a.system, a.cfg.LAN), lan.GetState{}, lanAsk)
+	c.ReenterAfter(f, func(res any, err error) {
+		st, ok := res.(lan.State)
+		if p, isPtr := res.(*lan.State); isPtr && p != nil {
+			st, ok = *p, true
+		}
+		if err != nil || !ok {
+			// A lan that stopped answering must not leave its pairing
+			// code on the screen, nor its sessions in the counts.
+			if a.lanMisses++; a.lanMisses == 3 && a.st.lan != nil {
+				a.h.Logger().Warn("lan not answering: its pairing and sessions are hidden", "service", a.cfg.LAN, "err", err)
+				a.st.lan = nil
+				a.refresh()
+			}
+			return
+		}
+		a.lanMisses = 0
+		if a.st.lan != nil && reflect.DeepEqual(*a.st.lan, st) {
+			return // nothing to redraw
+		}
+		a.event(st)
+	})
+	if a.stopLAN != nil {
+		a.stopLAN()
+	}
+	every := time.Second
+	if !a.st.on {
+		every = 3 * time.Second
+	}
+	system, self := a.system, a.self
+	a.stopLAN = a.cfg.AfterFunc(every, func() { system.Root.Send(self, lanTick{}) })
 }
 
 // loadPack loads the installed pack off the actor.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/boards/sim"
 )
@@ -67,14 +69,20 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 		v := screens.PasskeyView{Code: s.link.Passkey, Device: s.link.Central}
 		p.r.Passkey(dst, v)
 		return 0
+	case ScreenPairing:
+		pr := s.pairing()
+		p.r.Pairing(dst, screens.PairingView{Name: pr.Name, Code: pr.Code, Accepted: pr.Accepted || s.pairAccepted == pr.Code,
+			Approve: p.lg.approve, Deny: p.lg.deny})
+		return 0
 	case ScreenApproval:
 		v := s.prompts[s.shown()]
 		age := time.Duration(0)
 		if !v.Arrived.IsZero() {
 			age = max(0, now.Sub(v.Arrived))
 		}
-		av := screens.ApprovalView{Tool: v.Tool, Hint: v.Hint, Age: age, Queued: len(s.prompts) - 1,
-			Approve: p.lg.approve, Deny: p.lg.deny}
+		src, sub := sourceOf(v.Prompt)
+		av := screens.ApprovalView{Tool: v.Tool, Hint: v.Hint, Age: age, Source: src, Subagent: sub,
+			Index: s.shown() + 1, Of: len(s.prompts), Approve: p.lg.approve, Deny: p.lg.deny}
 		if d, ok := s.sending[keyOf(v.Prompt)]; ok {
 			av.Sent = d.String()
 		} else if v.Decided {
@@ -127,17 +135,63 @@ func homeView(s *state, pe screens.Persona, anim time.Duration) screens.HomeView
 			v.Entries, v.Msg = h.Entries, h.Msg
 		}
 	}
+	if l := s.lan; l != nil {
+		// Terminal sessions count with the desktop's.
+		for _, se := range l.Sessions {
+			v.Total++
+			switch se.State {
+			case "running":
+				v.Running++
+			case "waiting":
+				v.Waiting++
+			}
+		}
+		if len(v.Entries) == 0 && len(l.Sessions) > 0 {
+			se := l.Sessions[0] // the most recent
+			v.Msg = strings.TrimSpace("CLI " + se.Project + ": " + se.State + " " + se.Activity)
+		}
+	}
 	if v.Msg == "" && len(v.Entries) == 0 && (s.buddy == nil || !s.buddy.Connected) {
 		v.Msg = "waiting for the Claude desktop"
 	}
 	return v
 }
 
+// sourceOf is the source line of the approval screen and the subagent
+// tag: the prompt's Label, split at its " · subagent" part, or a label
+// made from Source for producers that set none.
+func sourceOf(p approvals.Prompt) (src, sub string) {
+	l := p.Label
+	if l == "" {
+		switch {
+		case p.Source == "desktop":
+			l = "desktop"
+		case strings.HasPrefix(p.Source, "cli:"):
+			id := strings.TrimPrefix(p.Source, "cli:")
+			if len(id) > 8 {
+				id = id[:8]
+			}
+			l = "CLI · " + id
+		default:
+			l = p.Source
+		}
+	}
+	if i := strings.Index(l, " · subagent"); i >= 0 {
+		return l[:i], l[i+len(" · "):]
+	}
+	return l, ""
+}
+
 // infoPage is page 1 (links and the device) or 2 (the pet's stats).
 func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
-	v := screens.InfoView{Page: s.page, Of: infoPages, Next: lg.next, Back: lg.back}
+	v := screens.InfoView{Page: s.page, Of: s.pages(), Next: lg.next, Back: lg.back}
 	row := func(label, value string, warn bool) {
 		v.Rows = append(v.Rows, screens.InfoRow{Label: label, Value: value, Warn: warn})
+	}
+	if s.page == 3 {
+		v.Title = "Computers"
+		computersPage(s.lan, row)
+		return v
 	}
 	if s.page == 2 {
 		v.Title = "Stats"
@@ -189,6 +243,44 @@ func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
 	row("Uptime", uptime(now.Sub(f.started)), false)
 	row("Version", f.version+" · "+f.board, false)
 	return v
+}
+
+// computersPage lists the LAN API and the paired computers, with each
+// one's CLI sessions.
+func computersPage(l *lan.State, row func(label, value string, warn bool)) {
+	switch {
+	case l == nil:
+		row("LAN", "not answering", true)
+		return
+	case l.Addr == "":
+		row("LAN", "off ([lan] listen)", false)
+	default:
+		row("LAN", l.Addr, false)
+	}
+	if len(l.Clients) == 0 {
+		row("Paired", "none: claude-pi pair", false)
+		return
+	}
+	for _, c := range l.Clients {
+		n, waiting := 0, 0
+		for _, se := range l.Sessions {
+			if se.Client == c.Name {
+				n++
+				waiting += se.Pending
+			}
+		}
+		val := fmt.Sprintf("%d session", n)
+		if n != 1 {
+			val += "s"
+		}
+		if waiting > 0 {
+			val += fmt.Sprintf(", %d waiting", waiting)
+		}
+		if !c.Paired.IsZero() {
+			val += " · since " + c.Paired.Format("Jan 2")
+		}
+		row(c.Name, val, false)
+	}
 }
 
 // uptime is "3d 4h 12m" or "4m 09s".

@@ -9,13 +9,14 @@ import (
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
 	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 // SampleScreens lists the screens Sample renders.
-var SampleScreens = []Screen{ScreenHome, ScreenApproval, ScreenPasskey, ScreenInfo, ScreenPack}
+var SampleScreens = []Screen{ScreenHome, ScreenApproval, ScreenPasskey, ScreenPairing, ScreenInfo, ScreenPack}
 
 // Sample renders screen sc at w×h with made-up but realistic data, through
 // the same code the actor uses, for `claude-pi screenshot` and the docs.
@@ -41,7 +42,8 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 		for _, p := range []approvals.Prompt{
 			{Source: "desktop", ID: "a", Tool: "Bash", Arrived: now.Add(-4 * time.Second),
 				Hint: "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | xargs -r git add && git commit -m 'fmt'"},
-			{Source: "desktop", ID: "b", Tool: "Edit", Arrived: now.Add(-time.Second), Hint: "README.md"},
+			{Source: "cli:9f3c2a10-6f1e", ID: "b", Tool: "Edit", Arrived: now.Add(-time.Second), Hint: "README.md",
+				Label: "CLI engine · 9f3c2a10 · subagent Explore"},
 		} {
 			s.apply(approvals.PromptAppeared{Prompt: p}, now)
 		}
@@ -49,6 +51,9 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 		l := link
 		l.Passkey, l.Secured = "042917", false
 		s.apply(l, now)
+	case ScreenPairing:
+		s.lanOn = true
+		s.apply(lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: "318054", Since: now.Add(-5 * time.Second)}}, now)
 	case ScreenInfo:
 		s.page = 1
 	case ScreenPack:

@@ -7,6 +7,7 @@ import (
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
 	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
@@ -35,19 +36,29 @@ var DefaultRoles = map[string]Role{"A": RoleApprove, "B": RoleDeny, "X": RoleNex
 type Screen string
 
 // The screens, in the order they override one another: off, then the
-// pairing code, then a prompt, then a pack install, then the info pages,
+// Bluetooth pairing code, then a computer's LAN pairing, then a prompt, then a pack install, then the info pages,
 // then home.
 const (
 	ScreenOff      Screen = "off"
 	ScreenPasskey  Screen = "passkey"
+	ScreenPairing  Screen = "pairing"
 	ScreenApproval Screen = "approval"
 	ScreenPack     Screen = "pack"
 	ScreenInfo     Screen = "info"
 	ScreenHome     Screen = "home"
 )
 
-// infoPages is how many info pages next/back cycle through after home.
+// infoPages is how many info pages next/back cycle through after home;
+// the LAN adds its own page of paired computers.
 const infoPages = 2
+
+// pages is the number of info pages on this appliance.
+func (s *state) pages() int {
+	if s.lanOn {
+		return infoPages + 1
+	}
+	return infoPages
+}
 
 // state is what the screen knows, fed by the approvals, buddy, ble and
 // dock services and the buttons. It is pure: no I/O, time comes in.
@@ -57,6 +68,12 @@ type state struct {
 	link    *ableactor.LinkState
 	buddy   *abuddy.State
 	dock    *dock.State
+	// lan is the last lan.State polled, nil before one or without a LAN
+	// service (lanOn false). pairAccepted and pairRefused hold the code
+	// of a pairing answered here until the lan state catches up.
+	lan                       *lan.State
+	lanOn                     bool
+	pairAccepted, pairRefused string
 
 	// pageKeys: the board has dedicated next/back buttons; without them
 	// approve and deny page through info while no prompt is shown.
@@ -139,8 +156,51 @@ func (s *state) apply(msg any, now time.Time) (fx []any) {
 		s.buddy = &m
 	case dock.State:
 		s.dock = &m
+	case lan.State:
+		if p := m.Pairing; p != nil && (s.lan == nil || s.lan.Pairing == nil || s.lan.Pairing.Code != p.Code) {
+			fx = append(fx, s.wake(now), chime{audio.ChimePrompt})
+		}
+		if m.Pairing == nil || m.Pairing.Code != s.pairAccepted {
+			s.pairAccepted = ""
+		}
+		if m.Pairing == nil || m.Pairing.Code != s.pairRefused {
+			s.pairRefused = ""
+		}
+		s.lan = &m
 	}
 	return fx
+}
+
+// pairing is the LAN pairing request to show, nil when none (or when it
+// was refused here and the lan state has not caught up).
+func (s *state) pairing() *lan.Pairing {
+	if s.lan == nil || s.lan.Pairing == nil || s.lan.Pairing.Code == s.pairRefused {
+		return nil
+	}
+	return s.lan.Pairing
+}
+
+// pairPress handles a button while the pairing screen shows: approve
+// accepts the code on the screen (once), deny refuses. ok is false when
+// the press is not the pairing screen's, or has nothing left to do.
+func (s *state) pairPress(r Role, now time.Time) (msg any, ok bool) {
+	if !s.on || s.screen() != ScreenPairing {
+		return nil, false
+	}
+	s.lastActive = now
+	p := s.pairing()
+	switch r {
+	case RoleApprove:
+		if p.Accepted || s.pairAccepted == p.Code {
+			return nil, false
+		}
+		s.pairAccepted = p.Code
+		return lan.AcceptPairing{Code: p.Code}, true
+	case RoleDeny:
+		s.pairRefused = p.Code
+		return lan.RefusePairing{}, true
+	}
+	return nil, false
 }
 
 // wake turns the screen on; it returns nil so apply can list it.
@@ -194,6 +254,8 @@ func (s *state) screen() Screen {
 		return ScreenOff
 	case s.link != nil && s.link.Passkey != "":
 		return ScreenPasskey
+	case s.pairing() != nil:
+		return ScreenPairing
 	case len(s.prompts) > 0:
 		return ScreenApproval
 	case s.buddy != nil && s.buddy.Push != nil && s.buddy.Push.Active:
@@ -246,9 +308,9 @@ func (s *state) press(r Role, now time.Time) (d approvals.Decide, ok bool) {
 	}
 	switch r {
 	case RoleNext:
-		s.page = (s.page + 1) % (infoPages + 1)
+		s.page = (s.page + 1) % (s.pages() + 1)
 	case RoleBack:
-		s.page = (s.page + infoPages) % (infoPages + 1)
+		s.page = (s.page + s.pages()) % (s.pages() + 1)
 	}
 	return d, false
 }
@@ -258,7 +320,7 @@ func (s *state) refused(d approvals.Decide) { delete(s.sending, key{d.Source, d.
 
 // offAt is when the screen times out, zero while something keeps it on.
 func (s *state) offAt() time.Time {
-	if !s.on || len(s.prompts) > 0 || (s.link != nil && s.link.Passkey != "") ||
+	if !s.on || len(s.prompts) > 0 || (s.link != nil && s.link.Passkey != "") || s.pairing() != nil ||
 		(s.buddy != nil && s.buddy.Push != nil && s.buddy.Push.Active) {
 		return time.Time{}
 	}
@@ -280,6 +342,15 @@ func (s *state) persona(now time.Time) stats.State {
 		sc.Connected = b.Connected
 		if h := b.Snapshot; h != nil {
 			sc.Running, sc.Waiting = h.Running, h.Waiting
+		}
+	}
+	if l := s.lan; l != nil && len(l.Sessions) > 0 {
+		// A terminal session keeps the character awake as the desktop does.
+		sc.Connected = true
+		for _, se := range l.Sessions {
+			if se.State == "running" {
+				sc.Running++
+			}
 		}
 	}
 	if n := uint32(s.undecided()); n > sc.Waiting {

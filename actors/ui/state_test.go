@@ -7,6 +7,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
 	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
@@ -163,5 +164,126 @@ func TestState_persona(t *testing.T) {
 	}
 	if p := s.persona(t0.Add(7 * time.Second)); p != stats.Idle {
 		t.Fatalf("after the heart: %v, want idle", p)
+	}
+}
+
+func TestState_lanPairing(t *testing.T) {
+	pairing := func(code string, accepted bool) lan.State {
+		return lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: code, Accepted: accepted}}
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"approve accepts the code on the screen once", []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
+			{msg: RoleApprove, decide: "accept 318054", screen: ScreenPairing},
+			{msg: RoleApprove, screen: ScreenPairing}, // already sent
+			{msg: pairing("318054", true), screen: ScreenPairing},
+			{msg: RoleApprove, screen: ScreenPairing},
+			{msg: lan.State{}, screen: ScreenApproval},
+		}},
+		{"deny refuses and hides the code at once", []step{
+			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
+			{msg: RoleDeny, decide: "refuse", screen: ScreenHome},
+			{msg: pairing("318054", false), screen: ScreenHome}, // the lan not caught up yet
+			{msg: pairing("777777", false), screen: ScreenPairing, chime: true},
+		}},
+		{"a new code is a new request: approve again", []step{
+			{msg: pairing("111111", false), screen: ScreenPairing, chime: true},
+			{msg: RoleApprove, decide: "accept 111111", screen: ScreenPairing},
+			{msg: pairing("222222", false), screen: ScreenPairing, chime: true},
+			{msg: RoleApprove, decide: "accept 222222", screen: ScreenPairing},
+		}},
+		{"the bluetooth passkey wins; the pairing keeps the screen on", []step{
+			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
+			{msg: ableactor.LinkState{Passkey: "123456"}, screen: ScreenPasskey},
+			{msg: RoleApprove, screen: ScreenPasskey},
+			{msg: ableactor.LinkState{}, screen: ScreenPairing},
+			{at: 10 * time.Minute, msg: time.Duration(0), screen: ScreenPairing},
+		}},
+		{"a pairing wakes the screen", []step{
+			{at: 30 * time.Second, msg: time.Duration(0), screen: ScreenOff},
+			{at: 31 * time.Second, msg: pairing("318054", false), screen: ScreenPairing, chime: true},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newState(t0, 30*time.Second, true)
+			s.lanOn = true
+			for i, st := range tt.steps {
+				now := t0.Add(st.at)
+				var got string
+				var chimed bool
+				switch m := st.msg.(type) {
+				case Role:
+					if out, ok := s.pairPress(m, now); ok {
+						switch o := out.(type) {
+						case lan.AcceptPairing:
+							got = "accept " + o.Code
+						case lan.RefusePairing:
+							got = "refuse"
+						}
+					} else if d, ok := s.press(m, now); ok {
+						got = d.Decision.String() + " " + d.ID
+					}
+				case time.Duration:
+					s.tick(now)
+				default:
+					for _, f := range s.apply(m, now) {
+						if c, ok := f.(chime); ok && c.c == audio.ChimePrompt {
+							chimed = true
+						}
+					}
+				}
+				if got != st.decide || s.screen() != st.screen || chimed != st.chime {
+					t.Fatalf("step %d (%T %v): sent %q screen %s chime %v, want %q %s %v",
+						i, st.msg, st.msg, got, s.screen(), chimed, st.decide, st.screen, st.chime)
+				}
+			}
+		})
+	}
+}
+
+func TestSourceOf(t *testing.T) {
+	tests := []struct {
+		p        approvals.Prompt
+		src, sub string
+	}{
+		{approvals.Prompt{Source: "desktop"}, "desktop", ""},
+		{approvals.Prompt{Source: "desktop", Label: "desktop"}, "desktop", ""},
+		{approvals.Prompt{Source: "cli:9f3c2a10-1111", Label: "CLI engine · 9f3c2a10"}, "CLI engine · 9f3c2a10", ""},
+		{approvals.Prompt{Source: "cli:9f3c2a10-1111", Label: "CLI engine · 9f3c2a10 · subagent Explore"}, "CLI engine · 9f3c2a10", "subagent Explore"},
+		{approvals.Prompt{Source: "cli:9f3c2a10-1111"}, "CLI · 9f3c2a10", ""},
+		{approvals.Prompt{Source: "voice"}, "voice", ""},
+	}
+	for _, tt := range tests {
+		if src, sub := sourceOf(tt.p); src != tt.src || sub != tt.sub {
+			t.Errorf("sourceOf(%+v) = %q, %q, want %q, %q", tt.p, src, sub, tt.src, tt.sub)
+		}
+	}
+}
+
+func TestHomeCountsCLISessions(t *testing.T) {
+	s := newState(t0, 30*time.Second, true)
+	s.apply(abuddy.State{Connected: true, Snapshot: &buddy.Heartbeat{Total: 2, Running: 1, Waiting: 1}}, t0)
+	s.apply(lan.State{Sessions: []lan.Session{
+		{ID: "a", Project: "engine", State: "running", Activity: "go test ./..."},
+		{ID: "b", State: "waiting"}, {ID: "c", State: "idle"},
+	}}, t0)
+	v := homeView(s, "", 0)
+	if v.Total != 5 || v.Running != 2 || v.Waiting != 2 {
+		t.Fatalf("home counts %d ►%d ?%d, want 5 ►2 ?2", v.Total, v.Running, v.Waiting)
+	}
+	// Without the desktop, the terminals keep the character awake and
+	// the newest session's activity replaces "waiting for the desktop".
+	s = newState(t0, 30*time.Second, true)
+	s.apply(lan.State{Sessions: []lan.Session{{ID: "a", Project: "engine", State: "running", Activity: "go test ./..."}}}, t0)
+	if v := homeView(s, "", 0); v.Msg != "CLI engine: running go test ./..." || v.Total != 1 {
+		t.Fatalf("home without the desktop: %q total %d", v.Msg, v.Total)
+	}
+	if p := s.persona(t0.Add(time.Minute)); p == stats.Sleep {
+		t.Fatal("a running terminal session left the character asleep")
 	}
 }

@@ -15,6 +15,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"time"
 
@@ -54,6 +55,12 @@ type Config struct {
 	// New was called if zero.
 	Version string
 	Started time.Time
+	// LAN names the lan service (actors/lan) whose pairing requests,
+	// paired computers and terminal sessions the screen shows; "" means
+	// the appliance has no LAN bridge. The lan publishes no events, so
+	// the ui asks it every second while the screen is on (every 3 s while
+	// off, so a pairing request still wakes it).
+	LAN string
 	// Services lists the supervised services (kept for the sim page).
 	Services func() []sim.Service
 	// Addrs lists the IP addresses for the info page; nil means the
@@ -93,7 +100,19 @@ type View struct {
 	Persona            string // the character's state on home
 	Tool               string // the prompt shown on the approval screen
 	Sent               bool   // "sent…" instead of the legend
-	Character          string // "built-in" or the pack's name
+	// Source is the shown prompt's source line ("desktop", "CLI engine
+	// · 9f3c2a10"), Subagent its subagent tag or "", Index and Of its
+	// place in the queue ("1 of 3").
+	Source, Subagent string
+	Index, Of        int
+	// Pairing is the LAN pairing code on the screen, "" when none;
+	// PairingAccepted once approve was pressed for it.
+	Pairing         string
+	PairingAccepted bool
+	// Sessions is the session count on the home screen: the desktop's
+	// and the terminals' together.
+	Sessions  int
+	Character string // "built-in" or the pack's name
 	// Frames counts rendered frames; Draws and Pixels the Draw calls and
 	// the pixels they covered; LastDamage is the last frame's rectangles.
 	Frames, Draws, Pixels int
@@ -139,6 +158,7 @@ type (
 	}
 	tick       struct{ gen uint64 }
 	dockTick   struct{}
+	lanTick    struct{}
 	packLoaded struct {
 		char screens.Character
 		name string
@@ -165,6 +185,8 @@ func (a *Actor) Receive(c actor.Context) {
 		a.refresh()
 	case dockTick:
 		a.askDock(c)
+	case lanTick:
+		a.askLAN(c)
 	case packLoaded:
 		a.packLoaded(m)
 	case GetView, *GetView:
@@ -207,6 +229,13 @@ func (a *Actor) press(c actor.Context, p pressed) {
 		a.refresh()
 		return
 	}
+	if m, ok := a.st.pairPress(role, now); ok {
+		a.h.Logger().Info("pairing answered", "button", p.name, "answer", fmt.Sprintf("%T", m))
+		c.Send(supervisor.ServicePID(a.system, a.cfg.LAN), m)
+		a.refresh()
+		a.askLAN(c) // catch up with the lan at once
+		return
+	}
 	wasOff := !a.st.on
 	d, ok := a.st.press(role, now)
 	if !ok {
@@ -245,7 +274,13 @@ func (a *Actor) view() View {
 	if i := a.st.shown(); i >= 0 {
 		p := a.st.prompts[i]
 		v.Tool, v.Sent = p.Tool, p.Decided || a.st.isSending(p.Prompt)
+		v.Source, v.Subagent = sourceOf(p.Prompt)
+		v.Index, v.Of = i+1, len(a.st.prompts)
 	}
+	if pr := a.st.pairing(); pr != nil {
+		v.Pairing, v.PairingAccepted = pr.Code, pr.Accepted || a.st.pairAccepted == pr.Code
+	}
+	v.Sessions = homeView(a.st, "", 0).Total
 	return v
 }
 

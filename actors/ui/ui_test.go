@@ -128,7 +128,7 @@ type rig struct {
 	audio *audio.Fake
 }
 
-func newRig(t *testing.T, mod func(*Config)) *rig {
+func newRig(t *testing.T, mod func(*Config), extra ...supervisor.Service) *rig {
 	t.Helper()
 	board, err := sim.New(nil)
 	if err != nil {
@@ -144,10 +144,11 @@ func newRig(t *testing.T, mod func(*Config)) *rig {
 	svcs := []supervisor.Service{
 		{Name: "ble", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
 		{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return &recorder{got: r.got} }},
-		{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New()},
+		{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("cli:*", "lan"))},
 		{Name: "dock", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
 		{Name: "ui", Policy: supervisor.DefaultPolicy, DependsOn: []string{"approvals"}, New: New(cfg)},
 	}
+	svcs = append(svcs, extra...)
 	r.tree, err = supervisor.New(supervisor.Options{}, svcs...)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,219 @@
+package ui
+
+import (
+	"image"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/lan"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// fakeLAN stands in for the lan service: it answers GetState with what
+// the test set and records the pairing answers.
+type fakeLAN struct {
+	mu      sync.Mutex
+	st      lan.State
+	asked   int
+	answers []any
+	decided []approvals.Decided
+}
+
+func (f *fakeLAN) set(st lan.State) { f.mu.Lock(); f.st = st; f.mu.Unlock() }
+
+func (f *fakeLAN) got() []any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]any(nil), f.answers...)
+}
+
+func (f *fakeLAN) Receive(c actor.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch m := c.Message().(type) {
+	case lan.GetState:
+		f.asked++
+		c.Respond(f.st)
+	case lan.AcceptPairing, lan.RefusePairing:
+		f.answers = append(f.answers, m)
+	case approvals.Decided:
+		f.decided = append(f.decided, m)
+	}
+}
+
+func newLANRig(t *testing.T) (*rig, *fakeLAN) {
+	t.Helper()
+	f := &fakeLAN{}
+	r := newRig(t, func(c *Config) { c.LAN = "lan" },
+		supervisor.Service{Name: "lan", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return f }})
+	return r, f
+}
+
+// poll lets the ui's next lan poll happen and waits until ok holds.
+func (r *rig) poll(t *testing.T, what string, ok func(View) bool) View {
+	t.Helper()
+	var v View
+	r.waitFor(t, what, func() bool {
+		r.clk.advance(time.Second)
+		v = r.view(t)
+		return ok(v)
+	})
+	return v
+}
+
+func TestLANPairingThroughButtons(t *testing.T) {
+	r, f := newLANRig(t)
+	// A prompt is up; the pairing request overrides it, since the user
+	// started it at the computer and its code times out.
+	r.prompt("p1", "Bash")
+	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
+	f.set(lan.State{Addr: "127.0.0.1:7787", Pairing: &lan.Pairing{Name: "ada-laptop", Code: "318054", Since: t0}})
+	v := r.poll(t, "the pairing screen", func(v View) bool { return v.Screen == ScreenPairing })
+	if v.Pairing != "318054" || v.PairingAccepted {
+		t.Fatalf("pairing view %q accepted=%v", v.Pairing, v.PairingAccepted)
+	}
+	fb, _ := r.board.Display.Snapshot()
+	if g := near(fb, image.Rect(0, 204, 120, 240), green); g < 1000 {
+		t.Fatalf("%d approve-green pixels on the pairing screen, want the legend", g)
+	}
+	r.press(t, "A")
+	r.waitFor(t, "AcceptPairing at the lan", func() bool { return len(f.got()) == 1 })
+	if got := f.got()[0]; got != (lan.AcceptPairing{Code: "318054"}) {
+		t.Fatalf("lan got %#v, want AcceptPairing 318054", got)
+	}
+	r.waitFor(t, "the legend gone", func() bool { return r.view(t).PairingAccepted })
+	// A second approve before the lan catches up sends nothing more, and
+	// decides no prompt behind the pairing screen.
+	r.press(t, "A")
+	select {
+	case d := <-r.got:
+		t.Fatalf("a press on the pairing screen decided %+v", d)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if n := len(f.got()); n != 1 {
+		t.Fatalf("lan got %d answers, want 1", n)
+	}
+	// Paired: the screen returns to the prompt.
+	f.set(lan.State{Addr: "127.0.0.1:7787", Clients: []lan.Client{{Name: "ada-laptop", Paired: t0}}})
+	r.poll(t, "the approval screen back", func(v View) bool { return v.Screen == ScreenApproval && v.Pairing == "" })
+
+	// A second request, refused with B: the screen leaves at once.
+	f.set(lan.State{Addr: "127.0.0.1:7787", Pairing: &lan.Pairing{Name: "mallory", Code: "000111", Since: t0}})
+	r.poll(t, "the second pairing", func(v View) bool { return v.Pairing == "000111" })
+	r.press(t, "B")
+	r.waitFor(t, "RefusePairing at the lan", func() bool { return len(f.got()) == 2 })
+	if got := f.got()[1]; got != (lan.RefusePairing{}) {
+		t.Fatalf("lan got %#v, want RefusePairing", got)
+	}
+	if v := r.view(t); v.Screen != ScreenApproval || v.Pairing != "" {
+		t.Fatalf("after B: %s pairing %q, want the approval screen", v.Screen, v.Pairing)
+	}
+	select {
+	case d := <-r.got:
+		t.Fatalf("the pairing answers decided %+v", d)
+	default:
+	}
+}
+
+func TestLANPairingWakesTheScreen(t *testing.T) {
+	r, f := newLANRig(t)
+	r.clk.advance(30 * time.Second)
+	r.waitFor(t, "the screen off", func() bool { return r.view(t).Screen == ScreenOff })
+	f.mu.Lock()
+	asked := f.asked
+	f.mu.Unlock()
+	f.set(lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: "318054"}})
+	r.poll(t, "the pairing screen", func(v View) bool { return v.Screen == ScreenPairing })
+	// While off the lan is asked every 3 s, not every second.
+	f.mu.Lock()
+	n := f.asked - asked
+	f.mu.Unlock()
+	if n > 2 {
+		t.Fatalf("%d polls to see a pairing while off, want at most 2 (one per 3 s)", n)
+	}
+	// The pairing keeps the screen on past the timeout.
+	r.clk.advance(time.Minute)
+	if v := r.view(t); v.Screen != ScreenPairing {
+		t.Fatalf("pairing pending, the screen went %s", v.Screen)
+	}
+}
+
+func TestLANPromptsSourceAndCount(t *testing.T) {
+	r, f := newLANRig(t)
+	f.set(lan.State{Addr: "127.0.0.1:7787", Clients: []lan.Client{{Name: "ada-laptop", Paired: t0}},
+		Sessions: []lan.Session{
+			{ID: "9f3c2a10-aaaa", Client: "ada-laptop", Project: "engine", State: "waiting", Pending: 2},
+			{ID: "77aa", Client: "ada-laptop", Project: "docs", State: "running"},
+		}})
+	r.send("ui", abuddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Running: 1}})
+	r.poll(t, "CLI sessions counted with the desktop's", func(v View) bool { return v.Sessions == 3 })
+	r.prompt("d1", "Bash")
+	r.send("approvals", approvals.SetPrompts{Source: "cli:9f3c2a10-aaaa", LinkUp: true, Prompts: []approvals.Prompt{
+		{Source: "cli:9f3c2a10-aaaa", ID: "c1", Tool: "Edit", Label: "CLI engine · 9f3c2a10"},
+		{Source: "cli:9f3c2a10-aaaa", ID: "c2", Tool: "Read", Label: "CLI engine · 9f3c2a10 · subagent Explore"},
+	}})
+	r.waitFor(t, "three prompts", func() bool { return r.view(t).Of == 3 })
+	steps := []struct {
+		tool, source, sub string
+		index             int
+		press             string
+	}{
+		{"Bash", "desktop", "", 1, "A"},
+		{"Edit", "CLI engine · 9f3c2a10", "", 2, "B"},
+		{"Read", "CLI engine · 9f3c2a10", "subagent Explore", 3, "A"},
+	}
+	for _, s := range steps {
+		r.waitFor(t, s.tool+" shown", func() bool { return r.view(t).Tool == s.tool })
+		v := r.view(t)
+		if v.Source != s.source || v.Subagent != s.sub || v.Index != s.index || v.Of != 3 {
+			t.Fatalf("%s: source %q sub %q %d of %d, want %q %q %d of 3", s.tool, v.Source, v.Subagent, v.Index, v.Of, s.source, s.sub, s.index)
+		}
+		r.press(t, s.press)
+	}
+	r.waitFor(t, "three decisions", func() bool { return r.view(t).Decisions == 3 })
+	// Each went to its source's owner, once: the desktop's to buddy, the
+	// terminal's to the lan.
+	select {
+	case d := <-r.got:
+		if d.ID != "d1" || d.Decision != pbuddy.Once {
+			t.Fatalf("buddy got %+v, want once d1", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no decision reached buddy")
+	}
+	r.waitFor(t, "two decisions at the lan", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.decided) == 2 })
+	f.mu.Lock()
+	got := append([]approvals.Decided(nil), f.decided...)
+	f.mu.Unlock()
+	if got[0].ID != "c1" || got[0].Decision != pbuddy.Deny || got[1].ID != "c2" || got[1].Decision != pbuddy.Once {
+		t.Fatalf("lan got %+v, want deny c1 then once c2", got)
+	}
+	select {
+	case d := <-r.got:
+		t.Fatalf("buddy got a second decision %+v", d)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func TestLANInfoPage(t *testing.T) {
+	r, f := newLANRig(t)
+	f.set(lan.State{Addr: "192.0.2.7:7787", Clients: []lan.Client{{Name: "ada-laptop", Paired: t0}, {Name: "ci-box"}},
+		Sessions: []lan.Session{{ID: "s1", Client: "ada-laptop", State: "waiting", Pending: 1}}})
+	r.poll(t, "the lan state", func(v View) bool { return v.Sessions == 1 })
+	for range 3 {
+		r.press(t, "X")
+	}
+	if v := r.view(t); v.Screen != ScreenInfo || v.Page != 3 {
+		t.Fatalf("three presses of next: %s page %d, want info 3", v.Screen, v.Page)
+	}
+	r.press(t, "X")
+	if v := r.view(t); v.Screen != ScreenHome {
+		t.Fatalf("after the last page: %s, want home", v.Screen)
+	}
+}
