@@ -6,17 +6,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -42,92 +37,6 @@ func (a *appliance) linkDown(t *testing.T) {
 	poll(t, 5*time.Second, "the link to drop", func() bool { l := a.uiView(t).Link; return l != nil && !l.Connected })
 }
 
-// appliance is one in-process claude-pi run on the sim board.
-type appliance struct {
-	running
-	stop func()
-	logs *syncBuffer
-}
-
-func startAppliance(t *testing.T, dataDir string) *appliance {
-	t.Helper()
-	httpAddr := "127.0.0.1:0"
-	c := Config{Board: "sim", DataDir: dataDir, ControlSocket: filepath.Join(t.TempDir(), "s.sock"), HTTP: &httpAddr,
-		BLE: BLEConfig{NUSListen: "127.0.0.1:0"}}
-	s, err := resolve(c, "test.toml", host{getenv: func(string) string { return "" }, home: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan running, 1)
-	done := make(chan error, 1)
-	logs := &syncBuffer{}
-	go func() { done <- serveWith(ctx, s, io.Discard, logs, func(r running) { ready <- r }) }()
-	a := &appliance{logs: logs}
-	select {
-	case a.running = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("appliance did not start: %v\n%s", err, logs)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("appliance did not start within 30 s")
-	}
-	var stopped bool
-	a.stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("appliance stopped with %v", err)
-		}
-	}
-	t.Cleanup(func() {
-		a.stop()
-		if t.Failed() {
-			t.Logf("appliance log:\n%s", logs)
-		}
-	})
-	return a
-}
-
-func (a *appliance) dial(t *testing.T, opts *desktop.Options) *desktop.Desktop {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	d, err := desktop.DialOptions(ctx, a.nus, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
-func (a *appliance) press(t *testing.T, button string) {
-	t.Helper()
-	resp, err := http.Post(a.webURL+"/api/press/"+button, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("POST /api/press/%s = %d", button, resp.StatusCode)
-	}
-}
-
-// uiView asks the ui service what it shows.
-func (a *appliance) uiView(t *testing.T) ui.View {
-	t.Helper()
-	sys := a.tree.System()
-	r, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "ui"), ui.GetView{}, time.Second).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.(ui.View)
-}
-
 // awaitPrompt waits until the ui can act on prompt id (so a press decides
 // it), and returns it as approvals keeps it.
 func (a *appliance) awaitPrompt(t *testing.T, id string) approvals.PromptView {
@@ -143,21 +52,6 @@ func (a *appliance) awaitPrompt(t *testing.T, id string) approvals.PromptView {
 		return false
 	})
 	return pv
-}
-
-// apiState is GET /api/state, decoded loosely.
-func (a *appliance) apiState(t *testing.T) map[string]any {
-	t.Helper()
-	resp, err := http.Get(a.webURL + "/api/state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // oneDecision waits for exactly one permission line and makes sure no

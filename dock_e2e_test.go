@@ -5,9 +5,6 @@ package main
 // on the other end, and the demo desktop on the NUS side.
 
 import (
-	"context"
-	"io"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,58 +15,15 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
-// startDockAppliance is startAppliance with the dock on port and the
-// voice off (the CoreS3 side of speech has its own tests in actors/dock).
-func startDockAppliance(t *testing.T, port string) *appliance {
-	t.Helper()
-	httpAddr := "127.0.0.1:0"
-	c := Config{Board: "sim", DataDir: t.TempDir(), ControlSocket: filepath.Join(t.TempDir(), "s.sock"), HTTP: &httpAddr,
-		BLE: BLEConfig{NUSListen: "127.0.0.1:0"}, Dock: DockConfig{Port: port}, TTS: TTSConfig{Engine: "off"}}
-	s, err := resolve(c, "test.toml", host{getenv: func(string) string { return "" }, home: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan running, 1)
-	done := make(chan error, 1)
-	logs := &syncBuffer{}
-	go func() { done <- serveWith(ctx, s, io.Discard, logs, func(r running) { ready <- r }) }()
-	a := &appliance{logs: logs}
-	select {
-	case a.running = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("appliance did not start: %v\n%s", err, logs)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("appliance did not start within 30 s")
-	}
-	stopped := false
-	a.stop = func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("appliance stopped with %v", err)
-			}
-		}
-	}
-	t.Cleanup(func() {
-		a.stop()
-		if t.Failed() {
-			t.Logf("appliance log:\n%s", logs)
-		}
-	})
-	return a
-}
-
 // TestDockE2EApproval: a prompt from the desktop reaches the CoreS3 as
 // approval.request; the CoreS3's approve becomes exactly one
 // "permission once" on the NUS side with the id byte for byte; task.status
 // follows the heartbeat's running count; /api/state shows the dock.
 func TestDockE2EApproval(t *testing.T) {
 	core := docktest.New(t, wire.FirmwareCaps)
-	a := startDockAppliance(t, core.Path())
+	// The voice is off: the CoreS3 side of speech has its own tests in
+	// actors/dock.
+	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
 	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	poll(t, 15*time.Second, "the dock's handshake", func() bool {

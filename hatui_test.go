@@ -145,12 +145,7 @@ func (r *hatRig) shutdown(t *testing.T) {
 
 func (r *hatRig) view(t *testing.T) ui.View {
 	t.Helper()
-	sys := r.tree.System()
-	v, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "ui"), ui.GetView{}, time.Second).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v.(ui.View)
+	return ask[ui.View](t, r.tree, "ui", ui.GetView{})
 }
 
 // press sends a short press of button and waits until the ui handled it.
