@@ -101,13 +101,16 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 		return hardware{}, nil, err
 	}
 	hw := hardware{security: sec, dock: dockOptions(s.dock, synth, log)}
+	// The screen shows the lan service's pairing requests and sessions on
+	// every board; the lan runs even with [lan] listen off.
+	screen := ui.Config{Board: s.board, DataDir: s.dataDir, Version: version, LAN: "lan", Services: processes}
 	if !s.simulated() {
 		profile, err := boards.Lookup(s.board)
 		if err != nil {
 			return hardware{}, nil, err
 		}
 		hw.link = radioLink(s.ble, sec, log)
-		hw.ui = hatUI(profile, openHAT, ui.Config{Board: s.board, DataDir: s.dataDir, Version: version, Services: processes})
+		hw.ui = hatUI(profile, openHAT, screen)
 		hw.audio = hatAudio(profile)
 		return hw, func() {}, nil
 	}
@@ -122,8 +125,8 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 	link := newSimLink(nusLn, s.ble.NUSListen, blesim.Options{MTU: s.ble.MTU, Logger: log.With("actor", "ble")})
 	hw.board, hw.link = board, link
 	// The sim has no speaker: the ui plays no chimes here.
-	hw.ui = ui.New(ui.Config{Board: s.board, Display: board.Display, Buttons: board.Buttons, Services: processes,
-		DataDir: s.dataDir, Version: version})
+	screen.Display, screen.Buttons = board.Display, board.Buttons
+	hw.ui = ui.New(screen)
 	hw.audio = absent.New("no audio output on this board")
 	return hw, link.Close, nil
 }
