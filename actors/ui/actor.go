@@ -313,15 +313,15 @@ func (a *Actor) askDock(c actor.Context) {
 // anything slower means it is busy or restarting.
 const lanAsk = 200 * time.Millisecond
 
-// askLAN asks the lan for its state (it publishes none) and schedules the
-// next question: every second while the screen is on, every 3 s while
-// off so a pairing request still wakes it.
+// askLAN asks the lan for its state (it publishes none); the answer, or
+// its absence, arms the next question.
 func (a *Actor) askLAN(c actor.Context) {
 	if a.stopped || a.cfg.LAN == "" {
 		return
 	}
 	f := c.RequestFuture(supervisor.ServicePID(a.system, a.cfg.LAN), lan.GetState{}, lanAsk)
 	c.ReenterAfter(f, func(res any, err error) {
+		defer a.armLAN()
 		st, ok := res.(lan.State)
 		if p, isPtr := res.(*lan.State); isPtr && p != nil {
 			st, ok = *p, true
@@ -342,11 +342,26 @@ func (a *Actor) askLAN(c actor.Context) {
 		}
 		a.event(st)
 	})
+}
+
+// armLAN replaces the lan poll timer: every second while the screen is
+// on, every 250 ms while a pairing shows, every 3 s while off so a
+// pairing request still wakes it. Replacing, not adding, keeps one chain
+// of polls when a press asks out of turn.
+func (a *Actor) armLAN() {
+	if a.stopped {
+		return
+	}
 	if a.stopLAN != nil {
 		a.stopLAN()
 	}
 	every := time.Second
-	if !a.st.on {
+	switch {
+	case a.st.pairing() != nil:
+		// The user is pairing: the code must leave the screen as soon as
+		// the computer confirms, and the first prompt is right behind it.
+		every = 250 * time.Millisecond
+	case !a.st.on:
 		every = 3 * time.Second
 	}
 	system, self := a.system, a.self

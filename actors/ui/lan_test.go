@@ -130,13 +130,20 @@ func TestLANPairingWakesTheScreen(t *testing.T) {
 	f.mu.Unlock()
 	f.set(lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: "318054"}})
 	r.poll(t, "the pairing screen", func(v View) bool { return v.Screen == ScreenPairing })
-	// While off the lan is asked every 3 s, not every second.
+	// While off the lan is asked every 3 s, not every second: the poll
+	// advances the fake clock a second at a time, so ≤ 3 s passed.
 	f.mu.Lock()
 	n := f.asked - asked
 	f.mu.Unlock()
 	if n > 2 {
 		t.Fatalf("%d polls to see a pairing while off, want at most 2 (one per 3 s)", n)
 	}
+	// While a pairing shows, every 250 ms.
+	f.mu.Lock()
+	asked = f.asked
+	f.mu.Unlock()
+	r.clk.advance(250 * time.Millisecond)
+	r.waitFor(t, "a poll 250 ms later", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.asked > asked })
 	// The pairing keeps the screen on past the timeout.
 	r.clk.advance(time.Minute)
 	if v := r.view(t); v.Screen != ScreenPairing {
