@@ -12,13 +12,14 @@ elapsed_since() {
 
 # run_stage NAME FUNC: runs one stage and prints its wall time.
 run_stage() {
-	local name=$1 t0
+	# Not "name": the stages read the build's global of that name.
+	local stage=$1 t0
 	shift
 	t0=$(date +%s)
-	log "== $name"
+	log "== $stage"
 	"$@"
-	log "== $name: $(elapsed_since "$t0")"
-	stage_times+=("$name $(elapsed_since "$t0")")
+	log "== $stage: $(elapsed_since "$t0")"
+	stage_times+=("$stage: $(elapsed_since "$t0")")
 }
 stage_times=()
 
