@@ -38,6 +38,9 @@ inline std::string ToHex(const Bytes& b) { return ToHex(b.data(), b.size()); }
 // fails the run instead of silently skipping the contract tests.
 inline std::string ContractsDir() {
   const char* d = std::getenv("STACKCHAN_CONTRACTS");
+#ifdef STACKCHAN_CONTRACTS_DIR
+  if (!d || !*d) d = STACKCHAN_CONTRACTS_DIR;  // PlatformIO env:native
+#endif
   if (!d || !*d) FAIL("STACKCHAN_CONTRACTS is not set: run the tests through `make test`");
   std::ifstream probe(std::string(d) + "/SOURCE.md");
   if (!probe) FAIL("contract vectors missing: " << d << " (expected ../shared/contracts/stackchan from the repo)");

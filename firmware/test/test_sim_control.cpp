@@ -1,6 +1,7 @@
 // The simulator's control protocol: command parsing and the JSON lines the
 // Go side reads. Parsed back with nlohmann to prove they are valid JSON.
 #include "control.h"
+#include "wav.h"
 #include "helpers.h"
 
 using namespace sim;
@@ -46,4 +47,32 @@ TEST_CASE("ui changes become one JSON object per line") {
   CHECK(lines[5] == R"({"ui":"face"})");
   CHECK(lines[6] == R"({"audio":"played","bytes":48000,"rate":24000})");
   CHECK(nlohmann::json::parse(lines[7])["error"] == "no EVENT");
+}
+
+TEST_CASE("--mic-wav accepts 16-bit mono 16 kHz PCM and explains anything else") {
+  auto wav = [](uint16_t fmt, uint16_t ch, uint32_t rate, uint16_t bits, std::vector<int16_t> samples) {
+    std::vector<uint8_t> d;
+    auto put = [&](const char* s) { d.insert(d.end(), s, s + 4); };
+    auto u32 = [&](uint32_t v) { for (int i = 0; i < 4; i++) d.push_back(uint8_t(v >> (8 * i))); };
+    auto u16 = [&](uint16_t v) { d.push_back(uint8_t(v)); d.push_back(uint8_t(v >> 8)); };
+    put("RIFF");
+    u32(36 + uint32_t(samples.size() * 2));
+    put("WAVE");
+    put("fmt ");
+    u32(16);
+    u16(fmt); u16(ch); u32(rate); u32(rate * ch * bits / 8); u16(uint16_t(ch * bits / 8)); u16(bits);
+    put("data");
+    u32(uint32_t(samples.size() * 2));
+    for (int16_t s : samples) u16(uint16_t(s));
+    return d;
+  };
+  std::vector<int16_t> out;
+  std::string err;
+  CHECK(ParseWav16kMono(wav(1, 1, 16000, 16, {1, -2, 3}), &out, &err));
+  CHECK(out == std::vector<int16_t>{1, -2, 3});
+  CHECK_FALSE(ParseWav16kMono(wav(1, 2, 16000, 16, {1, 2}), &out, &err));
+  CHECK(err.find("2 ch") != std::string::npos);
+  CHECK_FALSE(ParseWav16kMono(wav(1, 1, 44100, 16, {1}), &out, &err));
+  CHECK_FALSE(ParseWav16kMono({'n', 'o'}, &out, &err));
+  CHECK(err == "not a RIFF/WAVE file");
 }

@@ -1,0 +1,96 @@
+#include "face.h"
+
+namespace {
+
+constexpr int kW = 320, kH = 240;
+constexpr uint32_t kBadgeBg = 0x202428, kAmber = 0xffb000, kTaskBlue = 0x42bde8;
+constexpr int kButtonsY = 190, kButtonH = 46;
+
+M5Canvas* gCanvas;  // drawn off-screen, pushed in one go (no flicker)
+
+void Spinner(M5Canvas& c, int cx, int cy, uint32_t color, uint32_t now) {
+  int frame = (now / 250) % 4;  // 4 frames, 250 ms each (spec §12.8)
+  for (int i = 0; i < 4; i++) {
+    float a = (i + frame) * 3.14159f / 2;
+    c.fillCircle(cx + int(7 * cosf(a)), cy + int(7 * sinf(a)), i == 0 ? 3 : 2, i == 0 ? color : 0x606060);
+  }
+}
+
+void Badges(M5Canvas& c, const UiState& s, uint32_t now) {
+  int x = kW - 14 - 4, y = 18;
+  if (s.status != 0) {
+    c.fillRoundRect(x - 14, y - 14, 28, 28, 6, kBadgeBg);
+    switch (s.status) {
+      case 1: Spinner(c, x, y, TFT_WHITE, now); break;        // recognizing
+      case 2: c.fillRoundRect(x - 4, y - 8, 8, 12, 4, 0x808080); break;  // speaking: muted mic
+      case 3: c.fillRoundRect(x - 4, y - 8, 8, 12, 4, TFT_WHITE); break;  // listening: mic
+      case 4: Spinner(c, x, y, kAmber, now); break;            // connecting
+      case 5: c.setTextColor(TFT_RED); c.drawCenterString("!", x, y - 8); break;
+    }
+  }
+  if (s.taskRunning) {
+    c.fillRoundRect(x - 40 - 14, y - 14, 28, 28, 6, kBadgeBg);
+    Spinner(c, x - 40, y, kTaskBlue, now);
+  }
+}
+
+void Face(M5Canvas& c, const UiState& s) {
+  c.fillCircle(100, 100, 10, TFT_WHITE);
+  c.fillCircle(220, 100, 10, TFT_WHITE);
+  int open = int(s.mouth * 30);  // mouth opens with the core's 0.1 steps
+  c.fillRect(130, 150 - open / 2, 60, 4 + open, TFT_WHITE);
+  if (!s.caption.empty()) {  // two-line balloon at the bottom, height 44
+    c.fillRoundRect(4, kH - 48, kW - 8, 44, 8, TFT_WHITE);
+    c.setTextColor(TFT_BLACK);
+    std::vector<std::string> lines = sc::WrapColumns(s.caption, 35);
+    for (size_t i = 0; i < lines.size() && i < 2; i++) c.drawString(lines[i].c_str(), 12, kH - 44 + int(i) * 18);
+  }
+}
+
+void Approval(M5Canvas& c, const sc::ApprovalView& v) {
+  c.setTextColor(TFT_WHITE);
+  c.drawString(v.title.c_str(), 8, 8);
+  std::vector<std::string> lines = sc::WrapColumns(v.body, sc::kDetailColumns);
+  for (size_t i = 0; i < lines.size() && i < size_t(sc::kDetailRows); i++) c.drawString(lines[i].c_str(), 8, 36 + int(i) * 16);
+  c.setTextColor(0xA0A0A0);
+  c.drawString(v.statusLine.c_str(), 8, kButtonsY - 20);
+  uint32_t dim = 0x404040;
+  c.fillRoundRect(4, kButtonsY, 100, kButtonH, 8, v.buttonsEnabled ? TFT_RED : dim);
+  c.fillRoundRect(110, kButtonsY, 100, kButtonH, 8, 0x3050A0);
+  c.fillRoundRect(216, kButtonsY, 100, kButtonH, 8, v.buttonsEnabled ? TFT_GREEN : dim);
+  c.setTextColor(TFT_WHITE);
+  c.drawCenterString("NG", 54, kButtonsY + 14);
+  c.drawCenterString(v.middleLabel.c_str(), 160, kButtonsY + 14);
+  c.drawCenterString("OK", 266, kButtonsY + 14);
+}
+
+}  // namespace
+
+void FaceBegin(M5GFX& d) {
+  d.setRotation(1);
+  gCanvas = new M5Canvas(&d);
+  gCanvas->setPsram(true);
+  gCanvas->createSprite(kW, kH);
+  gCanvas->setFont(&fonts::efontJA_16);  // UTF-8 captions and approvals
+}
+
+void FaceDraw(M5GFX& d, const UiState& s, uint32_t now) {
+  static uint32_t lastVersion = ~0u, lastFrame = 0;
+  bool animating = s.taskRunning || s.status == 1 || s.status == 4;
+  if (s.version == lastVersion && !(animating && now - lastFrame >= 250)) return;
+  lastVersion = s.version;
+  lastFrame = now;
+  M5Canvas& c = *gCanvas;
+  c.fillScreen(TFT_BLACK);
+  if (s.approval.visible) Approval(c, s.approval);
+  else Face(c, s);
+  Badges(c, s, now);
+  c.pushSprite(&d, 0, 0);
+}
+
+int ApprovalButtonAt(int x, int y) {
+  if (y < kButtonsY || y > kButtonsY + kButtonH) return -1;
+  if (x < 107) return 0;
+  if (x < 213) return 1;
+  return 2;
+}

@@ -1,0 +1,218 @@
+// CoreS3 adapter: the thin layer between M5Unified and the tested core.
+// Everything the protocol decides lives in core/; this file only moves bytes,
+// samples and pixels. It has NOT been compiled in this repository's CI (no
+// ESP32 toolchain there): see README.md.
+//
+// Threads: the protocol task (core 0) owns the Device, the USB port and the
+// audio; loop() (core 1) draws and reads the touch panel. They talk through a
+// FreeRTOS queue (touches) and a mutex-guarded UiState (what to draw), so
+// drawing never blocks USB reception (spec §20.2).
+#include <Arduino.h>
+#include <M5Unified.h>
+
+#if __has_include(<driver/usb_serial_jtag.h>)
+#include <driver/usb_serial_jtag.h>
+#endif
+
+#include "device.h"
+#include "face.h"
+
+namespace {
+
+// ---- USB Serial/JTAG CDC (303a:1001) ------------------------------------
+
+class UsbPort : public sc::Transport {
+ public:
+  size_t Write(const uint8_t* d, size_t n) override {
+    int room = Serial.availableForWrite();
+    if (room <= 0) return 0;
+    if (size_t(room) < n) n = size_t(room);
+    return Serial.write(d, n);
+  }
+};
+
+bool UsbConnected() {
+#if __has_include(<driver/usb_serial_jtag.h>) && ESP_IDF_VERSION_MAJOR >= 5
+  return usb_serial_jtag_is_connected();  // SOF seen recently
+#else
+  return bool(Serial);  // HWCDC tracks SOF on older cores (UNVERIFIED)
+#endif
+}
+
+// ---- speaker: M5.Speaker keeps a pointer to what it plays, so samples are
+// copied into rotating slots; at most two are in use (playing + queued).
+
+constexpr int kSpkChannel = 0;
+constexpr size_t kSlotBytes = 1024;
+
+class Speaker : public sc::AudioOut {
+ public:
+  bool Begin(uint32_t rate) override {
+    rate_ = rate;
+    M5.Mic.end();  // CoreS3: speaker and mic share I2S; the protocol is half duplex
+    return M5.Speaker.begin();
+  }
+  size_t Writable(uint32_t) override { return M5.Speaker.isPlaying(kSpkChannel) < 2 ? kSlotBytes : 0; }
+  bool Write(const uint8_t* pcm, size_t n, uint32_t) override {
+    int16_t* slot = slots_[next_];
+    next_ = (next_ + 1) % 3;
+    memcpy(slot, pcm, n);
+    return M5.Speaker.playRaw(slot, n / 2, rate_, false, 1, kSpkChannel, false);
+  }
+  bool Drained(uint32_t) override { return M5.Speaker.isPlaying(kSpkChannel) == 0; }
+  void Stop() override { M5.Speaker.stop(kSpkChannel); }
+
+ private:
+  uint32_t rate_ = 24000;
+  int16_t slots_[3][kSlotBytes / 2];
+  int next_ = 0;
+};
+
+// ---- microphone: 16 kHz, 20 ms (320 samples) per frame, triple-buffered.
+
+class Mic : public sc::AudioIn {
+ public:
+  bool Begin(uint32_t) override {
+    M5.Speaker.end();
+    auto cfg = M5.Mic.config();
+    cfg.sample_rate = 16000;
+    M5.Mic.config(cfg);
+    running_ = M5.Mic.begin();
+    queued_ = 0;
+    return running_;
+  }
+  void End() override {
+    running_ = false;
+    M5.Mic.end();
+  }
+  // Poll queues the next record; a buffer two records old is complete.
+  void Poll(sc::Device& dev, uint32_t now) {
+    if (!running_) return;
+    if (!M5.Mic.record(bufs_[idx_], 320, 16000)) {
+      dev.OnCaptureFailed(now);
+      return;
+    }
+    if (++queued_ > 2) dev.OnMicFrame(reinterpret_cast<uint8_t*>(bufs_[(idx_ + 1) % 3]), 640, now);
+    idx_ = (idx_ + 1) % 3;
+  }
+
+ private:
+  bool running_ = false;
+  int16_t bufs_[3][320];
+  int idx_ = 0, queued_ = 0;
+};
+
+// ---- UI: the protocol task writes UiState, loop() draws it.
+
+SemaphoreHandle_t gUiLock;
+UiState gUi;  // guarded by gUiLock
+
+class UiSink : public sc::Ui {
+ public:
+  void Status(uint8_t v) override { with([&] { gUi.status = v; }); }
+  void Task(bool running) override { with([&] { gUi.taskRunning = running; }); }
+  void Caption(const std::string& t) override { with([&] { gUi.caption = t; }); }
+  void Mouth(float open) override { with([&] { gUi.mouth = open; }); }
+  void Approval(const sc::ApprovalView& v) override { with([&] { gUi.approval = v; }); }
+  void Conversation(sc::ConvState s, const std::string& e) override {
+    with([&] {
+      gUi.conversation = s;
+      gUi.conversationError = e;
+    });
+  }
+  void Link(sc::TransportState s) override { with([&] { gUi.link = s; }); }
+
+ private:
+  template <typename F>
+  void with(F f) {
+    xSemaphoreTake(gUiLock, portMAX_DELAY);
+    f();
+    gUi.version++;
+    xSemaphoreGive(gUiLock);
+  }
+};
+
+enum class Input : uint8_t { TouchOk, TouchNg, TouchDetail, SwipeForward, SwipeBackward };
+QueueHandle_t gInput;
+
+UsbPort gUsb;
+Speaker gSpeaker;
+Mic gMic;
+UiSink gSink;
+sc::Device* gDev;
+
+void ProtocolTask(void*) {
+  static uint8_t rx[4096];
+  for (;;) {
+    uint32_t now = millis();
+    gDev->SetUsbConnected(UsbConnected(), now);
+    int n = Serial.available();
+    if (n > 0) {
+      size_t got = Serial.read(rx, n < int(sizeof rx) ? size_t(n) : sizeof rx);
+      gDev->OnReceive(rx, got, now);
+    }
+    Input in;
+    while (xQueueReceive(gInput, &in, 0) == pdTRUE) {
+      switch (in) {
+        case Input::TouchOk: gDev->Touch(sc::TouchButton::Ok, now); break;
+        case Input::TouchNg: gDev->Touch(sc::TouchButton::Ng, now); break;
+        case Input::TouchDetail: gDev->Touch(sc::TouchButton::Detail, now); break;
+        case Input::SwipeForward: gDev->Swipe(true, now); break;
+        case Input::SwipeBackward: gDev->Swipe(false, now); break;
+      }
+    }
+    gMic.Poll(*gDev, now);
+    gDev->Tick(now);
+    vTaskDelay(pdMS_TO_TICKS(2));  // upstream's 2 ms maintenance period
+  }
+}
+
+}  // namespace
+
+void setup() {
+  auto cfg = M5.config();
+  cfg.serial_baudrate = 0;  // USB CDC: line coding is irrelevant; no log output on it
+  M5.begin(cfg);
+  Serial.setRxBufferSize(32768);  // spec §25: RX 32 KiB
+  Serial.setTxBufferSize(16384);  //           TX 16 KiB
+  Serial.begin();
+
+  gUiLock = xSemaphoreCreateMutex();
+  gInput = xQueueCreate(16, sizeof(Input));
+
+  sc::DeviceConfig dc;
+  char token[9];
+  snprintf(token, sizeof token, "%08lx", (unsigned long)esp_random());
+  dc.bootToken = token;
+  gDev = new sc::Device(dc, gUsb, gSpeaker, gMic, gSink);
+
+  FaceBegin(M5.Display);
+  xTaskCreatePinnedToCore(ProtocolTask, "dock", 8192, nullptr, 5, nullptr, 0);
+}
+
+void loop() {
+  M5.update();
+  auto t = M5.Touch.getDetail();
+  UiState snapshot;
+  xSemaphoreTake(gUiLock, portMAX_DELAY);
+  snapshot = gUi;
+  xSemaphoreGive(gUiLock);
+
+  Input in;
+  bool have = false;
+  if (t.wasFlicked() && t.base_y < 80) {  // a swipe across the top of the screen
+    in = t.deltaX() > 0 ? Input::SwipeForward : Input::SwipeBackward;
+    have = true;
+  } else if (t.wasClicked() && snapshot.approval.visible) {
+    switch (ApprovalButtonAt(t.x, t.y)) {
+      case 0: in = Input::TouchNg; have = true; break;
+      case 1: in = Input::TouchDetail; have = true; break;
+      case 2: in = Input::TouchOk; have = true; break;
+      default: break;
+    }
+  }
+  if (have) xQueueSend(gInput, &in, 0);
+
+  FaceDraw(M5.Display, snapshot, millis());
+  delay(16);
+}

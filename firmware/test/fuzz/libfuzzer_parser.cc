@@ -1,0 +1,30 @@
+// Optional libFuzzer target (`make fuzz`, clang only): the first byte picks
+// the parser (frame stream) or the EVENT decoder (JSON + v1 validation);
+// contract: no crash, no sanitizer report, frames re-encode identically.
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "appevent.h"
+#include "wire.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  if (data[0] & 1) {
+    sc::Parser p;
+    static uint8_t out[sc::kMaxFrame];
+    p.FeedAll(data + 1, size - 1, [](const sc::Frame& f) {
+      size_t n = sc::Encode(f, out, sizeof out);
+      sc::Frame back;
+      if (n == 0 || sc::Decode(out, n, &back) != sc::DecodeError::None) __builtin_trap();
+    });
+  } else {
+    std::string msg(reinterpret_cast<const char*>(data + 1), size - 1);
+    sc::Classified c = sc::Classify(msg);
+    if (c.route == sc::Route::Application) {
+      sc::Classified again = sc::Classify(sc::Serialize(c.event));
+      if (again.route != sc::Route::Application || again.event.requestId != c.event.requestId) __builtin_trap();
+    }
+  }
+  return 0;
+}
