@@ -101,14 +101,14 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	if in.HookEventName != hookbridge.EventPermissionRequest {
 		return nil, fmt.Errorf("got a %s event, want PermissionRequest", in.HookEventName)
 	}
-	hint, detail := hookbridge.Summary(in.ToolName, in.ToolInput)
+	hint, _ := hookbridge.Summary(in.ToolName, in.ToolInput)
 	req := hookbridge.PermissionRequest{
 		ID:        newRequestID(),
 		Session:   clipBytes(in.SessionID, hookbridge.MaxSession),
 		Project:   hookbridge.ProjectName(in.CWD),
 		Tool:      clipBytes(in.ToolName, hookbridge.MaxTool),
 		Hint:      hint,
-		Detail:    detail,
+		Detail:    hookbridge.RequestDetail(in),
 		Agent:     clipBytes(in.AgentID, hookbridge.MaxSession),
 		AgentType: clipBytes(in.AgentType, hookbridge.MaxTool),
 		Mode:      clipBytes(in.PermissionMode, hookbridge.MaxTool),

@@ -191,7 +191,8 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 	t.Run("approve", func(t *testing.T) {
 		h := startHook(dir, nil, hookPermissionJSON)
 		pv := waitPrompt(t, p)
-		if pv.Source != hookSource || pv.Tool != "Bash" || pv.Hint != "rm -rf build && make -j8" || !strings.Contains(pv.Detail, "engine") {
+		if pv.Source != hookSource || pv.Tool != "Bash" || pv.Hint != "rm -rf build && make -j8" ||
+			pv.Detail != "Clean rebuild\nin /home/ada/src/engine" || pv.Label != "CLI engine · 9f3c2a10" {
 			t.Fatalf("prompt on the Pi: %+v", pv)
 		}
 		decide(pv, buddy.Once)
@@ -215,8 +216,8 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		in := strings.Replace(hookPermissionJSON, `"tool_name"`, `"agent_id":"agent-7","agent_type":"Explore","tool_name"`, 1)
 		h := startHook(dir, nil, in)
 		pv := waitPrompt(t, p)
-		if !strings.Contains(pv.Detail, "subagent Explore") {
-			t.Fatalf("subagent not labelled: %q", pv.Detail)
+		if !strings.HasSuffix(pv.Label, " · subagent Explore") || strings.Contains(pv.Detail, "subagent") {
+			t.Fatalf("subagent not labelled: label %q, detail %q", pv.Label, pv.Detail)
 		}
 		decide(pv, buddy.Once)
 		if h.wait(t) != string(hookbridge.AllowOutput()) {

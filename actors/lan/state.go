@@ -248,25 +248,21 @@ func (s *state) prompts(id string) []approvals.Prompt {
 	return out
 }
 
+// toPrompt is one pending request as approvals shows it: Label names the
+// source (project, session, subagent) and Detail is what the hook said
+// about the call (the full command, an edit's size, the directory), so
+// the screen never repeats the label as the detail.
 func toPrompt(se *session, p pending) approvals.Prompt {
-	label := []string{"CLI " + se.Client, se.Project, "session " + short(se.ID)}
-	if p.req.Agent != "" {
-		label = append(label, strings.TrimSpace("subagent "+p.req.AgentType))
-	}
-	detail := strings.Join(slices.DeleteFunc(label, func(s string) bool { return s == "" }), " · ")
 	lbl := strings.TrimSpace("CLI "+se.Project) + " · " + short(se.ID)
 	if p.req.Agent != "" {
 		lbl += " · " + strings.TrimSpace("subagent "+p.req.AgentType)
-	}
-	if p.req.Detail != "" {
-		detail += "\n" + p.req.Detail
 	}
 	return approvals.Prompt{
 		Source:  SourcePrefix + se.ID,
 		ID:      p.req.ID,
 		Tool:    p.req.Tool,
 		Hint:    p.req.Hint,
-		Detail:  detail,
+		Detail:  p.req.Detail,
 		Label:   lbl,
 		Arrived: p.arrived,
 	}

@@ -3,6 +3,7 @@ package hookbridge
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 func FuzzDecodeHookInput(f *testing.F) {
@@ -19,8 +20,12 @@ func FuzzDecodeHookInput(f *testing.F) {
 			t.Fatalf("accepted without session or event: %q", b)
 		}
 		hint, detail := Summary(in.ToolName, in.ToolInput)
-		if len(hint) > MaxHint || len(detail) > MaxDetail || len(Activity(in)) > MaxActivity || len(ProjectName(in.CWD)) > MaxProject {
+		if len(hint) > MaxHint || len(detail) > MaxDetail || len(Activity(in)) > MaxActivity || len(ProjectName(in.CWD)) > MaxProject || len(RequestDetail(in)) > MaxDetail {
 			t.Fatalf("summary over its limits for %q", b)
+		}
+		// The Pi refuses a request whose fields are not UTF-8.
+		if d := RequestDetail(in); !utf8.ValidString(d) || !utf8.ValidString(hint) {
+			t.Fatalf("summary not UTF-8 for %q: %q %q", b, hint, d)
 		}
 	})
 }

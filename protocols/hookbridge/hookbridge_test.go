@@ -97,8 +97,16 @@ func TestSummary(t *testing.T) {
 	tests := []struct {
 		tool, input, hint, detail string
 	}{
-		{"Bash", `{"command":"rm -rf build/\nmake","description":"Clean"}`, "rm -rf build/ …", "Clean"},
-		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"y"}`, "/a/b.go", `{"file_path":"/a/b.go","old_string":"x","new_string":"y"}`},
+		{"Bash", `{"command":"rm -rf build/\nmake","description":"Clean"}`, "rm -rf build/ …", "Clean\n$ rm -rf build/\nmake"},
+		{"Bash", `{"command":"go test ./...","description":"Run the tests"}`, "go test ./...", "Run the tests"},
+		{"Bash", `{"command":"ls"}`, "ls", ""},
+		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"y\nz\n"}`, "/a/b.go", "edit: -1 +2 lines"},
+		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"","replace_all":true}`, "/a/b.go", "edit: -1 +0 lines, every occurrence"},
+		{"MultiEdit", `{"file_path":"/a/b.go","edits":[{"old_string":"a\nb","new_string":"c"},{"old_string":"d","new_string":"e\nf\ng"}]}`, "/a/b.go", "2 edits: -3 +4 lines"},
+		{"Write", `{"file_path":"/a/new.txt","content":"one\ntwo\n"}`, "/a/new.txt", "write: 2 lines, 8 bytes"},
+		{"Read", `{"file_path":"/a/b.go"}`, "/a/b.go", ""},
+		{"NotebookEdit", `{"notebook_path":"/n.ipynb","cell_id":"c3","edit_mode":"insert"}`, "/n.ipynb", "insert cell c3"},
+		{"Grep", `{"pattern":"TODO","path":"src","glob":"*.go"}`, "TODO", "in src\nfiles *.go"},
 		{"WebFetch", `{"url":"https://x.org","prompt":"read"}`, "https://x.org", "read"},
 		{"mcp__x__y", `{"q": 1}`, "", `{"q":1}`},
 		{"Bad", `not json`, "", "not json"},
@@ -113,6 +121,29 @@ func TestSummary(t *testing.T) {
 	hint, _ := Summary("Bash", json.RawMessage(long))
 	if len(hint) > MaxHint || !strings.HasPrefix(hint, "é") || strings.ToValidUTF8(hint, "?") != hint {
 		t.Fatalf("long hint clipped badly: %d bytes", len(hint))
+	}
+}
+
+func TestRequestDetail(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"command and cwd", realisticPermission, "Clean and rebuild\n$ rm -rf build/\nmake\nin /home/ada/src/engine"},
+		{"no detail", `{"session_id":"s","hook_event_name":"PermissionRequest","cwd":"/src/x","tool_name":"Read","tool_input":{"file_path":"/etc/passwd"}}`, "in /src/x"},
+		{"no cwd", `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"a","content":"x"}}`, "write: 1 lines, 1 bytes"},
+	}
+	for _, tt := range tests {
+		in, err := DecodeHookInput([]byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := RequestDetail(in); got != tt.want {
+			t.Errorf("%s: RequestDetail = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// A huge command is clipped, and the directory still fits.
+	in := HookInput{CWD: "/home/ada/src/engine", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"` + strings.Repeat("x", 5000) + `\nmore"}`)}
+	d := RequestDetail(in)
+	if len(d) > MaxDetail || !strings.HasSuffix(d, "\nin /home/ada/src/engine") {
+		t.Fatalf("long detail: %d bytes, ends %q", len(d), d[max(0, len(d)-40):])
 	}
 }
 
