@@ -157,7 +157,7 @@ func (a *Actor) Receive(c actor.Context) {
 		st.Addr, st.Device = a.addr, a.o.Device
 		c.Respond(st)
 	case supervisor.Reload:
-		a.h.Logger().Info("reload: nothing to re-read")
+		a.reload(c)
 	}
 }
 
@@ -350,6 +350,27 @@ func (a *Actor) confirm(m pairConfirm) {
 	a.h.Logger().Info("paired", "name", p.Name, "fingerprint", p.fp)
 	m.reply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "paired", Device: a.o.Device}}
 	a.describe()
+}
+
+// reload is HUP (`supervisorctl signal HUP lan`, sent by `claude-pi pair
+// --local --revoke`): clients.json is the truth again, and a client no
+// longer in it is refused from its next request on, its prompts withdrawn
+// and its long-polls answered with no decision.
+func (a *Actor) reload(c actor.Context) {
+	if a.st == nil {
+		return
+	}
+	var clients []Client
+	if err := lanpair.ReadJSON(a.clientsPath(), &clients); err != nil {
+		// Keep serving the clients we know rather than lock everyone out
+		// over a file someone is editing by hand.
+		a.h.Logger().Error("reload: keeping the paired clients", "err", err)
+		return
+	}
+	ch, gone := a.st.reload(clients)
+	a.publishPaired()
+	a.apply(c, ch, "revoked")
+	a.h.Logger().Info("reloaded the paired clients", "clients", len(clients), "revoked", gone)
 }
 
 func (a *Actor) saveClients() error {

@@ -188,13 +188,34 @@ func (s *state) revoke(name string) (changes, error) {
 	}
 	fp := s.clients[i].Fingerprint
 	s.clients = slices.Delete(slices.Clone(s.clients), i, i+1)
+	s.forget(fp, &ch)
+	return ch, nil
+}
+
+// reload replaces the paired clients with the ones read back from
+// clients.json (edited by `claude-pi pair --local --revoke` while the
+// appliance runs). Clients no longer listed lose their sessions and
+// prompts at once; it returns their names.
+func (s *state) reload(clients []Client) (changes, []string) {
+	var ch changes
+	var gone []string
+	for _, c := range s.clients {
+		if !slices.ContainsFunc(clients, func(n Client) bool { return n.Fingerprint == c.Fingerprint }) {
+			gone = append(gone, c.Name)
+			s.forget(c.Fingerprint, &ch)
+		}
+	}
+	s.clients = slices.Clone(clients)
+	return ch, gone
+}
+
+func (s *state) forget(fp string, ch *changes) {
 	for id, se := range s.sessions {
 		if se.fp == fp {
-			s.dropWhere(se, &ch, func(pending) bool { return true })
+			s.dropWhere(se, ch, func(pending) bool { return true })
 			delete(s.sessions, id)
 		}
 	}
-	return ch, nil
 }
 
 func (s *state) dropWhere(se *session, ch *changes, f func(pending) bool) {

@@ -86,6 +86,39 @@ func TestStateLimitsAndRevoke(t *testing.T) {
 	}
 }
 
+func TestStateReload(t *testing.T) {
+	now := time.Unix(1000, 0)
+	laptop, desk := Client{Name: "laptop", Fingerprint: "fp1"}, Client{Name: "desk", Fingerprint: "fp2"}
+	s := newState([]Client{laptop, desk})
+	s.permission("fp1", hookbridge.PermissionRequest{ID: "r1", Session: "s1", Tool: "Bash"}, now)
+	s.permission("fp2", hookbridge.PermissionRequest{ID: "r2", Session: "s2", Tool: "Bash"}, now)
+	// The file lost laptop and gained a hand-added client.
+	added := Client{Name: "new", Fingerprint: "fp3"}
+	ch, gone := s.reload([]Client{desk, added})
+	if len(gone) != 1 || gone[0] != "laptop" {
+		t.Fatalf("gone %v", gone)
+	}
+	if len(ch.dropped) != 1 || ch.dropped[0] != (key{"s1", "r1"}) || len(ch.sessions) != 1 || ch.sessions[0] != "s1" {
+		t.Fatalf("changes %+v", ch)
+	}
+	if _, ok := s.client("fp1"); ok {
+		t.Fatal("laptop still paired")
+	}
+	if _, ok := s.client("fp3"); !ok {
+		t.Fatal("the added client is not paired")
+	}
+	if _, err := s.permission("fp1", hookbridge.PermissionRequest{ID: "r3", Session: "s1", Tool: "Bash"}, now); !errors.Is(err, errUnpaired) {
+		t.Fatalf("revoked client's request: %v", err)
+	}
+	if v := s.view(); v.Pending != 1 || len(v.Sessions) != 1 || v.Sessions[0].ID != "s2" {
+		t.Fatalf("desk's prompt lost: %+v", v)
+	}
+	// The same list again changes nothing.
+	if ch, gone := s.reload([]Client{desk, added}); len(gone)+len(ch.dropped)+len(ch.sessions) != 0 {
+		t.Fatalf("idempotent reload changed %v %+v", gone, ch)
+	}
+}
+
 func TestLimiter(t *testing.T) {
 	l := newLimiter(1, 3)
 	now := time.Unix(0, 0)
