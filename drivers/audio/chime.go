@@ -25,6 +25,7 @@ const (
 // the highest partial (about 5 kHz) far below Nyquist.
 const ChimeRate = 22050
 
+// String is the chime's name, for logs.
 func (c Chime) String() string {
 	switch c {
 	case ChimePrompt:

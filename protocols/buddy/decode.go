@@ -23,6 +23,7 @@ type FieldError struct {
 	Got   string // the JSON type; for a number also its value
 }
 
+// Error names the message, the field, what was wanted and what came.
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("buddy: %s field %q: want %s, got %s", e.Msg, e.Field, e.Want, e.Got)
 }
@@ -34,6 +35,7 @@ type CommandError struct {
 	Field *FieldError
 }
 
+// Error is the underlying field error's text.
 func (e *CommandError) Error() string { return e.Field.Error() }
 
 // Unwrap returns the [*FieldError].

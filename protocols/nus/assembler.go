@@ -18,6 +18,7 @@ type LineTooLongError struct {
 	Limit int   // the limit in force
 }
 
+// Error says which line overflowed and the limit.
 func (e *LineTooLongError) Error() string {
 	return fmt.Sprintf("nus: line %d longer than %d bytes, dropped", e.Line, e.Limit)
 }

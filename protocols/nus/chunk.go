@@ -31,6 +31,7 @@ var (
 // MTUError reports an ATT MTU outside [MinMTU, MaxMTU].
 type MTUError struct{ MTU int }
 
+// Error names the MTU and the valid range.
 func (e *MTUError) Error() string {
 	return fmt.Sprintf("nus: ATT MTU %d out of range %d..%d", e.MTU, MinMTU, MaxMTU)
 }

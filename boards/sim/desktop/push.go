@@ -43,6 +43,7 @@ type PushError struct {
 	Ack  *buddy.Ack
 }
 
+// Error names the push step, the file and the device's error text.
 func (e *PushError) Error() string {
 	if e.Ack != nil && e.Ack.Error != "" {
 		return "✗ " + e.Msg + ": " + e.Ack.Error

@@ -78,6 +78,7 @@ type HandshakeError struct {
 	Reason string
 }
 
+// Error gives the reason the handshake was refused.
 func (e *HandshakeError) Error() string { return "wire: handshake: " + e.Reason }
 
 func handshakeErr(format string, args ...any) error {
