@@ -22,7 +22,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/claude-pi/claude-pi/drivers/storage"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
@@ -48,7 +47,7 @@ func LoadOrCreate(path, commonName string) (tls.Certificate, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return tls.Certificate{}, fmt.Errorf("lanpair: creating identity: %w", err)
 	}
-	if err := storage.WriteFile(path, pemBytes, 0o600); err != nil {
+	if err := writeFile(path, pemBytes, 0o600, nil); err != nil {
 		return tls.Certificate{}, err
 	}
 	return tls.X509KeyPair(pemBytes, pemBytes)
@@ -149,5 +148,5 @@ func WriteJSON(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("lanpair: writing %s: %w", path, err)
 	}
-	return storage.WriteFile(path, append(b, '\n'), 0o600)
+	return writeFile(path, append(b, '\n'), 0o600, nil)
 }
