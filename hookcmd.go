@@ -19,8 +19,9 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
-// hookConnectTimeout bounds reaching the Pi: past it the terminal dialog
-// simply carries on without us.
+// hookConnectTimeout bounds reaching the Pi, TCP connect and TLS
+// handshake together: past it the terminal dialog simply carries on
+// without us. --connect-timeout may shorten it, never lengthen it.
 const hookConnectTimeout = 2 * time.Second
 
 // defaultHookWait is how long `hook permission` waits for a decision. The
@@ -49,9 +50,10 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 // hookFlags are shared by permission and event. Errors in them are not
 // usage errors: a hook must exit 0 whatever happens.
 type hookFlags struct {
-	config string
-	pi     string
-	wait   time.Duration
+	config  string
+	pi      string
+	wait    time.Duration
+	connect time.Duration
 }
 
 func parseHookFlags(name string, args []string, stderr io.Writer) (hookFlags, bool) {
@@ -64,7 +66,11 @@ func parseHookFlags(name string, args []string, stderr io.Writer) (hookFlags, bo
 		wait = v
 	}
 	fs.DurationVar(&f.wait, "timeout", wait, "how long to wait for a decision (env CLAUDE_PI_HOOK_TIMEOUT)")
+	fs.DurationVar(&f.connect, "connect-timeout", hookConnectTimeout, "how long reaching the Pi may take, TCP and TLS together (at most 2s)")
 	help, err := parseFlags(fs, args)
+	if f.connect <= 0 || f.connect > hookConnectTimeout {
+		f.connect = hookConnectTimeout
+	}
 	return f, err == nil && !help
 }
 
@@ -188,7 +194,7 @@ func postToPi(ctx context.Context, f hookFlags, path string, v any) ([]byte, err
 		return nil, err
 	}
 	body, _ := json.Marshal(v)
-	hc := piClient(id, pi.Pin)
+	hc := piClient(id, pi.Pin, f.connect)
 	defer hc.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+pi.Addr+path, bytes.NewReader(body))
 	if err != nil {
@@ -209,16 +215,20 @@ func postToPi(ctx context.Context, f hookFlags, path string, v any) ([]byte, err
 	return b, nil
 }
 
-// piClient is an HTTPS client pinned to one Pi, quick to give up on an
-// unreachable one.
-func piClient(id tls.Certificate, pin string) *http.Client {
-	d := &net.Dialer{Timeout: hookConnectTimeout}
+// piClient is an HTTPS client pinned to one Pi that gives up on an
+// unreachable or silent one after connect: one deadline covers the TCP
+// connect and the TLS handshake, so a host that accepts and then says
+// nothing cannot stretch it to twice as long.
+func piClient(id tls.Certificate, pin string, connect time.Duration) *http.Client {
+	d := &tls.Dialer{NetDialer: &net.Dialer{}, Config: lanpair.ClientConfig(id, pin)}
 	return &http.Client{Transport: &http.Transport{
-		DialContext:         d.DialContext,
-		TLSClientConfig:     lanpair.ClientConfig(id, pin),
-		TLSHandshakeTimeout: hookConnectTimeout,
-		ForceAttemptHTTP2:   false,
-		DisableKeepAlives:   true,
+		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(ctx, connect)
+			defer cancel()
+			return d.DialContext(ctx, network, addr)
+		},
+		ForceAttemptHTTP2: false,
+		DisableKeepAlives: true,
 	}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -16,10 +17,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
 
 // defaultPiHost is the Pi's mDNS name; the image publishes _claude-pi._tcp
@@ -79,17 +83,48 @@ func (cs *cliState) pick(name string) (pairedPi, error) {
 	return pairedPi{}, fmt.Errorf("no paired Pi called %q", name)
 }
 
-// pairCommand is `claude-pi pair [HOST[:PORT]]`, `--list` and `--revoke`.
+const pairSynopsis = `Usage: claude-pi pair [flags] [HOST[:PORT]]      pair this computer with a Pi
+       claude-pi pair --list | --revoke NAME       the Pis this computer trusts
+       claude-pi pair --local --list               on the Pi (e.g. over ssh):
+       claude-pi pair --local --revoke NAME        the computers paired with it
+
+HOST defaults to ` + defaultPiHost + `. With --local, --revoke rewrites the
+appliance's clients.json and tells the running appliance through its
+control socket (as "supervisorctl signal HUP lan" would), so the computer is
+refused from its next request on; its pending prompts leave the screen. Run
+--local as root (sudo) or as the appliance's user: clients.json is theirs.`
+
+// pairCommand is `claude-pi pair [HOST[:PORT]]`, `--list` and `--revoke`,
+// and on the Pi `--local --list` and `--local --revoke`.
 func pairCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("pair", "Usage: claude-pi pair [flags] [HOST[:PORT]]   (default host "+defaultPiHost+")", stderr)
+	fs := newFlagSet("pair", pairSynopsis, stderr)
 	config := fs.String("config", os.Getenv("CLAUDE_PI_CONFIG"), "the CLI's state directory (default: the user config dir's claude-pi)")
 	host, _ := os.Hostname()
 	name := fs.String("name", host, "this computer's name on the Pi")
-	list := fs.Bool("list", false, "list the Pis this computer is paired with")
-	revoke := fs.String("revoke", "", "forget the paired Pi called `NAME` (revoke the computer on the Pi too)")
+	list := fs.Bool("list", false, "list the Pis this computer is paired with (with --local: the computers paired with this appliance)")
+	revoke := fs.String("revoke", "", "forget the paired Pi called `NAME` (with --local: revoke the computer called NAME on this appliance)")
 	yes := fs.Bool("yes", false, "do not ask to confirm the code (for scripts that compare it themselves)")
+	var lo localOpts
+	fs.BoolVar(&lo.on, "local", false, "act on this appliance's paired computers (run on the Pi)")
+	fs.StringVar(&lo.config, "appliance-config", defaultConfigPath, "with --local: the appliance's configuration `file`, for data_dir and control_socket")
+	fs.StringVar(&lo.dataDir, "data-dir", "", "with --local: the appliance's state `directory` (default: as claude-pi run would use)")
+	fs.StringVar(&lo.socket, "control-socket", "", "with --local: the appliance's control `socket` (default: as claude-pi run would use)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if lo.on {
+		fs.Visit(func(f *flag.Flag) { lo.explicit = lo.explicit || f.Name == "appliance-config" })
+		switch {
+		case fs.NArg() > 0:
+			return usagef("pair --local: no host (it acts on this appliance)")
+		case *list && *revoke != "":
+			return usagef("pair --local: --list or --revoke, not both")
+		case *list:
+			return localList(lo, stdout)
+		case *revoke != "":
+			return localRevoke(ctx, lo, *revoke, stdout)
+		}
+		return usagef("pair --local: want --list or --revoke NAME")
 	}
 	cs, err := loadCLIState(*config)
 	if err != nil {
@@ -98,7 +133,7 @@ func pairCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	switch {
 	case *list:
 		for _, p := range cs.Pis {
-			fmt.Fprintf(stdout, "%s\t%s\tpaired %s\tpin %s…\n", p.Name, p.Addr, p.Paired.Format(time.DateOnly), p.Pin[:16])
+			fmt.Fprintf(stdout, "%s\t%s\tpaired %s\tpin %s…\n", p.Name, p.Addr, p.Paired.Format(time.DateOnly), prefix(p.Pin, 16))
 		}
 		return nil
 	case *revoke != "":
@@ -146,7 +181,7 @@ func pair(ctx context.Context, cs *cliState, addr, name string, yes bool, stdin 
 
 	// Every later request is pinned to the certificate just seen: the code
 	// compares exactly that one.
-	hc := piClient(id, pin)
+	hc := piClient(id, pin, hookConnectTimeout)
 	defer hc.CloseIdleConnections()
 	var resp hookbridge.PairResponse
 	if err := postJSON(ctx, hc, addr, hookbridge.PathPair, hookbridge.PairRequest{Name: name}, &resp); err != nil {
@@ -200,4 +235,132 @@ func postJSON(ctx context.Context, hc *http.Client, addr, path string, in, out a
 		return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(b)))
 	}
 	return json.Unmarshal(b, out)
+}
+
+func prefix(s string, n int) string { return s[:min(n, len(s))] }
+
+// localOpts locate the appliance that `pair --local` acts on.
+type localOpts struct {
+	on       bool
+	config   string
+	explicit bool // --appliance-config given: a missing file is an error
+	dataDir  string
+	socket   string
+}
+
+// resolve finds clients.json and the control socket as `claude-pi run`
+// would with the same configuration file.
+func (o localOpts) resolve() (clients, socket string, err error) {
+	c, err := loadConfig(o.config, o.explicit)
+	if err != nil {
+		return "", "", err
+	}
+	h := thisHost()
+	dir := o.dataDir
+	if dir == "" {
+		dir = c.DataDir
+	}
+	if dir == "" {
+		dir = simDataDir(h)
+		if h.piModel != "" && c.Board != "sim" {
+			dir = piDataDir
+		}
+	}
+	socket = o.socket
+	if socket == "" {
+		socket = controlSocketFor(Config{DataDir: dir, ControlSocket: c.ControlSocket, Board: c.Board}, h)
+	}
+	return filepath.Join(dir, "lan", "clients.json"), socket, nil
+}
+
+// applianceClients reads clients.json; missing is no clients, unreadable
+// is an error that says whose file it is.
+func applianceClients(path string) ([]lan.Client, error) {
+	var cs []lan.Client
+	if err := lanpair.ReadJSON(path, &cs); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return nil, fmt.Errorf("pair --local: %v: run it as root (sudo) or as the appliance's user", err)
+		}
+		return nil, fmt.Errorf("pair --local: %v", err)
+	}
+	return cs, nil
+}
+
+func localList(o localOpts, stdout io.Writer) error {
+	path, _, err := o.resolve()
+	if err != nil {
+		return err
+	}
+	cs, err := applianceClients(path)
+	if err != nil {
+		return err
+	}
+	if len(cs) == 0 {
+		fmt.Fprintf(stdout, "no computers paired (%s)\n", path)
+		return nil
+	}
+	for _, c := range cs {
+		fmt.Fprintf(stdout, "%s\tpaired %s\tcertificate %s…\n", c.Name, c.Paired.Format(time.DateOnly), prefix(c.Fingerprint, 16))
+	}
+	return nil
+}
+
+// localRevoke removes the computer from clients.json and has the running
+// appliance re-read it (HUP to the lan service through the control
+// socket), which withdraws its prompts and refuses its next request.
+func localRevoke(ctx context.Context, o localOpts, name string, stdout io.Writer) error {
+	path, socket, err := o.resolve()
+	if err != nil {
+		return err
+	}
+	cs, err := applianceClients(path)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(cs, func(c lan.Client) bool { return c.Name == name })
+	if i < 0 {
+		return fmt.Errorf("pair --local: no computer called %q is paired (see claude-pi pair --local --list)", name)
+	}
+	cs = slices.Delete(cs, i, i+1)
+	if err := lanpair.ReplaceJSON(path, cs); err != nil {
+		return fmt.Errorf("pair --local: %v", err)
+	}
+	switch err := signalLAN(ctx, socket); {
+	case errors.Is(err, errApplianceDown):
+		fmt.Fprintf(stdout, "revoked %s (%v: it refuses %s when it starts)\n", name, err, name)
+	case err != nil:
+		return fmt.Errorf("pair --local: %s removed from %s, but the running appliance still accepts it until it restarts: %v", name, path, err)
+	default:
+		fmt.Fprintf(stdout, "revoked %s: the appliance refuses it from now on\n", name)
+	}
+	return nil
+}
+
+// errApplianceDown: nothing to tell; the file is all there is.
+var errApplianceDown = errors.New("the appliance is not running")
+
+// signalLAN is `supervisorctl signal HUP lan` over the control socket.
+func signalLAN(ctx context.Context, socket string) error {
+	// A missing socket or one nobody listens on (left by a crash) is an
+	// appliance that is down, not a failure.
+	conn, err := net.DialTimeout("unix", socket, 2*time.Second)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+		return errApplianceDown
+	}
+	if err != nil {
+		return fmt.Errorf("control socket %s: %v", socket, err)
+	}
+	conn.Close()
+	c := ctlsock.NewClient(socket)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err = c.CallContext(ctx, "supervisor.signalProcess", "lan", "HUP")
+	var f *ctlsock.Fault
+	if errors.As(err, &f) && (f.Code == ctlsock.NotRunning || f.Code == ctlsock.BadName) {
+		// lan stopped or FATAL (or an appliance without it): it reads
+		// the file when it next starts.
+		return fmt.Errorf("%w (lan service: %s)", errApplianceDown, f.String)
+	}
+	return err
 }
