@@ -78,7 +78,7 @@ TEST_CASE("fuzz: parser over mutated frame streams finds every intact frame") {
     CHECK(got >= wantIntact);
     frames += uint64_t(got);
   }
-  CHECK(frames > 0);
+  if (iters >= 100) CHECK(frames > 0);
 }
 
 TEST_CASE("fuzz: raw random bytes never crash the parser or the decoder") {
@@ -158,5 +158,5 @@ TEST_CASE("fuzz: event decoder (reassembly + JSON + v1 validation) on mutated me
       }
     }
   }
-  CHECK(apps > 0);
+  if (iters >= 100) CHECK(apps > 0);  // the oracle really ran on valid events
 }
