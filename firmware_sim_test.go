@@ -177,7 +177,7 @@ type uiLine struct {
 }
 
 func (l uiLine) is(key, val string) bool { s, _ := l.M[key].(string); return s == val }
-func (l uiLine) str(key string) string  { s, _ := l.M[key].(string); return s }
+func (l uiLine) str(key string) string   { s, _ := l.M[key].(string); return s }
 
 // coreSim is a running cores3-sim with one control client that records
 // every line it emits.
