@@ -110,6 +110,8 @@ func TestSummary(t *testing.T) {
 		{"WebFetch", `{"url":"https://x.org","prompt":"read"}`, "https://x.org", "read"},
 		{"mcp__x__y", `{"q": 1}`, "", `{"q":1}`},
 		{"Bad", `not json`, "", "not json"},
+		{"mcp__x__y", "{\"q\":\"\xfb\"}", "", "{\"q\":\"\uFFFD\"}"},
+		{"Bad", "\xff", "", "\uFFFD"},
 	}
 	for _, tt := range tests {
 		hint, detail := Summary(tt.tool, json.RawMessage(tt.input))

@@ -110,7 +110,7 @@ func ProjectName(cwd string) string {
 func Summary(tool string, input json.RawMessage) (hint, detail string) {
 	var m map[string]any
 	if json.Unmarshal(input, &m) != nil {
-		return "", clip(string(input), MaxDetail)
+		return "", clip(validUTF8(string(input)), MaxDetail)
 	}
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	var lines []string
@@ -150,7 +150,9 @@ func Summary(tool string, input json.RawMessage) (hint, detail string) {
 	if detail == "" && hint == "" {
 		compact := new(bytes.Buffer)
 		if json.Compact(compact, input) == nil {
-			detail = compact.String()
+			// Compact keeps the raw bytes of strings, and the Pi refuses a
+			// detail that is not UTF-8.
+			detail = validUTF8(compact.String())
 		}
 	}
 	return clip(oneLine(hint), MaxHint), clip(detail, MaxDetail)
@@ -248,5 +250,7 @@ func clip(s string, n int) string {
 	}
 	return s[:i]
 }
+
+func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 func startsRune(b byte) bool { return b&0xC0 != 0x80 }
