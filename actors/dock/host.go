@@ -16,6 +16,9 @@ const (
 	helloResend  = 500 * time.Millisecond
 	helloGiveUp  = 8 * time.Second
 	dupAckWindow = time.Second // [OURS] duplicate HELLO_ACKs ignored this long
+	// recentEvents: an ERROR naming one of the last this many EVENT
+	// message ids is taken as an answer to our EVENT.
+	recentEvents = 64
 )
 
 // audioOnlyNote is what the user sees for firmware without EVENT (spec §7).
@@ -77,6 +80,7 @@ type host struct {
 	ctrlSeq    uint32
 	reasm      event.Reassembler
 	ids        event.IDs
+	lastEvent  uint16 // the id of the last EVENT message sent; 0 = none since the handshake
 
 	statusSent bool
 	status     wire.Status
@@ -122,7 +126,7 @@ func (h *host) detach(now time.Time) {
 func (h *host) dropSessions(now time.Time) {
 	h.speech.lost(h, now)
 	h.reasm.Reset()
-	h.ids = event.IDs{}
+	h.ids, h.lastEvent = event.IDs{}, 0
 	h.mirror.transportLost()
 	h.statusSent = false
 	h.mediaSince = false
@@ -267,7 +271,35 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		h.updateStatus()
 		return
 	}
+	if h.phase == ready && code == wire.ErrInvalidRequest && (f.StreamID == 0 || h.recentEvent(f.StreamID)) {
+		// Our STATUS and EVENT are valid, so ERROR 1 for them means the
+		// firmware has no HELLO any more (§9.2, §9.3): it reset (USB
+		// presence lost and back) while the port stayed open. Without a new
+		// HELLO every EVENT would be refused from now on and the mirror
+		// would believe the CoreS3 shows the prompts.
+		h.cfg.log.Warn("CoreS3 refuses our frames as before a HELLO; handshaking again", "stream", f.StreamID)
+		h.attach(now)
+		return
+	}
 	h.cfg.log.Warn("CoreS3 ERROR for a stream that is not ours any more", "stream", f.StreamID, "code", code.String())
+}
+
+// recentEvent reports whether id is one of the last EVENT message ids sent
+// since the handshake, and not one of the last speaker streams, whose late
+// errors are stale rather than a reset (the two share the stream field).
+func (h *host) recentEvent(id uint16) bool {
+	if h.lastEvent == 0 || id == 0 {
+		return false
+	}
+	if last := h.speech.nextStream; last != 0 && last-id < 4 {
+		return false
+	}
+	// Ids count up from 1 and skip 0 on wrapping.
+	back := int(h.lastEvent) - int(id)
+	if back < 0 {
+		back += 0xFFFF
+	}
+	return back < recentEvents
 }
 
 func (h *host) eventFrame(f wire.Frame, now time.Time) {
@@ -325,7 +357,8 @@ func (h *host) sendEvent(e appevent.Event) {
 		h.cfg.log.Error("BUG: cannot encode application event", "type", string(e.Type()), "err", err)
 		return
 	}
-	h.frames, err = event.AppendChunks(h.frames[:0], h.ids.Next(), b, int(h.neg.MaxPayload))
+	h.lastEvent = h.ids.Next()
+	h.frames, err = event.AppendChunks(h.frames[:0], h.lastEvent, b, int(h.neg.MaxPayload))
 	if err != nil {
 		h.cfg.log.Error("BUG: cannot chunk application event", "type", string(e.Type()), "err", err)
 		return

@@ -225,3 +225,88 @@ func BenchmarkSpeakSecond(b *testing.B) {
 		}
 	}
 }
+
+// TestErrorBeforeHelloRehandshakes: a CoreS3 that reset while the port
+// stayed open answers our EVENT (or STATUS) with ERROR 1, as before any
+// HELLO; the host handshakes again and re-sends the pending approval,
+// instead of believing the screen shows it. Errors for other streams are
+// left alone.
+func TestErrorBeforeHelloRehandshakes(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	tests := []struct {
+		name   string
+		stream func(evID uint16) uint16
+		rehs   bool
+	}{
+		{"ERROR 1 for our approval.request", func(id uint16) uint16 { return id }, true},
+		{"ERROR 1 on stream 0 (STATUS)", func(uint16) uint16 { return 0 }, true},
+		{"ERROR 1 for an id never sent", func(id uint16) uint16 { return id + 500 }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := testHost()
+			h.attach(t0)
+			h.frame(ack(wire.FirmwareCaps, 4096), t0)
+			h.mirror.appeared(h, prompt, t0, false)
+			var evID uint16
+			for _, f := range sent(t, h) {
+				if f.Type == wire.TypeEvent {
+					evID = f.StreamID
+				}
+			}
+			if evID == 0 {
+				t.Fatal("no EVENT sent for the prompt")
+			}
+			now := t0.Add(3 * time.Second)
+			h.frame(wire.ErrorFrame(tt.stream(evID), 0, wire.ErrInvalidRequest), now)
+			var hellos int
+			for _, f := range sent(t, h) {
+				if f.Type == wire.TypeControl && f.Flags == uint16(wire.CtrlHello) {
+					hellos++
+				}
+			}
+			if got := hellos == 1 && !h.eventReady(); got != tt.rehs {
+				t.Fatalf("%d HELLOs, event ready %v; want a new handshake: %v", hellos, h.eventReady(), tt.rehs)
+			}
+			if !tt.rehs {
+				return
+			}
+			h.frame(ack(wire.FirmwareCaps, 4096), now.Add(10*time.Millisecond))
+			var reqs int
+			for _, f := range sent(t, h) {
+				if ev, err := appevent.Decode(f.Payload); err == nil {
+					if _, ok := ev.(appevent.ApprovalRequest); ok {
+						reqs++
+					}
+				}
+			}
+			if reqs != 1 || !h.eventReady() {
+				t.Errorf("after the new HELLO_ACK: %d approval.request, ready %v; want 1, true", reqs, h.eventReady())
+			}
+		})
+	}
+}
+
+func TestRecentEvent(t *testing.T) {
+	tests := []struct {
+		last, id, speaker uint16
+		want              bool
+	}{
+		{0, 1, 0, false},     // nothing sent
+		{5, 5, 0, true},      // the last one
+		{5, 6, 0, false},     // not sent yet
+		{2, 65535, 0, true},  // across the wrap (0 is skipped)
+		{200, 100, 0, false}, // too old
+		{10, 3, 3, false},    // also the current speaker stream
+		{10, 3, 9, true},     // speaker streams far from it
+		{10, 0, 0, false},    // stream 0 is not an EVENT id
+		{65535, 1, 0, false}, // ahead of the last
+	}
+	for _, tt := range tests {
+		h := testHost()
+		h.lastEvent, h.speech.nextStream = tt.last, tt.speaker
+		if got := h.recentEvent(tt.id); got != tt.want {
+			t.Errorf("last %d speaker %d: recentEvent(%d) = %v, want %v", tt.last, tt.speaker, tt.id, got, tt.want)
+		}
+	}
+}
