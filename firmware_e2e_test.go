@@ -169,3 +169,28 @@ func TestFirmwareE2EConversation(t *testing.T) {
 	}
 	core.await(10*time.Second, from, "status idle after the stop", func(l uiLine) bool { return l.is("ui", "status") && l.is("value", "idle") })
 }
+
+// TestFirmwareE2EResetWhilePortOpen: the CoreS3 loses USB presence and gets
+// it back (sim unplug/plug) while the Pi's port stays open, so it forgets
+// the HELLO and refuses EVENT with ERROR 1. The dock must notice, handshake
+// again and show the next prompt, which then decides as usual.
+func TestFirmwareE2EResetWhilePortOpen(t *testing.T) {
+	core, a := firmwareDock(t, "off")
+	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+
+	from := core.mark()
+	core.send("unplug")
+	core.await(5*time.Second, from, "link disconnected", func(l uiLine) bool { return l.is("ui", "link") && l.is("state", "disconnected") })
+	core.send("plug")
+	i, _ := core.await(5*time.Second, from, "link unsupported", func(l uiLine) bool { return l.is("ui", "link") && l.is("state", "unsupported") })
+
+	d.SetPrompt("req_after_reset", "Bash", "make test")
+	core.await(15*time.Second, i, "link ready again", func(l uiLine) bool { return l.is("ui", "link") && l.is("state", "ready") })
+	core.await(15*time.Second, i, "the prompt after the reset", func(l uiLine) bool {
+		return l.is("ui", "approval") && l.is("title", "Bash") && l.M["buttons"] == true
+	})
+	core.send("touch ok")
+	if p := oneDecision(t, d, 0); p.ID != "req_after_reset" || p.Decision != buddy.Once {
+		t.Fatalf("got %s, want once for req_after_reset", p.Line)
+	}
+}
