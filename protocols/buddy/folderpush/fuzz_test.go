@@ -142,11 +142,17 @@ func runPushScript(t testing.TB, pack []packFile, data []byte) *memfs.FS {
 		}
 		before := maps.Clone(fs.Current)
 		commits := fs.Commits
+		busy := r.Busy()
 		res := r.Apply(i, now)
 		if res.Ack != i.Cmd || res.OK == (res.Err != "") {
 			t.Fatalf("%s: ack %q ok %v err %q", i.Cmd, res.Ack, res.OK, res.Err)
 		}
-		if !res.OK {
+		if !res.OK && i.Cmd == folderpush.CmdBegin && busy {
+			// Refused because a push is moving files: that push goes on.
+			if !r.Busy() {
+				t.Fatal("a refused char_begin ended the running push")
+			}
+		} else if !res.OK {
 			checkIdle(t, r, fs)
 			if res.Cause == nil {
 				t.Fatalf("%s failed without a cause", i.Cmd)

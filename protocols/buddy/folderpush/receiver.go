@@ -199,10 +199,22 @@ func (r *Receiver) fail(n int64, wire string, cause error) Result {
 	return Result{N: n, Err: wire, Cause: cause}
 }
 
+// Busy reports whether a push is under way and has begun sending files:
+// then a new char_begin is refused instead of restarting it.
+func (r *Receiver) Busy() bool { return r.stage != nil && len(r.files) > 0 }
+
 func (r *Receiver) begin(name string, total int64) Result {
-	// A char_begin always starts afresh (spec §8.2 step 1): the desktop
-	// retries char_begin when an ack is slow, and leaves a failed push
-	// behind without telling us.
+	// A push that is already moving files is not interrupted: a second
+	// char_begin then is another push, and is refused with an error so the
+	// desktop stops and shows why. The running push goes on; if its sender
+	// is gone, the 30 s idle rule ends it.
+	if r.Busy() {
+		return Result{Err: "another push is in progress; try again in 30 s",
+			Cause: fmt.Errorf("char_begin while push %q has %d file(s) under way", r.name, len(r.files))}
+	}
+	// Before any file arrived, a char_begin starts afresh (spec §8.2 step
+	// 1): the desktop retries char_begin when its ack is slow, and such a
+	// retry must not fail the push it is retrying.
 	// A failed discard is not fatal here: Stage drops leftovers by contract.
 	_ = r.Abort()
 	if total < 0 {

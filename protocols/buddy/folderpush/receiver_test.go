@@ -278,22 +278,41 @@ func TestAbandon(t *testing.T) {
 // A second char_begin restarts rather than being refused (spec §8.2 step 1):
 // the desktop retries char_begin when an ack is late, and a refusal would
 // end its push with our error text.
-func TestSecondBeginRestarts(t *testing.T) {
+// A char_begin retried before any file (the desktop's answer to a slow
+// ack) starts the push afresh (spec §8.2 step 1).
+func TestRetriedBeginRestarts(t *testing.T) {
+	fs := newFS()
+	r := newReceiver(t, fs)
+	files := testPack(t)
+	begin(t, r, files)
+	begin(t, r, files)
+	if got := fs.Staged(); len(got) != 0 {
+		t.Fatalf("restart kept staged files %q", got)
+	}
+	assertPack(t, fs, oldPack())
+	for _, f := range files {
+		sendFile(t, r, f)
+	}
+	mustOK(t, r, in{Cmd: folderpush.CmdEnd}, 0)
+	assertPack(t, fs, asMap(files))
+}
+
+// A char_begin while files are moving is another push: refused with an
+// error, and the running push is untouched and still completes.
+func TestBeginDuringPushIsRefused(t *testing.T) {
 	fs := newFS()
 	r := newReceiver(t, fs)
 	files := testPack(t)
 	begin(t, r, files)
 	sendFile(t, r, files[0])
-	mustOK(t, r, in{Cmd: folderpush.CmdFile, Path: "idle_1.gif", Size: 3}, 0)
-	begin(t, r, files)
-	if got := fs.Staged(); len(got) != 0 {
-		t.Fatalf("restart kept staged files %q", got)
+	res := r.Apply(in{Cmd: folderpush.CmdBegin, Name: "other", Total: 10}, t0)
+	if res.OK || res.Err == "" || !strings.Contains(res.Err, "in progress") || res.Cause == nil {
+		t.Fatalf("char_begin during a push = %+v, want ok:false with an error", res)
 	}
-	if p := r.Progress(); p.Received != 0 || p.File != "" {
-		t.Fatalf("restart kept progress %+v", p)
+	if !r.Busy() || r.Progress().Received == 0 {
+		t.Fatalf("refused char_begin disturbed the running push: %+v", r.Progress())
 	}
-	assertPack(t, fs, oldPack())
-	for _, f := range files {
+	for _, f := range files[1:] {
 		sendFile(t, r, f)
 	}
 	mustOK(t, r, in{Cmd: folderpush.CmdEnd}, 0)
