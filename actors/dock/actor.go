@@ -76,6 +76,7 @@ type Actor struct {
 	timerStop func() bool
 	timerAt   time.Time
 	synths    map[uint64]synthCtx
+	stts      map[uint64]context.CancelFunc
 	stopped   bool
 }
 
@@ -145,6 +146,12 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case synthResult:
 		a.host.speech.synthDone(a.host, m.utt, m.index, m.pcm, m.err, now)
+	case sttResult:
+		if cancel, ok := a.stts[m.job]; ok {
+			cancel()
+			delete(a.stts, m.job)
+		}
+		a.host.voice.recognized(a.host, m.job, m.text, m.err, now)
 	default:
 		return
 	}
@@ -155,12 +162,14 @@ func (a *Actor) start(c actor.Context) {
 	a.system, a.self = c.ActorSystem(), c.Self()
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.synths = make(map[uint64]synthCtx)
+	a.stts = make(map[uint64]context.CancelFunc)
 	token := make([]byte, 4)
 	_, _ = rand.Read(token)
 	a.host = newHost(hostConfig{
 		speakPrompts: !a.opts.MutePrompts, speakAssistant: !a.opts.MuteAssistant,
 		speakConversation: !a.opts.MuteConversation, hasTTS: a.opts.Synth != nil,
 		assistantMax: a.opts.AssistantMax, token: hex.EncodeToString(token), log: a.h.Logger(),
+		voice: len(a.opts.STT) > 0 && a.opts.Synth != nil, listenFor: a.opts.ListenFor,
 	})
 	self := supervisor.ServicePID(a.system, a.h.Name())
 	c.Send(supervisor.ServicePID(a.system, a.opts.Approvals), approvals.Subscribe{PID: self})
@@ -336,8 +345,19 @@ func (a *Actor) effect(c actor.Context, e any) {
 		if e.Approve {
 			d = pbuddy.Once
 		}
+		by := e.By
+		if by == "" {
+			by = "CoreS3"
+		}
 		c.Send(supervisor.ServicePID(a.system, a.opts.Approvals),
-			approvals.Decide{Source: e.Source, ID: e.ID, Decision: d, By: "CoreS3"})
+			approvals.Decide{Source: e.Source, ID: e.ID, Decision: d, By: by})
+	case sttOut:
+		a.recognize(e)
+	case cancelSTTOut:
+		if cancel, ok := a.stts[e.Job]; ok {
+			cancel()
+			delete(a.stts, e.Job)
+		}
 	case synthOut:
 		a.synthesize(e)
 	case cancelSynthOut:

@@ -73,7 +73,12 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 	h.conv.prune(now)
 	if e, ok := h.conv.byID[id]; ok {
 		if e.op == op {
-			h.sendEvent(e.result)
+			res := e.result
+			if op == opStart && res.Success {
+				// A retried start gets the conversation's phase now (§15.2).
+				res = appevent.NewConversationResult(id, true, h.convState(), "")
+			}
+			h.sendEvent(res)
 			return
 		}
 		h.sendEvent(appevent.NewConversationResult(id, false, appevent.StateBlocked,
@@ -84,13 +89,22 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 	switch {
 	case op == opStop:
 		h.speech.stopConversation(h)
+		h.voice.cancel(h, now)
 		res = appevent.NewConversationResult(id, true, appevent.StateStandby, "")
 	case !h.cfg.hasTTS:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "no text-to-speech on Claude_Pi")
 	case !h.cfg.speakConversation:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "spoken answers are turned off on Claude_Pi")
 	default:
+		before := h.speech.nextUtt
 		h.speech.say(h, utterance{kind: sayConversation, text: h.summary()}, now)
+		if h.voiceAvailable() && h.speech.nextUtt != before {
+			// The summary ends asking about the first prompt; its answer
+			// is listened for once the summary has been heard.
+			h.voice.begin(h, h.speech.nextUtt, h.mirror.list[0].reqID, now)
+		} else {
+			h.voice.cancel(h, now)
+		}
 		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
 	}
 	h.conv.put(id, &convEntry{op: op, result: res, at: now})

@@ -40,6 +40,8 @@ var errHandshakeTimeout = errors.New("dock: no valid HELLO_ACK within 8s of the 
 type hostConfig struct {
 	speakPrompts, speakAssistant, speakConversation bool
 	hasTTS                                          bool
+	voice                                           bool          // an STT command is configured
+	listenFor                                       time.Duration // longest answer recorded
 	assistantMax                                    int    // runes spoken of one assistant text
 	token                                           string // per-incarnation part of our requestIds
 	log                                             *slog.Logger
@@ -47,10 +49,11 @@ type hostConfig struct {
 
 // Effects the actor performs after each host call (beside writing tx).
 type (
-	// decideOut asks the actor to send approvals.Decide{By: "CoreS3"}.
+	// decideOut asks the actor to send approvals.Decide{By: By or "CoreS3"}.
 	decideOut struct {
 		Source, ID string
 		Approve    bool
+		By         string // "" means "CoreS3"
 	}
 	// synthOut asks for one sentence of utterance Utt at Rate.
 	synthOut struct {
@@ -89,6 +92,7 @@ type host struct {
 	task   taskState
 	conv   convCache
 	speech speech
+	voice  voice
 	desk   desk
 
 	tx      []byte
@@ -125,6 +129,7 @@ func (h *host) detach(now time.Time) {
 // is ready again.
 func (h *host) dropSessions(now time.Time) {
 	h.speech.lost(h, now)
+	h.voice.lost(h)
 	h.reasm.Reset()
 	h.ids, h.lastEvent = event.IDs{}, 0
 	h.mirror.transportLost()
@@ -151,6 +156,7 @@ func (h *host) tick(now time.Time) {
 	}
 	h.mirror.tick(h, now)
 	h.task.tick(h, now)
+	h.voice.tick(h, now)
 	h.speech.pump(h, now)
 	h.updateStatus()
 }
@@ -171,6 +177,7 @@ func (h *host) wake() (time.Time, bool) {
 		consider(h.mirror.wake(h))
 		consider(h.task.wake(h))
 		consider(h.speech.wake())
+		consider(h.voice.wake())
 	}
 	return at, !at.IsZero()
 }
@@ -182,8 +189,13 @@ func (h *host) frame(f wire.Frame, now time.Time) {
 		h.control(f, now)
 	case wire.TypeEvent:
 		h.eventFrame(f, now)
+	case wire.TypeMicPCM:
+		if h.phase == ready {
+			h.voice.pcmFrame(h, f, now)
+			h.updateStatus()
+		}
 	default:
-		// MICROPHONE_PCM, DIAGNOSTICS, EXPRESSION, MOTION: not asked for.
+		// DIAGNOSTICS, EXPRESSION, MOTION: not asked for.
 	}
 }
 
@@ -211,8 +223,15 @@ func (h *host) control(f wire.Frame, now time.Time) {
 		h.speech.credit(h, f.StreamID, inc, now)
 	case wire.CtrlSpeakerDone:
 		h.speech.done(h, f.StreamID, now)
-	case wire.CtrlMicStarted, wire.CtrlMicStopped:
-		h.cfg.log.Debug("microphone reply for a session we never started", "code", code.String(), "stream", f.StreamID)
+	case wire.CtrlMicStarted:
+		if !h.voice.started(h, f.StreamID, now) {
+			h.cfg.log.Debug("stale MIC_STARTED ignored", "stream", f.StreamID)
+		}
+	case wire.CtrlMicStopped:
+		if !h.voice.stopped(h, f.StreamID, now) {
+			h.cfg.log.Debug("stale MIC_STOPPED ignored", "stream", f.StreamID)
+		}
+		h.speech.pump(h, now) // the media is free again
 	default:
 		h.cfg.log.Warn("unexpected control frame from the CoreS3 ignored", "code", code.String(), "stream", f.StreamID)
 	}
@@ -267,7 +286,8 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: CoreS3 refused HELLO with %s", code)})
 		return
 	}
-	if h.speech.firmwareError(h, f.StreamID, code, now) {
+	if h.speech.firmwareError(h, f.StreamID, code, now) || h.voice.firmwareError(h, f.StreamID, code, now) {
+		h.speech.pump(h, now)
 		h.updateStatus()
 		return
 	}
@@ -374,6 +394,9 @@ func (h *host) updateStatus() {
 		return
 	}
 	want := h.speech.status()
+	if s, ok := h.voice.status(); ok && h.speech.cur == nil {
+		want = s
+	}
 	s, ok := h.neg.StatusToSend(want)
 	if !ok || (h.statusSent && s == h.status) {
 		return
@@ -396,6 +419,9 @@ func (h *host) activity() string {
 	what := "EVENT ready"
 	if n := h.mirror.count(); n > 0 {
 		what += fmt.Sprintf(", %d approval(s)", n)
+	}
+	if v := h.voice.activity(); v != "" {
+		return what + ", " + v
 	}
 	return what + ", " + h.speech.activity()
 }

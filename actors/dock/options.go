@@ -37,6 +37,17 @@ type Options struct {
 	// most; zero means 200.
 	AssistantMax int
 
+	// STT is the speech-to-text command line (config voice.stt_command,
+	// split by SplitCommand; never run through a shell). It gets the path
+	// of a 16 kHz mono 16-bit WAV as its last argument and prints the
+	// recognized text. Empty means no voice approval: a conversation ends
+	// after its spoken summary.
+	STT []string
+	// ListenFor is how long an answer is listened for; zero means 5 s.
+	ListenFor time.Duration
+	// STTTimeout bounds one STT run; zero means 15 s.
+	STTTimeout time.Duration
+
 	// Approvals and Buddy are the service names to subscribe to; empty
 	// means "approvals" and "buddy".
 	Approvals, Buddy string
@@ -87,6 +98,12 @@ func New(opts Options) func(h *supervisor.Handle) actor.Actor {
 	}
 	if opts.AssistantMax == 0 {
 		opts.AssistantMax = 200
+	}
+	if opts.ListenFor <= 0 {
+		opts.ListenFor = 5 * time.Second
+	}
+	if opts.STTTimeout <= 0 {
+		opts.STTTimeout = 15 * time.Second
 	}
 	if opts.Approvals == "" {
 		opts.Approvals = "approvals"

@@ -87,10 +87,12 @@ func (s *speech) say(h *host, u utterance, now time.Time) {
 
 // pump starts the next utterance and keeps synthesis and frames moving.
 func (s *speech) pump(h *host, now time.Time) {
-	for s.cur == nil && h.phase == ready && len(s.queue) > 0 {
+	// The microphone holds the media while it is open (half duplex).
+	for s.cur == nil && h.phase == ready && !h.voice.holdsMedia() && len(s.queue) > 0 {
 		u := s.queue[0]
 		s.queue = s.queue[1:]
 		if now.Sub(u.at) > staleSpeech {
+			h.voice.spoken(h, u.id, false, now)
 			continue
 		}
 		u.rate = speakerRate(h.neg.Peer)
@@ -145,12 +147,8 @@ func (s *speech) synthDone(h *host, utt uint64, index int, pcm []byte, err error
 	s.synthErr = nil
 	if len(pcm) > 0 {
 		if u.sender == nil {
-			s.nextStream++
-			if s.nextStream == 0 {
-				s.nextStream = 1
-			}
 			snd, err := session.NewSpeakerSender(session.SpeakerConfig{
-				StreamID: s.nextStream, SampleRate: uint32(u.rate),
+				StreamID: s.newStream(), SampleRate: uint32(u.rate),
 				MaxPayload: int(h.neg.MaxPayload), Captions: h.neg.Peer.Has(wire.CapSpeakerText),
 			})
 			if err != nil {
@@ -170,6 +168,7 @@ func (s *speech) synthDone(h *host, utt uint64, index int, pcm []byte, err error
 		if u.sender == nil {
 			h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 			s.cur = nil // nothing to say after all
+			h.voice.spoken(h, u.id, false, now)
 			s.pump(h, now)
 			return
 		}
@@ -210,6 +209,8 @@ func (s *speech) flush(h *host, now time.Time) {
 		h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 	}
 	s.cur, s.waitStart = nil, time.Time{}
+	// Before pump: a voice approval takes the media for the microphone.
+	h.voice.spoken(h, u.id, u.sender.State() == session.SenderDone, now)
 	s.pump(h, now)
 }
 
@@ -279,6 +280,43 @@ func (s *speech) abort(h *host) {
 	}
 	h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 	s.cur, s.waitStart = nil, time.Time{}
+	h.voice.spoken(h, u.id, false, time.Time{})
+}
+
+// newStream allocates a media stream id, shared by speaker and microphone
+// sessions and never 0 (spec §10).
+func (s *speech) newStream() uint16 {
+	s.nextStream++
+	if s.nextStream == 0 {
+		s.nextStream = 1
+	}
+	return s.nextStream
+}
+
+// has reports whether utterance id is playing or queued.
+func (s *speech) has(id uint64) bool {
+	if s.cur != nil && s.cur.id == id {
+		return true
+	}
+	for _, u := range s.queue {
+		if u.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// speaking reports whether an utterance of kind is playing or queued.
+func (s *speech) speaking(kind sayKind) bool {
+	if s.cur != nil && s.cur.kind == kind {
+		return true
+	}
+	for _, u := range s.queue {
+		if u.kind == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // forgetPrompt drops the announcement of a prompt that went away.
