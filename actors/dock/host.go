@@ -42,8 +42,8 @@ type hostConfig struct {
 	hasTTS                                          bool
 	voice                                           bool          // an STT command is configured
 	listenFor                                       time.Duration // longest answer recorded
-	assistantMax                                    int    // runes spoken of one assistant text
-	token                                           string // per-incarnation part of our requestIds
+	assistantMax                                    int           // runes spoken of one assistant text
+	token                                           string        // per-incarnation part of our requestIds
 	log                                             *slog.Logger
 }
 
