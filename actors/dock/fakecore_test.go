@@ -1,8 +1,10 @@
 package dock
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"testing"
@@ -31,6 +33,8 @@ type fakeCore struct {
 	errorAfter   int           // >0: ERROR AUDIO_OUTPUT on the speaker after this many PCM frames
 	noPresent    bool          // never answer approval.request with approval.presented
 	playbackTick time.Duration // simulated output step; 0 means 5 ms
+	micFrames    int           // MICROPHONE_PCM frames per tick once capturing (a 440 Hz tone)
+	lostMicStops int           // drop this many MIC_STOPs before answering one
 
 	mu      sync.Mutex
 	master  *os.File
@@ -58,6 +62,10 @@ type fakeCore struct {
 	owed     map[uint16]int   // guard credit not yet handed out (creditStep)
 	owedRate map[uint16]uint32
 	errorsFw []string // host rule violations seen by the firmware
+	micStarts []uint16
+	micStops  []uint16
+	micSent   int // MICROPHONE_PCM frames sent
+	tonePhase int
 	pcmBytes int64
 
 	done chan struct{}
@@ -149,6 +157,7 @@ func (f *fakeCore) playLoop(done chan struct{}) {
 		f.mu.Lock()
 		f.replies(f.dock.Advance(step))
 		f.release()
+		f.capture()
 		f.mu.Unlock()
 	}
 }
@@ -216,6 +225,9 @@ func (f *fakeCore) control(fr wire.Frame) {
 			f.violation("STATUS: %v", err)
 			return
 		}
+		if s == wire.StatusListening && !f.dock.Mic.Started() {
+			f.violation("STATUS LISTENING before MIC_STARTED")
+		}
 		f.statuses = append(f.statuses, s)
 		return
 	}
@@ -229,6 +241,14 @@ func (f *fakeCore) control(fr wire.Frame) {
 		f.nextSeq[fr.StreamID] = 0
 	case wire.CtrlSpeakerAbort:
 		f.aborts = append(f.aborts, fr.StreamID)
+	case wire.CtrlMicStart:
+		f.micStarts = append(f.micStarts, fr.StreamID)
+	case wire.CtrlMicStop:
+		f.micStops = append(f.micStops, fr.StreamID)
+		if f.lostMicStops > 0 {
+			f.lostMicStops--
+			return // lost on the way: the host must resend
+		}
 	case wire.CtrlSpeakerText:
 		f.captions = append(f.captions, string(fr.Payload))
 		if f.pcm[fr.StreamID] == 0 && f.sent[fr.StreamID] > 0 {
@@ -381,4 +401,30 @@ func eventsOf[T appevent.Event](f *fakeCore) []T {
 		}
 	}
 	return out
+}
+
+// capture is the simulated microphone: MIC_STARTED one tick after an
+// accepted MIC_START (capture "opens"), then micFrames tone frames per tick.
+func (f *fakeCore) capture() {
+	if f.dock.Mic.Active() == 0 {
+		return
+	}
+	if !f.dock.Mic.Started() {
+		f.replies(f.dock.Mic.CaptureStarted())
+		return
+	}
+	for range f.micFrames {
+		s, seq, ok := f.dock.Mic.NextFrame()
+		if !ok {
+			return
+		}
+		pcm := make([]byte, session.MicFrameBytes)
+		for i := 0; i < len(pcm); i += 2 {
+			v := int16(8000 * math.Sin(2*math.Pi*440*float64(f.tonePhase)/session.MicRate))
+			binary.LittleEndian.PutUint16(pcm[i:], uint16(v))
+			f.tonePhase++
+		}
+		f.write(wire.Frame{Type: wire.TypeMicPCM, StreamID: s.StreamID, Sequence: seq, SampleRate: s.SampleRate, Payload: pcm})
+		f.micSent++
+	}
 }
