@@ -47,26 +47,26 @@ type fakeCore struct {
 	seq     uint32
 	helloed bool
 
-	hellos   int
-	statuses []wire.Status
-	events   []appevent.Event
-	eventAt  []time.Time
-	starts   []uint16 // SPEAKER_START stream ids
-	aborts   []uint16
-	dones    []uint16
-	captions []string
-	pcm      map[uint16]int // PCM frames per stream
-	nextSeq  map[uint16]uint32
-	granted  map[uint16]int64 // credit given to the host per stream
-	sent     map[uint16]int64 // PCM bytes the host sent per stream
-	owed     map[uint16]int   // guard credit not yet handed out (creditStep)
-	owedRate map[uint16]uint32
-	errorsFw []string // host rule violations seen by the firmware
+	hellos    int
+	statuses  []wire.Status
+	events    []appevent.Event
+	eventAt   []time.Time
+	starts    []uint16 // SPEAKER_START stream ids
+	aborts    []uint16
+	dones     []uint16
+	captions  []string
+	pcm       map[uint16]int // PCM frames per stream
+	nextSeq   map[uint16]uint32
+	granted   map[uint16]int64 // credit given to the host per stream
+	sent      map[uint16]int64 // PCM bytes the host sent per stream
+	owed      map[uint16]int   // guard credit not yet handed out (creditStep)
+	owedRate  map[uint16]uint32
+	errorsFw  []string // host rule violations seen by the firmware
 	micStarts []uint16
 	micStops  []uint16
 	micSent   int // MICROPHONE_PCM frames sent
 	tonePhase int
-	pcmBytes int64
+	pcmBytes  int64
 
 	done chan struct{}
 	wg   sync.WaitGroup
