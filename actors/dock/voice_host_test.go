@@ -85,10 +85,10 @@ func TestMicSessionGapFillStopResendAndDecideOnce(t *testing.T) {
 		return wire.Frame{Type: wire.TypeMicPCM, StreamID: stream, Sequence: seq, SampleRate: 16000, Payload: bytes.Repeat([]byte{fill}, size)}
 	}
 	h.frame(pcm(id, 0, 640, 1), t0)
-	h.frame(pcm(id, 3, 640, 2), t0)       // 2 frames lost: silence
-	h.frame(pcm(id, 4, 320, 3), t0)       // wrong size: dropped
-	h.frame(pcm(id+1, 4, 640, 4), t0)     // other stream: dropped
-	h.frame(pcm(id, 4, 640, 5), t0)       // accepted
+	h.frame(pcm(id, 3, 640, 2), t0)        // 2 frames lost: silence
+	h.frame(pcm(id, 4, 320, 3), t0)        // wrong size: dropped
+	h.frame(pcm(id+1, 4, 640, 4), t0)      // other stream: dropped
+	h.frame(pcm(id, 4, 640, 5), t0)        // accepted
 	h.tick(t0.Add(999 * time.Millisecond)) // still listening
 	if n := len(controls(sent(t, h), wire.CtrlMicStop)); n != 0 {
 		t.Fatalf("%d MIC_STOP before listenFor", n)
