@@ -41,6 +41,7 @@ type Config struct {
 	BLE      BLEConfig                `toml:"ble"`
 	Dock     DockConfig               `toml:"dock"`
 	TTS      TTSConfig                `toml:"tts"`
+	Voice    VoiceConfig              `toml:"voice"`
 	LAN      LANConfig                `toml:"lan"`
 	Services map[string]ServiceConfig `toml:"services"`
 }
@@ -82,6 +83,13 @@ type TTSConfig struct {
 	Speed       int    `toml:"speed"`
 	PiperBinary string `toml:"piper_binary"`
 	PiperModel  string `toml:"piper_model"`
+}
+
+// VoiceConfig is the [voice] table: approving the pending prompt by voice
+// after a conversation.start from the CoreS3. Empty STTCommand is off.
+type VoiceConfig struct {
+	STTCommand    string `toml:"stt_command"`
+	ListenSeconds int    `toml:"listen_seconds"`
 }
 
 // ServiceConfig is a [services.NAME] table: overrides of the service's
@@ -128,9 +136,10 @@ const (
 	piDataDir       = "/var/lib/claude-pi"
 	piControlSocket = "/run/supervisor.sock" // where Debian's supervisorctl looks
 
-	defaultVoice        = "en-us"
-	defaultSpeed        = 160 // a little slower than espeak-ng's 175: the CoreS3's speaker is small
-	defaultAssistantMax = 200
+	defaultVoice         = "en-us"
+	defaultSpeed         = 160 // a little slower than espeak-ng's 175: the CoreS3's speaker is small
+	defaultAssistantMax  = 200
+	defaultListenSeconds = 5
 )
 
 // loadConfig reads the file at path. With explicit false, a missing file is

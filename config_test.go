@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +173,10 @@ func TestConfigErrors(t *testing.T) {
 		{"bad engine", "[tts]\nengine = \"say\"\n", []string{"tts.engine", "espeak-ng, piper, off"}},
 		{"piper without model", "[tts]\nengine = \"piper\"\n", []string{"tts.piper_model", ".onnx"}},
 		{"bad speed", "[tts]\nspeed = 1000\n", []string{"tts.speed", "80..450"}},
+		{"listen too long", "[voice]\nlisten_seconds = 31\n", []string{"voice.listen_seconds", "1..30"}},
+		{"listen negative", "[voice]\nlisten_seconds = -1\n", []string{"voice.listen_seconds"}},
+		{"stt unterminated quote", "[voice]\nstt_command = \"whisper '-m\"\n", []string{"voice.stt_command", "unterminated '"}},
+		{"stt empty program", "[voice]\nstt_command = \"'' -f\"\n", []string{"voice.stt_command", "program name is empty"}},
 		{"voice with a flag", "[tts]\nvoice = \"--stdout\"\n", []string{"tts.voice", "en-us"}},
 		{"bad http", "http = \"8330\"\n", []string{`http = "8330"`, "host:port"}},
 		{"bad http port", "http = \"127.0.0.1:http\"\n", []string{"port"}},
@@ -260,7 +265,7 @@ func TestDockAndTTSDefaults(t *testing.T) {
 	if s.tts != (TTSConfig{Engine: "espeak-ng", Voice: "en-us", Speed: 160, PiperBinary: "piper"}) {
 		t.Errorf("tts defaults = %+v", s.tts)
 	}
-	o := dockOptions(s.dock, nil, slog.Default())
+	o := dockOptions(s.dock, s.voice, nil, slog.Default())
 	if o.MutePrompts || o.MuteAssistant || o.MuteConversation || o.AssistantMax != 200 || o.Port != "" ||
 		o.Serial.DTR != nil || o.Serial.RTS != nil {
 		t.Errorf("dock defaults = %+v", o)
@@ -279,10 +284,27 @@ func TestDockAndTTSDefaults(t *testing.T) {
 	if err != nil || synth != nil {
 		t.Errorf("engine off: synth %v, %v; want none", synth, err)
 	}
-	o = dockOptions(s.dock, nil, slog.Default())
+	o = dockOptions(s.dock, s.voice, nil, slog.Default())
 	if o.Port != "/dev/ttyACM3" || o.Serial.Serial != "3C84" || o.Serial.DTR == nil || *o.Serial.DTR || o.Serial.RTS != nil ||
 		o.MutePrompts || !o.MuteAssistant || o.MuteConversation || o.AssistantMax != 80 {
 		t.Errorf("dock options = %+v", o)
+	}
+
+	// [voice]: off by default (no STT, 5 s); the command is split like a
+	// shell's words without a shell, its path last at run time.
+	if o.STT != nil || o.ListenFor != 5*time.Second {
+		t.Errorf("voice defaults: STT %q, listen %v", o.STT, o.ListenFor)
+	}
+	writeFile(t, path, "[voice]\nstt_command = \"/opt/stt/run --model 'base en' -q x $HOME\"\nlisten_seconds = 12\n")
+	if c, err = loadConfig(path, true); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = resolve(c, path, laptop()); err != nil {
+		t.Fatal(err)
+	}
+	o = dockOptions(s.dock, s.voice, nil, slog.Default())
+	if want := []string{"/opt/stt/run", "--model", "base en", "-q", "x", "$HOME"}; !slices.Equal(o.STT, want) || o.ListenFor != 12*time.Second {
+		t.Errorf("voice options: STT %q listen %v, want %q 12s", o.STT, o.ListenFor, want)
 	}
 
 	// piper with a model that is not there stops start-up, naming the key.

@@ -42,9 +42,19 @@ func buildSynth(t TTSConfig, log *slog.Logger) (tts.Synth, error) {
 	return &tts.Espeak{Voice: t.Voice, Speed: t.Speed}, nil
 }
 
-// dockOptions is the dock service's configuration from [dock].
-func dockOptions(d DockConfig, synth tts.Synth, log *slog.Logger) dock.Options {
+// dockOptions is the dock service's configuration from [dock] and [voice].
+func dockOptions(d DockConfig, v voiceSettings, synth tts.Synth, log *slog.Logger) dock.Options {
+	if len(v.stt) > 0 {
+		if _, err := exec.LookPath(v.stt[0]); err != nil {
+			log.Warn("voice.stt_command not found: voice approval will fail until it is installed", "command", v.stt[0], "err", err)
+		}
+		if synth == nil {
+			log.Warn("voice.stt_command is set but [tts] engine is off: voice approval listens after a spoken summary, so it stays off")
+		}
+	}
 	return dock.Options{
+		STT:              v.stt,
+		ListenFor:        v.listen,
 		Port:             d.Port,
 		Serial:           serial.Opts{Serial: d.Serial, DTR: d.DTR, RTS: d.RTS, Logger: log.With("actor", "dock")},
 		Synth:            synth,

@@ -100,7 +100,7 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 	if err != nil {
 		return hardware{}, nil, err
 	}
-	hw := hardware{security: sec, dock: dockOptions(s.dock, synth, log)}
+	hw := hardware{security: sec, dock: dockOptions(s.dock, s.voice, synth, log)}
 	// The screen shows the lan service's pairing requests and sessions on
 	// every board; the lan runs even with [lan] listen off.
 	screen := ui.Config{Board: s.board, DataDir: s.dataDir, Version: version, LAN: "lan", Services: processes}

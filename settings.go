@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -39,6 +40,7 @@ type settings struct {
 	ble           BLEConfig
 	dock          DockConfig // speak_* and assistant_max filled in
 	tts           TTSConfig  // engine, voice and speed filled in
+	voice         voiceSettings
 	lan           lanSettings
 	policies      map[string]supervisor.Policy
 }
@@ -158,6 +160,9 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 	if s.tts, err = resolveTTS(c.TTS); err != nil {
 		return fail(err)
 	}
+	if s.voice, err = resolveVoice(c.Voice); err != nil {
+		return fail(err)
+	}
 	if s.lan, err = resolveLAN(c.LAN); err != nil {
 		return fail(err)
 	}
@@ -251,6 +256,35 @@ func resolveTTS(t TTSConfig) (TTSConfig, error) {
 		return t, fmt.Errorf("tts.piper_model = %q: engine \"piper\" needs the absolute path of a voice's .onnx file (its .onnx.json beside it)", t.PiperModel)
 	}
 	return t, nil
+}
+
+// voiceSettings is [voice] resolved: the STT command's words (nil = no
+// voice approval) and how long an answer is listened for.
+type voiceSettings struct {
+	stt    []string
+	listen time.Duration
+}
+
+// resolveVoice splits voice.stt_command the way a shell would, without ever
+// running one, and checks listen_seconds.
+func resolveVoice(v VoiceConfig) (voiceSettings, error) {
+	var s voiceSettings
+	if v.ListenSeconds == 0 {
+		v.ListenSeconds = defaultListenSeconds
+	}
+	if v.ListenSeconds < 1 || v.ListenSeconds > 30 {
+		return s, fmt.Errorf("voice.listen_seconds = %d: want 1..30 seconds", v.ListenSeconds)
+	}
+	s.listen = time.Duration(v.ListenSeconds) * time.Second
+	words, err := dock.SplitCommand(v.STTCommand)
+	if err != nil {
+		return s, fmt.Errorf("voice.stt_command = %q: %w (quote with ' or \" as in a shell; no shell runs it)", v.STTCommand, err)
+	}
+	if len(words) > 0 && words[0] == "" {
+		return s, fmt.Errorf("voice.stt_command = %q: the program name is empty", v.STTCommand)
+	}
+	s.stt = words
+	return s, nil
 }
 
 // lanSettings is [lan] resolved.
