@@ -12,6 +12,12 @@
 // contract pins the HELLO payload and the firmware never looks at the host's
 // bit 6. Firmware without EVENT is accepted audio-only.
 //
+// Voice approval (voice.go, stt.go): with an STT command configured and a
+// firmware with MICROPHONE_PCM, the SPEAKER_DONE of a conversation summary
+// that asked about a pending prompt opens the microphone (16 kHz, spec §11),
+// records up to ListenFor, and runs the command on a WAV; yes-words approve
+// and no-words deny that prompt once, By "voice".
+//
 // The Actor owns the serial port, a reader goroutine, the hotplug watcher,
 // TTS goroutines and one timer; they only send messages to the actor, and
 // all are cancelled on Stopping and awaited on Stopped.

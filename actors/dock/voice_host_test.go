@@ -13,7 +13,7 @@ import (
 )
 
 // voiceHost is a ready host with voice approval and one pending prompt.
-func voiceHost(t *testing.T, t0 time.Time) *host {
+func voiceHost(t testing.TB, t0 time.Time) *host {
 	t.Helper()
 	h := newHost(hostConfig{speakConversation: true, hasTTS: true, voice: true, listenFor: time.Second,
 		assistantMax: 200, token: "t", log: slog.New(slog.DiscardHandler)})
