@@ -142,8 +142,20 @@ func TestLANPairingWakesTheScreen(t *testing.T) {
 	f.mu.Lock()
 	asked = f.asked
 	f.mu.Unlock()
-	r.clk.advance(250 * time.Millisecond)
-	r.waitFor(t, "a poll 250 ms later", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.asked > asked })
+	// Over 2 s of fake time, advanced in 50 ms steps that give the ui time
+	// to arm each next poll, a 250 ms cadence asks about eight times; the
+	// screen-on cadence of 1 s would ask only twice.
+	count := func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.asked }
+	for range 40 {
+		seen := count()
+		r.clk.advance(50 * time.Millisecond)
+		for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline) && count() == seen; {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	if n := count() - asked; n < 5 {
+		t.Fatalf("%d polls in 2 s while a pairing code shows, want about 8 (every 250 ms)", n)
+	}
 	// The pairing keeps the screen on past the timeout.
 	r.clk.advance(time.Minute)
 	if v := r.view(t); v.Screen != ScreenPairing {

@@ -170,7 +170,7 @@ func newRig(t *testing.T, mod func(*Config), extra ...supervisor.Service) *rig {
 func (r *rig) view(t *testing.T) View {
 	t.Helper()
 	sys := r.tree.System()
-	v, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "ui"), GetView{}, time.Second).Result()
+	v, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "ui"), GetView{}, 5*time.Second).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
