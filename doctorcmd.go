@@ -14,7 +14,6 @@ import (
 
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/drivers/serial"
-	"go.bug.st/serial/enumerator"
 )
 
 const doctorSynopsis = `Usage: claude-pi doctor [--board NAME]
@@ -183,7 +182,7 @@ func (d doctor) coreS3() check {
 	c := check{name: "CoreS3", optional: true}
 	ports, err := d.enumerate()
 	if err == nil {
-		p, ferr := serial.Find(&serial.Opts{Enumerate: func() ([]*enumerator.PortDetails, error) { return ports, nil }})
+		p, ferr := serial.Find(&serial.Opts{Enumerate: func() ([]*serial.PortDetails, error) { return ports, nil }})
 		if ferr == nil {
 			c.ok = true
 			c.detail = p.Name

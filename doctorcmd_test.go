@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/claude-pi/claude-pi/drivers/serial"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.bug.st/serial/enumerator"
 
 	"github.com/claude-pi/claude-pi/boards"
 )
@@ -32,11 +31,11 @@ func fakeRoot(t *testing.T, files map[string]string) string {
 }
 
 var (
-	coreS3 = func() ([]*enumerator.PortDetails, error) {
-		return []*enumerator.PortDetails{{Name: "/dev/ttyACM0", IsUSB: true, VID: "303A", PID: "1001"}}, nil
+	coreS3 = func() ([]*serial.PortDetails, error) {
+		return []*serial.PortDetails{{Name: "/dev/ttyACM0", IsUSB: true, VID: "303A", PID: "1001"}}, nil
 	}
-	noPorts     = func() ([]*enumerator.PortDetails, error) { return nil, nil }
-	brokenPorts = func() ([]*enumerator.PortDetails, error) { return nil, errors.New("permission denied") }
+	noPorts     = func() ([]*serial.PortDetails, error) { return nil, nil }
+	brokenPorts = func() ([]*serial.PortDetails, error) { return nil, errors.New("permission denied") }
 )
 
 const pirateCards = ` 0 [sndrpihifiberry]: RPi-simple - snd_rpi_hifiberry_dac
@@ -61,7 +60,7 @@ func TestDoctor(t *testing.T) {
 		name   string
 		board  string
 		edit   func(map[string]string)
-		ports  func() ([]*enumerator.PortDetails, error)
+		ports  func() ([]*serial.PortDetails, error)
 		failed []string // check names that must FAIL
 		fixes  []string // text each failure's fix must contain, in order
 		warn   bool     // CoreS3 WARN

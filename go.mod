@@ -8,8 +8,10 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/go-ble/ble v0.0.0-20240122180141-8c5522f54333
 	github.com/godbus/dbus/v5 v5.2.4
+	github.com/jonboulle/clockwork v0.5.0
 	go.bug.st/serial v1.8.0
 	golang.org/x/image v0.48.0
+	golang.org/x/sys v0.50.0
 	periph.io/x/conn/v3 v3.7.3
 	periph.io/x/devices/v3 v3.7.4
 	periph.io/x/host/v3 v3.8.5
@@ -24,7 +26,6 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grafana/regexp v0.0.0-20250905093917-f7b3be9d1853 // indirect
-	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/lithammer/shortuuid/v4 v4.2.0 // indirect
 	github.com/lmittmann/tint v1.1.2 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
@@ -48,7 +49,6 @@ require (
 	go.opentelemetry.io/otel/sdk/metric v1.38.0 // indirect
 	go.opentelemetry.io/otel/trace v1.38.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	google.golang.org/protobuf v1.36.9 // indirect
 )

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/claude-pi/claude-pi/drivers/serial"
 	"math"
 	"os"
 	"sync"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"go.bug.st/serial/enumerator"
 
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/event"
@@ -112,13 +112,13 @@ func (f *fakeCore) unplug() {
 }
 
 // enumerate is the fake sysfs: one CoreS3 while plugged.
-func (f *fakeCore) enumerate() ([]*enumerator.PortDetails, error) {
+func (f *fakeCore) enumerate() ([]*serial.PortDetails, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.path == "" {
 		return nil, nil
 	}
-	return []*enumerator.PortDetails{{Name: f.path, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: "3C84CE0012AB"}}, nil
+	return []*serial.PortDetails{{Name: f.path, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: "3C84CE0012AB"}}, nil
 }
 
 func (f *fakeCore) readLoop(m *os.File) {

@@ -18,8 +18,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"go.bug.st/serial/enumerator"
 )
 
 // USB ids of the ESP32-S3 USB Serial/JTAG controller, fixed by the chip.
@@ -40,24 +38,24 @@ func (e *notFound) Is(target error) bool { return target == ErrNotFound }
 
 // Enumerator lists the serial ports with their USB details. It is a func so
 // tests can fake plug and unplug; SysfsEnumerator is the default.
-type Enumerator func() ([]*enumerator.PortDetails, error)
+type Enumerator func() ([]*PortDetails, error)
 
 // isCoreS3 reports whether a port carries the CoreS3's USB ids. Backends
 // disagree on the case of hex ids (sysfs is lowercase, the library
 // upper-cases), so compare without case.
-func isCoreS3(p *enumerator.PortDetails) bool {
+func isCoreS3(p *PortDetails) bool {
 	return p != nil && p.IsUSB && strings.EqualFold(p.VID, VID) && strings.EqualFold(p.PID, PID)
 }
 
 // match picks the CoreS3 among ports. With opts.Serial set only that USB
 // serial number qualifies. Several unpinned candidates: the lowest path wins,
 // so the choice is stable across scans.
-func match(ports []*enumerator.PortDetails, opts *Opts) (*enumerator.PortDetails, error) {
+func match(ports []*PortDetails, opts *Opts) (*PortDetails, error) {
 	want := ""
 	if opts != nil {
 		want = opts.Serial
 	}
-	var found []*enumerator.PortDetails
+	var found []*PortDetails
 	for _, p := range ports {
 		if isCoreS3(p) {
 			found = append(found, p)
@@ -93,20 +91,20 @@ func quoteSerial(s string) string {
 // every /dev/ttyS* and sets it raw at 9600 baud: on a Pi whose serial
 // console lives on ttyS0 a once-a-second hotplug poll would keep breaking
 // the console.
-func SysfsEnumerator() ([]*enumerator.PortDetails, error) {
+func SysfsEnumerator() ([]*PortDetails, error) {
 	return sysfsPorts("/sys", "/dev")
 }
 
 // sysfsPorts is SysfsEnumerator with its roots as arguments for tests.
-func sysfsPorts(sys, dev string) ([]*enumerator.PortDetails, error) {
-	var out []*enumerator.PortDetails
+func sysfsPorts(sys, dev string) ([]*PortDetails, error) {
+	var out []*PortDetails
 	for _, pattern := range []string{"ttyACM*", "ttyUSB*"} {
 		names, err := filepath.Glob(filepath.Join(sys, "class", "tty", pattern))
 		if err != nil {
 			return nil, fmt.Errorf("listing %s/class/tty: %v", sys, err)
 		}
 		for _, n := range names {
-			d := &enumerator.PortDetails{Name: filepath.Join(dev, filepath.Base(n))}
+			d := &PortDetails{Name: filepath.Join(dev, filepath.Base(n))}
 			// A port whose device vanishes mid-scan is simply not USB (yet);
 			// the next scan settles it.
 			if usb := usbDeviceDir(filepath.Join(n, "device")); usb != "" {
@@ -150,7 +148,7 @@ func readAttr(dir, name string) string {
 
 // Find enumerates once and returns the CoreS3's port. opts may be nil; a nil
 // opts.Enumerate means SysfsEnumerator.
-func Find(opts *Opts) (*enumerator.PortDetails, error) {
+func Find(opts *Opts) (*PortDetails, error) {
 	enum := SysfsEnumerator
 	if opts != nil && opts.Enumerate != nil {
 		enum = opts.Enumerate
@@ -164,4 +162,17 @@ func Find(opts *Opts) (*enumerator.PortDetails, error) {
 		return nil, fmt.Errorf("serial: %w", err)
 	}
 	return p, nil
+}
+
+// PortDetails describes one serial port found by an Enumerator. The field
+// names follow go.bug.st/serial/enumerator's type of the same name; this
+// package has its own so that it builds everywhere: that package needs cgo
+// on macOS, and the claude-pi binary is cross-built there for the CLI hook.
+type PortDetails struct {
+	Name         string // device path, e.g. /dev/ttyACM0
+	IsUSB        bool
+	VID, PID     string // hex, e.g. "303A" (compared case-insensitively)
+	SerialNumber string
+	Manufacturer string
+	Product      string
 }

@@ -7,35 +7,33 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"go.bug.st/serial/enumerator"
 )
 
-func core(name, serial string) *enumerator.PortDetails {
-	return &enumerator.PortDetails{Name: name, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: serial}
+func core(name, serial string) *PortDetails {
+	return &PortDetails{Name: name, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: serial}
 }
 
 func TestMatch(t *testing.T) {
-	ftdi := &enumerator.PortDetails{Name: "/dev/ttyUSB0", IsUSB: true, VID: "0403", PID: "6001", SerialNumber: "A1"}
-	uart := &enumerator.PortDetails{Name: "/dev/ttyAMA0"}
-	lower := &enumerator.PortDetails{Name: "/dev/ttyACM3", IsUSB: true, VID: "303a", PID: "1001", SerialNumber: "lc"}
-	notUSB := &enumerator.PortDetails{Name: "/dev/ttyACM9", VID: "303A", PID: "1001"}
+	ftdi := &PortDetails{Name: "/dev/ttyUSB0", IsUSB: true, VID: "0403", PID: "6001", SerialNumber: "A1"}
+	uart := &PortDetails{Name: "/dev/ttyAMA0"}
+	lower := &PortDetails{Name: "/dev/ttyACM3", IsUSB: true, VID: "303a", PID: "1001", SerialNumber: "lc"}
+	notUSB := &PortDetails{Name: "/dev/ttyACM9", VID: "303A", PID: "1001"}
 	tests := []struct {
 		name    string
-		ports   []*enumerator.PortDetails
+		ports   []*PortDetails
 		serial  string
 		want    string
 		wantErr string
 	}{
 		{"none", nil, "", "", "no CoreS3 on USB (looking for 303a:1001)"},
-		{"only others", []*enumerator.PortDetails{ftdi, uart, nil, notUSB}, "", "", "no CoreS3 on USB (looking for 303a:1001)"},
-		{"one", []*enumerator.PortDetails{ftdi, core("/dev/ttyACM0", "S1")}, "", "/dev/ttyACM0", ""},
-		{"lower-case ids", []*enumerator.PortDetails{lower}, "", "/dev/ttyACM3", ""},
-		{"two unpinned picks lowest path", []*enumerator.PortDetails{core("/dev/ttyACM1", "S2"), core("/dev/ttyACM0", "S1")}, "", "/dev/ttyACM0", ""},
-		{"pinned", []*enumerator.PortDetails{core("/dev/ttyACM0", "S1"), core("/dev/ttyACM1", "S2")}, "S2", "/dev/ttyACM1", ""},
-		{"pinned missing", []*enumerator.PortDetails{core("/dev/ttyACM1", "S2"), core("/dev/ttyACM0", "")}, "S9",
+		{"only others", []*PortDetails{ftdi, uart, nil, notUSB}, "", "", "no CoreS3 on USB (looking for 303a:1001)"},
+		{"one", []*PortDetails{ftdi, core("/dev/ttyACM0", "S1")}, "", "/dev/ttyACM0", ""},
+		{"lower-case ids", []*PortDetails{lower}, "", "/dev/ttyACM3", ""},
+		{"two unpinned picks lowest path", []*PortDetails{core("/dev/ttyACM1", "S2"), core("/dev/ttyACM0", "S1")}, "", "/dev/ttyACM0", ""},
+		{"pinned", []*PortDetails{core("/dev/ttyACM0", "S1"), core("/dev/ttyACM1", "S2")}, "S2", "/dev/ttyACM1", ""},
+		{"pinned missing", []*PortDetails{core("/dev/ttyACM1", "S2"), core("/dev/ttyACM0", "")}, "S9",
 			"", `CoreS3 with serial "S9" not found; found one without a serial number at /dev/ttyACM0, "S2" at /dev/ttyACM1`},
-		{"pinned none plugged", []*enumerator.PortDetails{ftdi}, "S9", "", "no CoreS3 on USB (looking for 303a:1001)"},
+		{"pinned none plugged", []*PortDetails{ftdi}, "S9", "", "no CoreS3 on USB (looking for 303a:1001)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,18 +58,18 @@ func TestMatch(t *testing.T) {
 }
 
 func TestMatchNilOpts(t *testing.T) {
-	got, err := match([]*enumerator.PortDetails{core("/dev/ttyACM0", "")}, nil)
+	got, err := match([]*PortDetails{core("/dev/ttyACM0", "")}, nil)
 	if err != nil || got.Name != "/dev/ttyACM0" {
 		t.Fatalf("match(nil opts) = %v, %v", got, err)
 	}
 }
 
 func TestFindErrors(t *testing.T) {
-	_, err := Find(&Opts{Enumerate: func() ([]*enumerator.PortDetails, error) { return nil, errors.New("sysfs gone") }})
+	_, err := Find(&Opts{Enumerate: func() ([]*PortDetails, error) { return nil, errors.New("sysfs gone") }})
 	if err == nil || !strings.Contains(err.Error(), "enumerating ports: sysfs gone") || errors.Is(err, ErrNotFound) {
 		t.Fatalf("Find() with failing enumerator = %v", err)
 	}
-	_, err = Find(&Opts{Enumerate: func() ([]*enumerator.PortDetails, error) { return nil, nil }})
+	_, err = Find(&Opts{Enumerate: func() ([]*PortDetails, error) { return nil, nil }})
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Find() with no ports = %v, want ErrNotFound", err)
 	}
@@ -121,7 +119,7 @@ func TestSysfsPorts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []*enumerator.PortDetails{
+	want := []*PortDetails{
 		{Name: "/dev/ttyACM0", IsUSB: true, VID: "303A", PID: "1001", SerialNumber: "F4:12:FA:00:11:22", Product: "USB JTAG/serial debug unit"},
 		{Name: "/dev/ttyACM7"},
 		{Name: "/dev/ttyUSB0", IsUSB: true, VID: "0403", PID: "6001"},

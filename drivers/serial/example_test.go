@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/drivers/serial"
-	"go.bug.st/serial/enumerator"
 )
 
 // A dock actor's outer loop: wait for the CoreS3, open it, run the protocol
@@ -14,8 +13,8 @@ import (
 func ExampleWatcher() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	fake := func() ([]*enumerator.PortDetails, error) {
-		return []*enumerator.PortDetails{{Name: "/dev/ttyACM0", IsUSB: true, VID: "303A", PID: "1001", SerialNumber: "F4:12"}}, nil
+	fake := func() ([]*serial.PortDetails, error) {
+		return []*serial.PortDetails{{Name: "/dev/ttyACM0", IsUSB: true, VID: "303A", PID: "1001", SerialNumber: "F4:12"}}, nil
 	}
 	w := &serial.Watcher{Enumerate: fake}
 	for ev := range w.Watch(ctx) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"time"
-
-	"go.bug.st/serial/enumerator"
 )
 
 // Event is Plugged or Unplugged.
@@ -101,7 +99,7 @@ func (w *Watcher) Watch(ctx context.Context) <-chan Event {
 // diff updates present to the CoreS3s in ports and returns the events that
 // take a listener from the old set to the new one: unplugs first, so a
 // listener that handles one port at a time frees it before the next appears.
-func (w *Watcher) diff(present map[string]Plugged, ports []*enumerator.PortDetails) []Event {
+func (w *Watcher) diff(present map[string]Plugged, ports []*PortDetails) []Event {
 	now := map[string]Plugged{}
 	for _, p := range ports {
 		if !isCoreS3(p) || (w.Serial != "" && p.SerialNumber != w.Serial) {

@@ -7,25 +7,23 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"go.bug.st/serial/enumerator"
 )
 
 // fakeBus is a USB bus the test plugs devices into.
 type fakeBus struct {
 	mu    sync.Mutex
-	ports []*enumerator.PortDetails
+	ports []*PortDetails
 	err   error
 	scans int
 }
 
-func (b *fakeBus) set(err error, ports ...*enumerator.PortDetails) {
+func (b *fakeBus) set(err error, ports ...*PortDetails) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.ports, b.err = ports, err
 }
 
-func (b *fakeBus) enumerate() ([]*enumerator.PortDetails, error) {
+func (b *fakeBus) enumerate() ([]*PortDetails, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.scans++
@@ -68,7 +66,7 @@ func quiet(t *testing.T, b *fakeBus, ch <-chan Event) {
 }
 
 func TestWatcher(t *testing.T) {
-	ftdi := &enumerator.PortDetails{Name: "/dev/ttyUSB0", IsUSB: true, VID: "0403", PID: "6001"}
+	ftdi := &PortDetails{Name: "/dev/ttyUSB0", IsUSB: true, VID: "0403", PID: "6001"}
 	a := core("/dev/ttyACM0", "S1")
 	b := &fakeBus{}
 	b.set(nil, ftdi)
@@ -80,16 +78,16 @@ func TestWatcher(t *testing.T) {
 	steps := []struct {
 		name  string
 		err   error
-		ports []*enumerator.PortDetails
+		ports []*PortDetails
 		want  []Event
 	}{
-		{"plug", nil, []*enumerator.PortDetails{ftdi, a}, []Event{Plugged{"/dev/ttyACM0", "S1", "303A", "1001"}}},
+		{"plug", nil, []*PortDetails{ftdi, a}, []Event{Plugged{"/dev/ttyACM0", "S1", "303A", "1001"}}},
 		{"scan error is not an unplug", errors.New("EIO"), nil, nil},
-		{"unplug", nil, []*enumerator.PortDetails{ftdi}, []Event{Unplugged{"/dev/ttyACM0"}}},
-		{"re-plug at a new path", nil, []*enumerator.PortDetails{core("/dev/ttyACM1", "S1")}, []Event{Plugged{"/dev/ttyACM1", "S1", "303A", "1001"}}},
-		{"swap device at same path", nil, []*enumerator.PortDetails{core("/dev/ttyACM1", "S2")},
+		{"unplug", nil, []*PortDetails{ftdi}, []Event{Unplugged{"/dev/ttyACM0"}}},
+		{"re-plug at a new path", nil, []*PortDetails{core("/dev/ttyACM1", "S1")}, []Event{Plugged{"/dev/ttyACM1", "S1", "303A", "1001"}}},
+		{"swap device at same path", nil, []*PortDetails{core("/dev/ttyACM1", "S2")},
 			[]Event{Unplugged{"/dev/ttyACM1"}, Plugged{"/dev/ttyACM1", "S2", "303A", "1001"}}},
-		{"second device", nil, []*enumerator.PortDetails{core("/dev/ttyACM1", "S2"), core("/dev/ttyACM0", "S1")},
+		{"second device", nil, []*PortDetails{core("/dev/ttyACM1", "S2"), core("/dev/ttyACM0", "S1")},
 			[]Event{Plugged{"/dev/ttyACM0", "S1", "303A", "1001"}}},
 		{"all gone", nil, nil, []Event{Unplugged{"/dev/ttyACM0"}, Unplugged{"/dev/ttyACM1"}}},
 	}
