@@ -1,0 +1,90 @@
+package main
+
+// A terminal session's prompt on the CoreS3: the CLI hook's request is
+// mirrored as its own approval.request, answered from the CoreS3, and
+// withdrawn there when the session moves on (issue: "a PostToolUse for the
+// same session → the prompt cleared on the Pi and on the CoreS3").
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/dock/docktest"
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+)
+
+func TestCLIPromptOnCoreS3(t *testing.T) {
+	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
+	core := docktest.New(t, wire.FirmwareCaps)
+	a := startApplianceWith(t, func(c *Config) {
+		c.LAN.Listen = "127.0.0.1:0"
+		c.Dock.Port, c.TTS.Engine = core.Path(), "off"
+	})
+	poll(t, 15*time.Second, "the dock's handshake", func() bool {
+		dk, _ := a.apiState(t)["dock"].(map[string]any)
+		return dk != nil && dk["ready"] == true && dk["event"] == true
+	})
+	addr, _ := a.lanState(t)["listen"].(string)
+	dir := pairByButton(t, a, addr, "laptop")
+
+	// newRequest waits for an approval.request it has not seen before.
+	seen := map[string]bool{}
+	newRequest := func(what string) appevent.ApprovalRequest {
+		t.Helper()
+		var req appevent.ApprovalRequest
+		poll(t, 10*time.Second, what, func() bool {
+			for _, r := range docktest.Of[appevent.ApprovalRequest](core) {
+				if !seen[r.RequestID] {
+					req = r
+					return true
+				}
+			}
+			return false
+		})
+		seen[req.RequestID] = true
+		return req
+	}
+
+	// Approved on the CoreS3: the hook prints the allow decision.
+	h := startHook(dir, nil, hookPermissionJSON)
+	req := newRequest("the CLI prompt on the CoreS3")
+	if req.Title != "Bash" || req.Kind != appevent.KindCommand {
+		t.Fatalf("approval.request = %+v, want a Bash command", req)
+	}
+	core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
+	if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
+		t.Fatalf("hook printed %q after the CoreS3 approved, want %q", got, want)
+	}
+	poll(t, 5*time.Second, "approval.resolved for it", func() bool { return resolvedOn(core, req.RequestID) })
+
+	// The session moves on (PostToolUse): the prompt leaves the CoreS3 and
+	// the hook gives no decision.
+	h = startHook(dir, nil, hookPermissionJSON)
+	req = newRequest("the second CLI prompt on the CoreS3")
+	var errOut bytes.Buffer
+	if err := run(context.Background(), []string{"hook", "event", "--config", dir}, strings.NewReader(hookPostToolUseJSON), io.Discard, &errOut); err != nil {
+		t.Fatalf("hook event: %v\n%s", err, errOut.String())
+	}
+	poll(t, 5*time.Second, "approval.resolved on the CoreS3", func() bool { return resolvedOn(core, req.RequestID) })
+	if got := h.wait(t); got != "" {
+		t.Fatalf("hook printed %q after its session moved on", got)
+	}
+	if v := core.Violations(); len(v) > 0 {
+		t.Errorf("the CoreS3 saw protocol violations: %v", v)
+	}
+}
+
+func resolvedOn(core *docktest.Core, requestID string) bool {
+	for _, r := range docktest.Of[appevent.ApprovalResolved](core) {
+		if r.RequestID == requestID {
+			return true
+		}
+	}
+	return false
+}
