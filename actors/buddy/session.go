@@ -408,7 +408,11 @@ func (s *session) description() string {
 		d += " · owner " + s.id.Owner
 	}
 	if s.snap != nil {
-		d += fmt.Sprintf(" · %d sessions, %d running", s.snap.Total, s.snap.Running)
+		noun := "sessions"
+		if s.snap.Total == 1 {
+			noun = "session"
+		}
+		d += fmt.Sprintf(" · %d %s, %d running", s.snap.Total, noun, s.snap.Running)
 		if s.snap.Prompt != nil {
 			d += " · prompt " + s.snap.Prompt.Tool
 		}
