@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # arm64-debs.sh DIR: puts Debian bookworm's arm64 kernel (vmlinuz) and a
-# static arm64 busybox in DIR, for the tiny-initramfs QEMU boot. Uses a
+# static arm64 busybox in DIR, for the tiny-initramfs QEMU boot, and the
+# kernel's Raspberry Pi device trees in DIR/dtbs, for the overlay tests. Uses a
 # private apt state (the host's apt configuration and architectures are left
 # alone) and keeps the .debs, so later runs download nothing.
 set -euo pipefail
 dir=$1
 mirror=${MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$dir"
-[ -s "$dir/vmlinuz" ] && [ -x "$dir/busybox" ] && exit 0
+dtbs="bcm2837-rpi-3-b bcm2837-rpi-3-b-plus bcm2837-rpi-zero-2-w bcm2711-rpi-4-b bcm2711-rpi-400"
+have_dtbs() {
+	local d
+	for d in $dtbs; do [ -s "$dir/dtbs/$d.dtb" ] || return 1; done
+}
+[ -s "$dir/vmlinuz" ] && [ -x "$dir/busybox" ] && have_dtbs && exit 0
 
 apt_dir="$dir/apt"
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/etc/preferences.d" "$apt_dir/etc/apt.conf.d"
@@ -29,4 +35,8 @@ for deb in "$apt_dir"/archives/busybox-static_*.deb "$apt_dir"/archives/"$kpkg"_
 done
 cp "$x/bin/busybox" "$dir/busybox.new" && mv "$dir/busybox.new" "$dir/busybox"
 cp "$(ls "$x"/boot/vmlinuz-* | head -n1)" "$dir/vmlinuz.new" && mv "$dir/vmlinuz.new" "$dir/vmlinuz"
+mkdir -p "$dir/dtbs"
+for d in $dtbs; do
+	cp "$x"/usr/lib/linux-image-*/broadcom/"$d.dtb" "$dir/dtbs/$d.dtb.new" && mv "$dir/dtbs/$d.dtb.new" "$dir/dtbs/$d.dtb"
+done
 echo "arm64-debs: $kpkg, $(basename "$(ls "$apt_dir"/archives/busybox-static_*.deb)")"

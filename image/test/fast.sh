@@ -27,7 +27,8 @@ finish() {
 	exit
 }
 
-ensure_packages mtools dosfstools e2fsprogs fdisk qemu-system-arm xz-utils zstd bmap-tools cpio python3 ||
+ensure_packages mtools dosfstools e2fsprogs fdisk qemu-system-arm xz-utils zstd bmap-tools cpio python3 \
+	device-tree-compiler ||
 	{ bad "install prerequisites with apt"; finish; }
 work=$(mktemp -d /var/tmp/claude-pi-image-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -121,13 +122,66 @@ done
 check "D-Bus policy is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	"$image/rootfs/etc/dbus-1/system.d/claude-pi.conf"
 
-# ---- arm64 claude-pi on a tiny initramfs -----------------------------
+# ---- device-tree overlays, on Debian's own Pi device trees ------------
+mkdir -p "$work/dtbo"
+for dts in "$image"/overlays/*.dts; do
+	n=$(basename "$dts" .dts)
+	check "overlay $n compiles without warnings" bash -c \
+		'dtc -@ -I dts -O dtb -o "$1" "$2" 2> "$1.err" && ! [ -s "$1.err" ] || { cat "$1.err"; exit 1; }' \
+		_ "$work/dtbo/$n.dtbo" "$dts"
+	check "config.txt loads overlay $n" grep -qx "dtoverlay=$n" "$image/lib/config.txt"
+done
+check "every dtoverlay=claude-pi-* in config.txt has a source" bash -c '
+	for n in $(sed -n "s/^dtoverlay=\(claude-pi-[^,]*\).*/\1/p" "$1/lib/config.txt"); do
+		[ -f "$1/overlays/$n.dts" ] || { echo "no overlays/$n.dts"; exit 1; }
+	done' _ "$image"
+
 log "arm64 claude-pi, kernel and busybox"
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -trimpath -buildvcs=false \
 	-ldflags "-s -w -X main.version=fasttest" -o "$work/claude-pi" .) > "$work/go.log" 2>&1 ||
 	{ bad "build the arm64 claude-pi"; cat "$work/go.log"; finish; }
 bash "$here/arm64-debs.sh" "$cache/arm64" > "$work/debs.log" 2>&1 ||
 	{ bad "fetch Debian's arm64 kernel and busybox"; cat "$work/debs.log"; finish; }
+# dt_checks BOARD: both overlays applied with fdtoverlay (libfdt, as the
+# firmware does) to the Debian kernel's device tree for BOARD.
+dt_checks() {
+	local b=$1 base="$cache/arm64/dtbs/$1.dtb" out="$work/dtbo/$1.dtb" spi=/soc/spi@7e204000
+	if ! fdtoverlay -i "$base" -o "$out" "$work/dtbo/claude-pi-spi0.dtbo" "$work/dtbo/claude-pi-i2s-dac.dtbo" \
+		> "$work/dtbo/$b.log" 2>&1; then
+		bad "$b: overlays apply (fdtoverlay)"; sed 's/^/     /' "$work/dtbo/$b.log"; return
+	fi
+	ok "$b: overlays apply (fdtoverlay)"
+	check "$b: spi0 status okay" test "$(fdtget "$out" $spi status)" = okay
+	check "$b: spidev at CS0 and CS1" bash -c '
+		for cs in 0 1; do
+			[ "$(fdtget "$1" "$2/spidev@$cs" compatible)" = rohm,dh2228fv ] &&
+				[ "$(fdtget "$1" "$2/spidev@$cs" reg)" = "$cs" ] || exit 1
+		done' _ "$out" $spi
+	check "$b: spi0 pins are ours (GPIO 9-11 ALT0, CE 8/7 out)" bash -c '
+		g=/soc/gpio@7e200000
+		[ "$(fdtget "$1" $2 pinctrl-0)" = "$(fdtget "$1" $g/claude-pi-spi0-pins phandle) $(fdtget "$1" $g/claude-pi-spi0-cs-pins phandle)" ] &&
+			[ "$(fdtget "$1" $g/claude-pi-spi0-pins brcm,pins)" = "9 10 11" ] &&
+			[ "$(fdtget "$1" $g/claude-pi-spi0-cs-pins brcm,pins)" = "8 7" ]' _ "$out" $spi
+	check "$b: i2s okay, sound card wired to it and the codec" bash -c '
+		c=/claude-pi-dac
+		[ "$(fdtget "$1" /soc/i2s@7e203000 status)" = okay ] &&
+			[ "$(fdtget "$1" "$c/simple-audio-card,cpu" sound-dai)" = "$(fdtget "$1" /soc/i2s@7e203000 phandle)" ] &&
+			[ "$(fdtget "$1" "$c/simple-audio-card,codec" sound-dai)" = "$(fdtget "$1" /claude-pi-dac-codec phandle)" ] &&
+			[ "$(fdtget "$1" $c simple-audio-card,bitclock-master)" = "$(fdtget "$1" "$c/simple-audio-card,cpu" phandle)" ] &&
+			[ "$(fdtget "$1" $c simple-audio-card,name)" = sndrpihifiberry ]' _ "$out"
+	check "$b: phandles still unique" bash -c '
+		dtc -I dtb -O dts "$1" 2>/dev/null | grep "phandle = <" | sort | uniq -d | grep -c . | grep -qx 0' _ "$out"
+}
+for b in bcm2837-rpi-3-b bcm2837-rpi-3-b-plus bcm2837-rpi-zero-2-w bcm2711-rpi-4-b bcm2711-rpi-400; do
+	if [ -s "$cache/arm64/dtbs/$b.dtb" ]; then
+		dt_checks "$b"
+	elif [ "${CI:-}" = true ]; then
+		bad "$b: Debian's device tree in $cache/arm64/dtbs"
+	else
+		echo "skip $b: no $cache/arm64/dtbs/$b.dtb (arm64-debs.sh puts it there)"
+	fi
+done
+
 ir=$work/initramfs
 mkdir -p "$ir/bin" "$ir/etc/claude-pi" "$ir/proc" "$ir/sys" "$ir/dev" "$ir/run" "$ir/tmp" "$ir/var/lib/claude-pi"
 cp "$cache/arm64/busybox" "$ir/bin/busybox"
