@@ -80,6 +80,7 @@ func newRig(t *testing.T, caps wire.Caps, knobs func(*fakeCore), opts Options) *
 	if knobs != nil {
 		knobs(r.core)
 	}
+	r.core.build()
 	if _, ok := opts.Synth.(noSynth); ok {
 		opts.Synth = nil
 	} else if opts.Synth == nil {
@@ -151,11 +152,9 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 
 func noViolations(t *testing.T, f *fakeCore) {
 	t.Helper()
-	f.snapshot(func() {
-		for _, v := range f.errorsFw {
-			t.Errorf("fake CoreS3 saw: %s", v)
-		}
-	})
+	for _, v := range f.Violations() {
+		t.Errorf("fake CoreS3 saw: %s", v)
+	}
 }
 
 var prompt = approvals.Prompt{Source: "desktop", ID: "toolu_01ABC", Tool: "Bash", Hint: "npm test", Detail: "npm test --workspaces"}
@@ -187,14 +186,14 @@ func TestHandshakeWithGarbageAndApprovalRoundTrip(t *testing.T) {
 
 	// The user taps OK; the firmware resends its response until resolved.
 	for range 3 {
-		r.core.send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
+		r.core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
 	}
 	waitFor(t, "a Decide", func() bool { return len(r.appr.decides()) > 0 })
 	r.send(approvals.PromptDecided{Prompt: prompt, Decision: pbuddy.Once, By: "CoreS3"})
 	r.send(approvals.PromptResolved{Prompt: prompt, How: approvals.ApprovedHere, By: "CoreS3"})
 	waitFor(t, "approval.resolved", func() bool { return len(eventsOf[appevent.ApprovalResolved](r.core)) > 0 })
 	// A late response for the resolved request gets approval.resolved again.
-	r.core.send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
+	r.core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
 	waitFor(t, "approval.resolved again", func() bool { return len(eventsOf[appevent.ApprovalResolved](r.core)) == 2 })
 	time.Sleep(50 * time.Millisecond)
 
@@ -213,9 +212,7 @@ func TestHandshakeWithGarbageAndApprovalRoundTrip(t *testing.T) {
 	if n := len(eventsOf[appevent.ApprovalRequest](r.core)); n != 1 {
 		t.Errorf("%d approval.request after approval.presented, want 1", n)
 	}
-	var hellos int
-	r.core.snapshot(func() { hellos = r.core.hellos })
-	if hellos != 1 {
+	if hellos := r.core.Hellos(); hellos != 1 {
 		t.Errorf("%d HELLOs, want 1 (the garbage and CRC error cost only themselves)", hellos)
 	}
 	noViolations(t, r.core)
@@ -233,13 +230,13 @@ func TestApprovalResendSuspendAndDeny(t *testing.T) {
 	if req.Kind != appevent.KindFileChange || len(req.RequestID) > maxRequestID || req.RequestID != requestID("desktop", edit.ID) {
 		t.Errorf("approval.request = %+v", req)
 	}
-	r.core.send(appevent.NewApprovalPresented(req.RequestID))
+	r.core.Send(appevent.NewApprovalPresented(req.RequestID))
 	r.send(approvals.LinkChanged{Source: "desktop", Up: false})
 	waitFor(t, "approval.suspended", func() bool { return len(eventsOf[appevent.ApprovalSuspended](r.core)) == 1 })
 	n := len(eventsOf[appevent.ApprovalRequest](r.core))
 	r.send(approvals.LinkChanged{Source: "desktop", Up: true})
 	waitFor(t, "re-presented", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) == n+1 })
-	r.core.send(appevent.NewApprovalResponse(req.RequestID, appevent.Decline))
+	r.core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Decline))
 	waitFor(t, "a Decide", func() bool { return len(r.appr.decides()) == 1 })
 	if d := r.appr.decides()[0]; d.Decision != pbuddy.Deny || d.By != "CoreS3" {
 		t.Errorf("Decide = %+v", d)
@@ -264,10 +261,10 @@ func TestFirmwareWithoutEventIsAudioOnly(t *testing.T) {
 		r.core.snapshot(func() { n = len(r.core.dones) })
 		return n == 1
 	})
+	if ev := r.core.Events(); len(ev) != 0 {
+		t.Errorf("events sent to firmware without EVENT: %v", ev)
+	}
 	r.core.snapshot(func() {
-		if len(r.core.events) != 0 {
-			t.Errorf("events sent to firmware without EVENT: %v", r.core.events)
-		}
 		if len(r.core.captions) == 0 || !strings.HasPrefix(r.core.captions[0], "Claude wants to run Bash: npm test") {
 			t.Errorf("captions = %q", r.core.captions)
 		}
@@ -332,10 +329,10 @@ func TestErrorOnSpeakerStreamFailsOnlyThatStream(t *testing.T) {
 		if len(r.core.starts) != 2 || r.core.starts[0] == r.core.starts[1] || r.core.dones[0] != r.core.starts[1] {
 			t.Errorf("starts %v dones %v", r.core.starts, r.core.dones)
 		}
-		if r.core.hellos != 1 {
-			t.Errorf("%d HELLOs: an ERROR must not reset the link", r.core.hellos)
-		}
 	})
+	if n := r.core.Hellos(); n != 1 {
+		t.Errorf("%d HELLOs: an ERROR must not reset the link", n)
+	}
 }
 
 func TestUnplugAndReplugMidSpeech(t *testing.T) {
@@ -374,9 +371,9 @@ func TestConversationRetriedWithSameID(t *testing.T) {
 	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
 	r.send(buddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 2, Running: 1}})
 	r.send(approvals.PromptAppeared{Prompt: prompt})
-	r.core.send(appevent.NewConversationStart("conversation-a1b2c3d4-1"))
-	r.core.send(appevent.NewConversationStart("conversation-a1b2c3d4-1"))
-	r.core.send(appevent.NewConversationStop("conversation-a1b2c3d4-1"))
+	r.core.Send(appevent.NewConversationStart("conversation-a1b2c3d4-1"))
+	r.core.Send(appevent.NewConversationStart("conversation-a1b2c3d4-1"))
+	r.core.Send(appevent.NewConversationStop("conversation-a1b2c3d4-1"))
 	waitFor(t, "three results", func() bool { return len(eventsOf[appevent.ConversationResult](r.core)) == 3 })
 	res := eventsOf[appevent.ConversationResult](r.core)
 	ok := appevent.NewConversationResult("conversation-a1b2c3d4-1", true, appevent.StateSpeaking, "")
@@ -412,7 +409,7 @@ func TestConversationWithoutTTSIsBlocked(t *testing.T) {
 	r := newRig(t, wire.FirmwareCaps, nil, Options{Synth: noSynth{}})
 	r.core.plug()
 	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
-	r.core.send(appevent.NewConversationStart("c-1"))
+	r.core.Send(appevent.NewConversationStart("c-1"))
 	waitFor(t, "a result", func() bool { return len(eventsOf[appevent.ConversationResult](r.core)) == 1 })
 	if res := eventsOf[appevent.ConversationResult](r.core)[0]; res.Success || res.State != appevent.StateBlocked || res.Error == "" {
 		t.Errorf("result = %+v", res)

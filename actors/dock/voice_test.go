@@ -110,7 +110,7 @@ func TestVoiceApproval(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, dir := voiceRig(t, tt.word, func(f *fakeCore) { f.lostMicStops = tt.lostStops }, Options{})
-			r.core.send(appevent.NewConversationStart("conversation-v-1"))
+			r.core.Send(appevent.NewConversationStart("conversation-v-1"))
 			if tt.decided {
 				waitFor(t, "a Decide", func() bool { return len(r.appr.decides()) > 0 })
 			} else {
@@ -119,9 +119,9 @@ func TestVoiceApproval(t *testing.T) {
 			// The CoreS3 user answers too, and the firmware retries its
 			// start: neither may decide again.
 			req := eventsOf[appevent.ApprovalRequest](r.core)[0]
-			r.core.send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
+			r.core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
 			waitFor(t, "idle STATUS", func() bool { st := r.statuses(); return st[len(st)-1] == wire.StatusIdle })
-			r.core.send(appevent.NewConversationStart("conversation-v-1"))
+			r.core.Send(appevent.NewConversationStart("conversation-v-1"))
 			waitFor(t, "the retried start's result", func() bool { return len(eventsOf[appevent.ConversationResult](r.core)) == 2 })
 			time.Sleep(100 * time.Millisecond)
 
@@ -162,7 +162,7 @@ func TestVoiceApproval(t *testing.T) {
 
 func TestVoiceNotConfiguredNeverOpensTheMic(t *testing.T) {
 	r, _ := voiceRig(t, "", nil, Options{})
-	r.core.send(appevent.NewConversationStart("conversation-v-2"))
+	r.core.Send(appevent.NewConversationStart("conversation-v-2"))
 	waitFor(t, "the summary spoken", func() bool {
 		var n int
 		r.core.snapshot(func() { n = len(r.core.dones) })
@@ -182,12 +182,12 @@ func TestVoiceNotConfiguredNeverOpensTheMic(t *testing.T) {
 func TestVoiceStopWhileListening(t *testing.T) {
 	// No PCM and 10 s to listen: only conversation.stop ends it.
 	r, dir := voiceRig(t, "yes", func(f *fakeCore) { f.micFrames = 0 }, Options{ListenFor: 10 * time.Second})
-	r.core.send(appevent.NewConversationStart("conversation-v-3"))
+	r.core.Send(appevent.NewConversationStart("conversation-v-3"))
 	waitFor(t, "LISTENING", func() bool { return slices.Contains(r.statuses(), wire.StatusListening) })
 	if d := r.description(); !strings.HasSuffix(d, ", listening") {
 		t.Errorf("description while listening = %q", d)
 	}
-	r.core.send(appevent.NewConversationStop("conversation-v-4"))
+	r.core.Send(appevent.NewConversationStop("conversation-v-4"))
 	waitFor(t, "MIC_STOP", func() bool {
 		var n int
 		r.core.snapshot(func() { n = len(r.core.micStops) })
@@ -216,10 +216,10 @@ func TestVoiceStopWhileListening(t *testing.T) {
 
 func TestVoiceStopWhileRecognizing(t *testing.T) {
 	r, dir := voiceRig(t, "SLEEP", nil, Options{})
-	r.core.send(appevent.NewConversationStart("conversation-v-5"))
+	r.core.Send(appevent.NewConversationStart("conversation-v-5"))
 	waitFor(t, "the STT command", func() bool { _, err := os.Stat(filepath.Join(dir, "heard.wav")); return err == nil })
 	waitFor(t, "recognizing", func() bool { return strings.HasSuffix(r.description(), ", recognizing speech") })
-	r.core.send(appevent.NewConversationStop("conversation-v-6"))
+	r.core.Send(appevent.NewConversationStop("conversation-v-6"))
 	waitFor(t, "idle", func() bool { return strings.HasSuffix(r.description(), ", idle") })
 	time.Sleep(100 * time.Millisecond)
 	if len(r.appr.decides()) != 0 {
@@ -230,7 +230,7 @@ func TestVoiceStopWhileRecognizing(t *testing.T) {
 
 func TestVoiceUnplugWhileListening(t *testing.T) {
 	r, dir := voiceRig(t, "yes", func(f *fakeCore) { f.micFrames = 0 }, Options{ListenFor: 10 * time.Second})
-	r.core.send(appevent.NewConversationStart("conversation-v-7"))
+	r.core.Send(appevent.NewConversationStart("conversation-v-7"))
 	waitFor(t, "LISTENING", func() bool { return slices.Contains(r.statuses(), wire.StatusListening) })
 	var starts int
 	r.core.snapshot(func() { starts = len(r.core.micStarts) })

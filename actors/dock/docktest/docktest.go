@@ -1,14 +1,17 @@
-// Package docktest is a fake Stack-chan CoreS3 on a pty for tests outside
-// actors/dock: the firmware side of protocols/stackchan (HELLO checks,
-// session.Dock with simulated playback, EVENT reassembly and decoding). It
-// answers HELLO, grants speaker credit, presents every approval.request, and
+// Package docktest is a fake Stack-chan CoreS3 on a pty, the firmware side
+// of protocols/stackchan (HELLO checks, session.Dock with simulated
+// playback and microphone, EVENT reassembly and decoding). It answers
+// HELLO, grants speaker credit, presents every approval.request, and
 // records what the host sent and every rule the host broke. Tests send
 // approval.response and the like with Send.
+//
+// Options and Hooks let a test vary the firmware (credit in small steps, a
+// capturing microphone, nothing presented) and watch or disturb the link;
+// the dock's own tests build their fake on them.
 package docktest
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -22,10 +25,52 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
+// Options shape the simulated firmware. The zero value, with Caps set, is
+// the Core that New plugs in.
+type Options struct {
+	// Caps are the firmware capabilities (wire.FirmwareCaps for a full firmware).
+	Caps wire.Caps
+	// Unplugged leaves the Core unplugged until Plug, for tests of hotplug.
+	Unplugged bool
+	// Tick is the simulated playback and capture step; 0 means 5 ms.
+	Tick time.Duration
+	// NoPresent never answers approval.request with approval.presented.
+	NoPresent bool
+	// CreditStep > 0 hands out the speaker's credit this many bytes per
+	// tick and flags PCM beyond it, instead of granting it all at once.
+	CreditStep int
+	// MicFrames is how many MICROPHONE_PCM frames (a 440 Hz tone) a
+	// capturing microphone sends per tick.
+	MicFrames int
+	// Hooks watch and disturb the link.
+	Hooks Hooks
+}
+
+// Hooks run on the Core's goroutines with its lock held: they may use the
+// Firmware they are given, and must not call the Core's own methods. Nil
+// hooks are skipped.
+type Hooks struct {
+	// Hello runs after a valid HELLO, before the HELLO_ACK is written.
+	Hello func(fw Firmware)
+	// Control runs for each control frame after HELLO other than STATUS,
+	// before the session sees it; returning true drops the frame, as if
+	// lost on the way.
+	Control func(fw Firmware, code wire.Control, fr wire.Frame) (drop bool)
+	// Status runs for each valid STATUS.
+	Status func(fw Firmware, s wire.Status)
+	// PCM runs after the session has taken a SPEAKER_PCM frame.
+	PCM func(fw Firmware, fr wire.Frame)
+	// Reply runs for each session reply as it is written (credit held
+	// back by CreditStep is reported when it is handed out).
+	Reply func(fw Firmware, r session.Reply)
+	// Event runs for each application event the host sent.
+	Event func(fw Firmware, e appevent.Event)
+}
+
 // Core is a CoreS3 on a pty. Its methods are safe for concurrent use.
 type Core struct {
-	t    testing.TB
-	caps wire.Caps
+	t   testing.TB
+	opt Options
 
 	mu      sync.Mutex
 	master  *os.File
@@ -37,6 +82,13 @@ type Core struct {
 	ids     event.IDs
 	seq     uint32
 	helloed bool
+
+	nextSeq   map[uint16]uint32 // next speaker PCM sequence per stream
+	granted   map[uint16]int64  // credit given to the host per stream
+	sent      map[uint16]int64  // PCM bytes the host sent per stream
+	owed      map[uint16]int    // credit not yet handed out (CreditStep)
+	owedRate  map[uint16]uint32
+	tonePhase int
 
 	hellos     int
 	events     []appevent.Event
@@ -50,27 +102,54 @@ type Core struct {
 // for a full firmware) into a fresh pty; Path is the device to give the
 // host. It is unplugged at the test's cleanup. A machine without ptys
 // skips the test.
-func New(t testing.TB, caps wire.Caps) *Core {
-	master, slave, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty: %v", err)
+func New(t testing.TB, caps wire.Caps) *Core { return NewWith(t, Options{Caps: caps}) }
+
+// NewWith is New with Options; unless opt.Unplugged it is plugged in.
+func NewWith(t testing.TB, opt Options) *Core {
+	c := &Core{t: t, opt: opt, nextSeq: map[uint16]uint32{}, granted: map[uint16]int64{},
+		sent: map[uint16]int64{}, owed: map[uint16]int{}, owedRate: map[uint16]uint32{}}
+	if !opt.Unplugged {
+		c.Plug()
 	}
-	c := &Core{t: t, caps: caps, master: master, slave: slave, path: slave.Name(), done: make(chan struct{})}
-	c.wg.Add(2)
-	go c.readLoop(master)
-	go c.playLoop(c.done)
 	t.Cleanup(c.Unplug)
 	return c
 }
 
-// Path is the pty slave: the host's --dock-port.
-func (c *Core) Path() string { return c.path }
+// Plug attaches the Core on a fresh pty, as a USB attach: a new Path and a
+// firmware that starts over. A plugged Core stays as it is.
+func (c *Core) Plug() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.master != nil {
+		return
+	}
+	master, slave, err := pty.Open()
+	if err != nil {
+		c.t.Skipf("no pty: %v", err)
+	}
+	c.master, c.slave, c.path = master, slave, slave.Name()
+	c.dock.Reset()
+	c.parser.Reset()
+	c.reasm.Reset()
+	c.ids, c.seq, c.helloed = event.IDs{}, 0, false
+	c.done = make(chan struct{})
+	c.wg.Add(2)
+	go c.readLoop(master)
+	go c.playLoop(c.done)
+}
+
+// Path is the pty slave, the host's --dock-port; "" while unplugged.
+func (c *Core) Path() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.path
+}
 
 // Unplug closes the pty, as a USB detach; the host's next read fails.
 func (c *Core) Unplug() {
 	c.mu.Lock()
 	m, s, done := c.master, c.slave, c.done
-	c.master, c.slave = nil, nil
+	c.master, c.slave, c.path = nil, nil, ""
 	c.mu.Unlock()
 	if m == nil {
 		return
@@ -110,6 +189,14 @@ func (c *Core) Send(e appevent.Event) {
 	c.sendEvent(e)
 }
 
+// Locked runs fn with the Core's lock held, so that a test can read state
+// its Hooks keep without racing them.
+func (c *Core) Locked(fn func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fn()
+}
+
 // Of returns the events of type T the host sent.
 func Of[T appevent.Event](c *Core) []T {
 	var out []T
@@ -135,16 +222,20 @@ func (c *Core) readLoop(m *os.File) {
 			c.mu.Unlock()
 		}
 		if err != nil {
-			return
+			return // EIO before the host opens is not expected: the slave stays open
 		}
 	}
 }
 
-// playLoop plays the speaker's queue out in 5 ms steps, which is what
-// sends SPEAKER_DONE and returns credit.
+// playLoop plays the speaker's queue out, hands out held-back credit and
+// runs the microphone, one step per tick; playing out is what sends
+// SPEAKER_DONE and returns credit.
 func (c *Core) playLoop(done chan struct{}) {
 	defer c.wg.Done()
-	const step = 5 * time.Millisecond
+	step := c.opt.Tick
+	if step == 0 {
+		step = 5 * time.Millisecond
+	}
 	t := time.NewTicker(step)
 	defer t.Stop()
 	for {
@@ -155,108 +246,9 @@ func (c *Core) playLoop(done chan struct{}) {
 		}
 		c.mu.Lock()
 		c.replies(c.dock.Advance(step))
+		c.release()
+		c.capture()
 		c.mu.Unlock()
-	}
-}
-
-func (c *Core) next() uint32 { c.seq++; return c.seq - 1 }
-
-func (c *Core) violation(format string, args ...any) {
-	c.violations = append(c.violations, fmt.Sprintf(format, args...))
-}
-
-func (c *Core) handle(fr wire.Frame) {
-	switch fr.Type {
-	case wire.TypeControl:
-		c.control(fr)
-	case wire.TypeSpeakerPCM:
-		o := c.dock.SpeakerPCM(fr.StreamID, fr.SampleRate, fr.Sequence, len(fr.Payload))
-		if o.Result != session.Accepted {
-			c.violation("PCM seq %d on stream %d: %v", fr.Sequence, fr.StreamID, o.Result)
-		}
-		c.replies(o)
-	case wire.TypeEvent:
-		c.eventFrame(fr)
-	default:
-		c.violation("unexpected frame type %v", fr.Type)
-	}
-}
-
-func (c *Core) control(fr wire.Frame) {
-	code, _ := fr.Control()
-	switch code {
-	case wire.CtrlHello:
-		neg, err := wire.CheckHello(fr, c.caps)
-		if err != nil {
-			c.violation("bad HELLO: %v", err)
-			c.write(wire.ErrorFrame(0, c.next(), wire.ErrInvalidRequest))
-			return
-		}
-		c.hellos++
-		c.helloed = true
-		c.dock.Reset()
-		c.reasm.Reset()
-		c.write(wire.HelloAckFrame(c.next(), neg.Ack()))
-		return
-	case wire.CtrlStatus:
-		if _, err := wire.FirmwareCheckStatus(fr, c.caps); err != nil {
-			c.violation("STATUS: %v", err)
-		}
-		return
-	}
-	if !c.helloed {
-		c.violation("%v before HELLO", code)
-		return
-	}
-	o, ok := c.dock.Control(code, fr.StreamID, fr.SampleRate, fr.Payload)
-	if !ok {
-		c.violation("unexpected control %v", code)
-		return
-	}
-	if o.Result == session.Invalid || o.Result == session.Busy {
-		c.violation("%v on stream %d: %v", code, fr.StreamID, o.Result)
-	}
-	c.replies(o)
-}
-
-func (c *Core) eventFrame(fr wire.Frame) {
-	if !c.caps.Has(wire.CapEvent) {
-		c.violation("EVENT frame sent to firmware without EVENT")
-		c.write(wire.ErrorFrame(fr.StreamID, c.next(), wire.ErrInvalidRequest))
-		return
-	}
-	msg, done, err := c.reasm.Add(fr)
-	if err != nil {
-		c.violation("EVENT: %v", err)
-		return
-	}
-	if !done {
-		return
-	}
-	ev, err := appevent.DecodeInbound(msg, appevent.HostToFirmware)
-	if err != nil {
-		c.violation("event %s: %v", msg, err)
-		return
-	}
-	c.events = append(c.events, ev)
-	if r, ok := ev.(appevent.ApprovalRequest); ok {
-		c.sendEvent(appevent.NewApprovalPresented(r.RequestID))
-	}
-}
-
-// replies sends the guard's answers.
-func (c *Core) replies(o session.Outcome) {
-	for _, r := range o.Replies {
-		switch r.Code {
-		case wire.CtrlSpeakerCredit:
-			c.write(wire.SpeakerCreditFrame(r.StreamID, c.next(), r.SampleRate, r.Value))
-		case wire.CtrlSpeakerDone:
-			c.write(wire.SpeakerDoneFrame(r.StreamID, c.next(), r.SampleRate))
-		case wire.CtrlError:
-			c.write(wire.ErrorFrame(r.StreamID, c.next(), wire.ErrorCode(r.Value)))
-		default:
-			c.write(wire.ControlFrame(r.Code, r.StreamID, c.next(), r.SampleRate, nil))
-		}
 	}
 }
 
@@ -283,6 +275,10 @@ func (c *Core) write(fr wire.Frame) {
 		c.t.Errorf("fake CoreS3: %v", err)
 		return
 	}
+	c.writeRaw(b)
+}
+
+func (c *Core) writeRaw(b []byte) {
 	if c.master == nil {
 		return
 	}
