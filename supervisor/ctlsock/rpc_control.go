@@ -49,11 +49,21 @@ func isSignallable(s supervisor.State) bool {
 }
 
 func (r *rpc) startProcess(p params) (any, *Fault) {
-	spec, f := p.string(0)
+	wait, f := p.wait(1)
 	if f != nil {
 		return nil, f
 	}
-	wait, f := p.wait(1)
+	return r.onSpec(p, func(s supervisor.State) bool { return !isRunning(s) },
+		func(spec string, p supervisor.ProcessInfo) *Fault { return r.start(spec, p, wait) })
+}
+
+// onSpec runs act on the process named by the first parameter, or, for
+// "group:*", on each of the group's processes that pred selects; like
+// supervisord, one process answers true or a fault, a group a list of
+// per-process results.
+func (r *rpc) onSpec(p params, pred func(supervisor.State) bool,
+	act func(spec string, p supervisor.ProcessInfo) *Fault) (any, *Fault) {
+	spec, f := p.string(0)
 	if f != nil {
 		return nil, f
 	}
@@ -62,10 +72,9 @@ func (r *rpc) startProcess(p params) (any, *Fault) {
 		return nil, f
 	}
 	if group {
-		return r.forEach(ps, func(s supervisor.State) bool { return !isRunning(s) },
-			func(p supervisor.ProcessInfo) *Fault { return r.start(namespec(p), p, wait) }), nil
+		return r.forEach(ps, pred, func(p supervisor.ProcessInfo) *Fault { return act(namespec(p), p) }), nil
 	}
-	if f := r.start(spec, ps[0], wait); f != nil {
+	if f := act(spec, ps[0]); f != nil {
 		return nil, f
 	}
 	return true, nil
@@ -87,26 +96,12 @@ func (r *rpc) start(spec string, p supervisor.ProcessInfo, wait bool) *Fault {
 }
 
 func (r *rpc) stopProcess(p params) (any, *Fault) {
-	spec, f := p.string(0)
-	if f != nil {
-		return nil, f
-	}
 	wait, f := p.wait(1)
 	if f != nil {
 		return nil, f
 	}
-	ps, group, f := r.lookup(spec)
-	if f != nil {
-		return nil, f
-	}
-	if group {
-		return r.forEach(ps, isRunning,
-			func(p supervisor.ProcessInfo) *Fault { return r.stop(namespec(p), p, wait) }), nil
-	}
-	if f := r.stop(spec, ps[0], wait); f != nil {
-		return nil, f
-	}
-	return true, nil
+	return r.onSpec(p, isRunning,
+		func(spec string, p supervisor.ProcessInfo) *Fault { return r.stop(spec, p, wait) })
 }
 
 func (r *rpc) stop(spec string, p supervisor.ProcessInfo, wait bool) *Fault {
@@ -188,26 +183,12 @@ func (r *rpc) stopAllProcesses(p params) (any, *Fault) {
 }
 
 func (r *rpc) signalProcess(p params) (any, *Fault) {
-	spec, f := p.string(0)
-	if f != nil {
-		return nil, f
-	}
 	sig, f := p.string(1)
 	if f != nil {
 		return nil, f
 	}
-	ps, group, f := r.lookup(spec)
-	if f != nil {
-		return nil, f
-	}
-	if group {
-		return r.forEach(ps, isSignallable,
-			func(p supervisor.ProcessInfo) *Fault { return r.signal(namespec(p), p, sig) }), nil
-	}
-	if f := r.signal(spec, ps[0], sig); f != nil {
-		return nil, f
-	}
-	return true, nil
+	return r.onSpec(p, isSignallable,
+		func(spec string, p supervisor.ProcessInfo) *Fault { return r.signal(spec, p, sig) })
 }
 
 func (r *rpc) signal(spec string, p supervisor.ProcessInfo, sig string) *Fault {
