@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -58,7 +57,7 @@ func New(opts ...Option) func(h *supervisor.Handle) actor.Actor {
 	}
 	// Subscriptions outlive incarnations: subscribers register once with
 	// their ServicePID and must not miss events because this actor restarted.
-	subs := &subscribers{m: make(map[string]*actor.PID)}
+	subs := &supervisor.Subscribers{}
 	return func(h *supervisor.Handle) actor.Actor {
 		return &Actor{h: h, cfg: cfg, st: newState(), subs: subs}
 	}
@@ -70,7 +69,7 @@ type Actor struct {
 	h    *supervisor.Handle
 	cfg  config
 	st   *state
-	subs *subscribers
+	subs *supervisor.Subscribers
 
 	system *actor.ActorSystem
 	self   *actor.PID
@@ -94,7 +93,7 @@ func (a *Actor) Receive(c actor.Context) {
 		// previous incarnation must drop theirs too (the sources send
 		// their sets again within seconds).
 		pending := a.st.pending()
-		a.subs.each(func(pid *actor.PID) { c.Send(pid, pending) })
+		a.subs.Each(func(pid *actor.PID) { c.Send(pid, pending) })
 	case *actor.Stopping:
 		a.stopped = true
 		a.cancelTimer()
@@ -191,7 +190,7 @@ func (a *Actor) deliver(c actor.Context, out []any) {
 			c.Send(supervisor.ServicePID(a.system, a.owner(d.Source)), *d)
 			continue
 		}
-		a.subs.each(func(pid *actor.PID) { c.Send(pid, msg) })
+		a.subs.Each(func(pid *actor.PID) { c.Send(pid, msg) })
 	}
 	a.plan()
 }
@@ -224,47 +223,12 @@ func (a *Actor) subscribe(c actor.Context, pid *actor.PID) {
 	if pid == nil {
 		return
 	}
-	a.subs.add(pid)
+	a.subs.Add(pid)
 	c.Send(pid, a.st.pending())
 }
 
 func (a *Actor) unsubscribe(pid *actor.PID) {
-	a.subs.remove(pid)
+	a.subs.Remove(pid)
 }
 
 func (a *Actor) describe() { a.h.SetDescription(a.st.describe(a.cfg.now())) }
-
-// subscribers is the set of PIDs that get events. New creates one per
-// service; incarnations run one after another, the mutex only guards
-// against a future overlap.
-type subscribers struct {
-	mu sync.Mutex
-	m  map[string]*actor.PID
-}
-
-func (s *subscribers) add(pid *actor.PID) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.m[pid.String()] = pid
-}
-
-func (s *subscribers) remove(pid *actor.PID) {
-	if pid == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.m, pid.String())
-}
-
-func (s *subscribers) each(f func(*actor.PID)) {
-	s.mu.Lock()
-	pids := make([]*actor.PID, 0, len(s.m))
-	for _, p := range s.m {
-		pids = append(pids, p)
-	}
-	s.mu.Unlock()
-	for _, p := range pids {
-		f(p)
-	}
-}

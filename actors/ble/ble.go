@@ -40,7 +40,7 @@ func New(p drv.Peripheral, cfg Config) func(h *supervisor.Handle) actor.Actor {
 	}
 	// Subscriptions outlive incarnations: subscribers register once with
 	// their ServicePID and must not miss events because this actor restarted.
-	subs := &subscribers{m: make(map[string]*actor.PID)}
+	subs := &supervisor.Subscribers{}
 	return func(h *supervisor.Handle) actor.Actor {
 		return &Actor{h: h, p: p, cfg: cfg, subs: subs}
 	}
@@ -54,7 +54,7 @@ type Actor struct {
 	cfg  Config
 	asm  *nus.Assembler
 	link LinkState
-	subs *subscribers
+	subs *supervisor.Subscribers
 
 	lines  *actor.PID
 	cancel context.CancelFunc
@@ -121,7 +121,7 @@ func (a *Actor) start(c actor.Context) {
 	a.h.SetDescription("starting " + a.cfg.Name)
 	// A restarted link knows nothing yet: tell subscribers kept from the
 	// previous incarnation, so no one trusts a connection that is gone.
-	a.subs.each(func(pid *actor.PID) { c.Send(pid, a.link) })
+	a.subs.Each(func(pid *actor.PID) { c.Send(pid, a.link) })
 
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
@@ -184,7 +184,7 @@ func (a *Actor) handle(c actor.Context, ev drv.Event) {
 	}
 	a.link = next
 	a.h.SetDescription(describe(a.link, a.cfg.Name))
-	a.subs.each(func(pid *actor.PID) { c.Send(pid, a.link) })
+	a.subs.Each(func(pid *actor.PID) { c.Send(pid, a.link) })
 }
 
 func (a *Actor) feed(c actor.Context, p []byte) {
@@ -260,45 +260,10 @@ func (a *Actor) subscribe(c actor.Context, pid *actor.PID) {
 	if pid == nil {
 		return
 	}
-	a.subs.add(pid)
+	a.subs.Add(pid)
 	c.Send(pid, a.link)
 }
 
 func (a *Actor) unsubscribe(pid *actor.PID) {
-	a.subs.remove(pid)
-}
-
-// subscribers is the set of PIDs that get events. New creates one per
-// service; incarnations run one after another, the mutex only guards
-// against a future overlap.
-type subscribers struct {
-	mu sync.Mutex
-	m  map[string]*actor.PID
-}
-
-func (s *subscribers) add(pid *actor.PID) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.m[pid.String()] = pid
-}
-
-func (s *subscribers) remove(pid *actor.PID) {
-	if pid == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.m, pid.String())
-}
-
-func (s *subscribers) each(f func(*actor.PID)) {
-	s.mu.Lock()
-	pids := make([]*actor.PID, 0, len(s.m))
-	for _, p := range s.m {
-		pids = append(pids, p)
-	}
-	s.mu.Unlock()
-	for _, p := range pids {
-		f(p)
-	}
+	a.subs.Remove(pid)
 }

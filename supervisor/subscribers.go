@@ -1,0 +1,53 @@
+package supervisor
+
+import (
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Subscribers is a set of PIDs an actor publishes to. A service creates
+// one in its producer's closure, so the set outlives the actor's
+// incarnations: subscribers register once (with their own ServicePID) and
+// keep getting events after either side restarts. Incarnations run one
+// after another; the mutex only guards against a future overlap.
+type Subscribers struct {
+	mu sync.Mutex
+	m  map[string]*actor.PID
+}
+
+// Add registers pid; adding it twice is harmless. A nil pid is ignored.
+func (s *Subscribers) Add(pid *actor.PID) {
+	if pid == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = make(map[string]*actor.PID)
+	}
+	s.m[pid.String()] = pid
+}
+
+// Remove forgets pid.
+func (s *Subscribers) Remove(pid *actor.PID) {
+	if pid == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, pid.String())
+}
+
+// Each calls f for every subscriber, outside the lock.
+func (s *Subscribers) Each(f func(*actor.PID)) {
+	s.mu.Lock()
+	pids := make([]*actor.PID, 0, len(s.m))
+	for _, p := range s.m {
+		pids = append(pids, p)
+	}
+	s.mu.Unlock()
+	for _, p := range pids {
+		f(p)
+	}
+}
