@@ -102,14 +102,8 @@ func (s *server) permission(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, "reading request: "+err.Error(), http.StatusRequestEntityTooLarge)
-		return
-	}
-	req, err := hookbridge.DecodePermissionRequest(b)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	req, ok := decodeBody(w, r, hookbridge.DecodePermissionRequest)
+	if !ok {
 		return
 	}
 	reply := make(chan answer, 2)
@@ -147,14 +141,8 @@ func (s *server) event(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, "reading request: "+err.Error(), http.StatusRequestEntityTooLarge)
-		return
-	}
-	ev, err := hookbridge.DecodeEvent(b)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	ev, ok := decodeBody(w, r, hookbridge.DecodeEvent)
+	if !ok {
 		return
 	}
 	reply := make(chan answer, 1)
@@ -163,14 +151,8 @@ func (s *server) event(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) pair(w http.ResponseWriter, r *http.Request) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, "reading request: "+err.Error(), http.StatusRequestEntityTooLarge)
-		return
-	}
-	p, err := hookbridge.DecodePairRequest(b)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	p, ok := decodeBody(w, r, hookbridge.DecodePairRequest)
+	if !ok {
 		return
 	}
 	cs := r.TLS
@@ -181,6 +163,23 @@ func (s *server) pair(w http.ResponseWriter, r *http.Request) {
 	if !s.await(w, r, reply, s.pairTTL) {
 		s.send(pairGone{fp})
 	}
+}
+
+// decodeBody reads the (size-limited) body and decodes it; on failure it
+// has answered 413 or 400 and returns false.
+func decodeBody[T any](w http.ResponseWriter, r *http.Request, decode func([]byte) (T, error)) (T, bool) {
+	var zero T
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "reading request: "+err.Error(), http.StatusRequestEntityTooLarge)
+		return zero, false
+	}
+	v, err := decode(b)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return zero, false
+	}
+	return v, true
 }
 
 func (s *server) confirm(w http.ResponseWriter, r *http.Request) {
