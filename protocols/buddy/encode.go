@@ -1,61 +1,12 @@
 package buddy
 
 import (
+	"github.com/claude-pi/claude-pi/protocols/internal/jsonstring"
 	"strconv"
-	"unicode/utf8"
 )
 
-// appendString appends s as a JSON string the way JSON.stringify writes it:
-// '"', '\\' and C0 controls escaped (short forms where they exist, else
-// \u00xx in lower case), everything else as is. encoding/json would also
-// escape U+2028, U+2029, '<', '>' and '&', so an id echoed through it would
-// differ in bytes from what the desktop sent. Invalid UTF-8 becomes U+FFFD:
-// the desktop's streaming decoder would do the same.
-func appendString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\uFFFD"...)
-				i++
-				start = i
-				continue
-			}
-			i += n
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendString writes s as JSON.stringify would (package jsonstring).
+func appendString(dst []byte, s string) []byte { return jsonstring.Append(dst, s) }
 
 // appendCompact appends the valid JSON value v without insignificant
 // whitespace, so a raw value copied from a line can never carry a '\n'

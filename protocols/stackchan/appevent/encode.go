@@ -1,6 +1,7 @@
 package appevent
 
 import (
+	"github.com/claude-pi/claude-pi/protocols/internal/jsonstring"
 	"unicode/utf8"
 )
 
@@ -92,56 +93,8 @@ func appendBool(b []byte, v bool) []byte {
 	return append(b, "false"...)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string the way JSON.stringify does:
-// quote, backslash and C0 controls escaped (short forms where JSON has
-// them), everything else verbatim. Invalid UTF-8 (refused by Validate)
-// becomes U+FFFD as a last resort.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = append(b, "\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString writes s as JSON.stringify would (package jsonstring).
+func appendString(dst []byte, s string) []byte { return jsonstring.Append(dst, s) }
 
 // NewConversationStart builds the firmware's conversation.start.
 func NewConversationStart(requestID string) ConversationStart {
