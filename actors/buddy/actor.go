@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -82,7 +81,7 @@ func New(cfg Config) func(h *supervisor.Handle) actor.Actor {
 	}
 	// Subscribers outlive an incarnation: they subscribed once with our
 	// ServicePID and must keep getting State after a restart.
-	subs := new([]*actor.PID)
+	subs := &supervisor.Subscribers{}
 	return func(h *supervisor.Handle) actor.Actor { return &Actor{cfg: cfg, h: h, subs: subs} }
 }
 
@@ -96,7 +95,7 @@ type Actor struct {
 	system               *actor.ActorSystem
 	self, stable         *actor.PID // this incarnation; the ServicePID
 	blePID, approvalsPID *actor.PID
-	subs                 *[]*actor.PID // shared by every incarnation, used by one at a time
+	subs                 *supervisor.Subscribers // shared by every incarnation
 	timer                *time.Timer
 	lastDesc             string
 }
@@ -133,14 +132,12 @@ func (a *Actor) Receive(c actor.Context) {
 	case GetState:
 		c.Respond(a.s.state())
 	case Subscribe:
-		if m.PID != nil && !slices.ContainsFunc(*a.subs, m.PID.Equal) {
-			*a.subs = append(*a.subs, m.PID)
-		}
+		a.subs.Add(m.PID)
 		if m.PID != nil {
 			c.Send(m.PID, a.s.state())
 		}
 	case Unsubscribe:
-		*a.subs = slices.DeleteFunc(*a.subs, func(p *actor.PID) bool { return p.Equal(m.PID) })
+		a.subs.Remove(m.PID)
 	case supervisor.Reload, *supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
 	}
@@ -153,9 +150,7 @@ func (a *Actor) publish(c actor.Context) {
 	if a.s.changed {
 		a.s.changed = false
 		st := a.s.state()
-		for _, p := range *a.subs {
-			c.Send(p, st)
-		}
+		a.subs.Each(func(p *actor.PID) { c.Send(p, st) })
 		if d := a.s.description(); d != a.lastDesc {
 			a.lastDesc = d
 			a.h.SetDescription(d)
@@ -232,9 +227,7 @@ func (a *Actor) perform(effs []effect) {
 		case saveIdentity:
 			a.saveIdentity(e.id)
 		case publishTurn:
-			for _, p := range *a.subs {
-				a.system.Root.Send(p, Turn{Event: e.ev})
-			}
+			a.subs.Each(func(p *actor.PID) { a.system.Root.Send(p, Turn{Event: e.ev}) })
 		}
 	}
 }
