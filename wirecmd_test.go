@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracttest"
 	"strings"
 	"testing"
 
@@ -16,7 +16,7 @@ import (
 // to the repository; a missing folder fails the test.
 func wireContractFrames(t *testing.T) (valid []map[string]any, encoded [][]byte, invalid [][]byte) {
 	t.Helper()
-	b := contracts.Read(t, "test-vectors.json")
+	b := contracttest.Read(t, "test-vectors.json")
 	var v struct {
 		ValidFrames []struct {
 			Frame      map[string]any `json:"frame"`

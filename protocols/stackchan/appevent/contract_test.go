@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracttest"
 	"testing"
 	"time"
 )
 
-// contract reads a shared contract file (see package contracts).
-func contract(t testing.TB, name string) []byte { return contracts.Read(t, name) }
+// contract reads a shared contract file (see package contracttest).
+func contract(t testing.TB, name string) []byte { return contracttest.Read(t, name) }
 
 // compact gives the vector's object as one line, keys in file order: the
 // exact bytes our encoder must produce.

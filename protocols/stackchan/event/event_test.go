@@ -5,15 +5,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracttest"
 	"strings"
 	"testing"
 
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
-// contract reads a shared contract file (see package contracts).
-func contract(t testing.TB, name string) []byte { return contracts.Read(t, name) }
+// contract reads a shared contract file (see package contracttest).
+func contract(t testing.TB, name string) []byte { return contracttest.Read(t, name) }
 
 func ev(id uint16, flags uint16, seq uint32, payload string) wire.Frame {
 	return wire.Frame{Type: wire.TypeEvent, Flags: flags, StreamID: id, Sequence: seq, Payload: []byte(payload)}

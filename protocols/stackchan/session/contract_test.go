@@ -2,7 +2,7 @@ package session
 
 import (
 	"encoding/json"
-	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracttest"
 	"testing"
 
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -39,7 +39,7 @@ type contractStep struct {
 func loadMediaContract(t testing.TB) mediaContract {
 	t.Helper()
 	var c mediaContract
-	if err := json.Unmarshal(contracts.Read(t, "media-session-v2.json"), &c); err != nil {
+	if err := json.Unmarshal(contracttest.Read(t, "media-session-v2.json"), &c); err != nil {
 		t.Fatalf("media-session-v2.json: %v", err)
 	}
 	if c.SchemaVersion != 1 || c.ProtocolVersion != 2 {

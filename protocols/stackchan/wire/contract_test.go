@@ -7,13 +7,13 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/claude-pi/claude-pi/protocols/stackchan/contracts"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracttest"
 	"testing"
 )
 
 func loadContract(t testing.TB, name string, v any) {
 	t.Helper()
-	if err := json.Unmarshal(contracts.Read(t, name), v); err != nil {
+	if err := json.Unmarshal(contracttest.Read(t, name), v); err != nil {
 		t.Fatalf("contracts: %s: %v", name, err)
 	}
 }

@@ -1,10 +1,14 @@
-// Package contracts finds the Stack-chan dock contract vectors for tests.
+// Package contracttest finds the Stack-chan dock contract vectors for tests.
+//
+// It reads files and imports testing, so it is a test helper in the manner
+// of net/http/httptest: only _test.go files import it, and no codec in
+// protocols/ does I/O (protocols/layout_test.go checks both).
 //
 // The vectors live outside this module, in ../shared/contracts/stackchan
 // next to the repository, and are never copied in: a copy would drift from
 // upstream unnoticed. A missing folder fails the test loudly, because
 // silently skipping the contract would hide a broken checkout.
-package contracts
+package contracttest
 
 import (
 	"os"

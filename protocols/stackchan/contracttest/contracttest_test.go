@@ -1,4 +1,4 @@
-package contracts
+package contracttest
 
 import (
 	"path/filepath"
