@@ -118,6 +118,7 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 		Agent:     clipBytes(in.AgentID, hookbridge.MaxSession),
 		AgentType: clipBytes(in.AgentType, hookbridge.MaxTool),
 		Mode:      clipBytes(in.PermissionMode, hookbridge.MaxTool),
+		Call:      hookbridge.CallKey(in.ToolName, in.ToolInput),
 	}
 	if req.Agent != "" && req.AgentType == "" {
 		req.AgentType = "subagent"
@@ -162,6 +163,9 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Wr
 		Project:  hookbridge.ProjectName(in.CWD),
 		Agent:    clipBytes(in.AgentID, hookbridge.MaxSession),
 		Activity: hookbridge.Activity(in),
+	}
+	if in.HookEventName == hookbridge.EventPostToolUse {
+		ev.Call = hookbridge.CallKey(in.ToolName, in.ToolInput)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

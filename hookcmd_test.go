@@ -25,7 +25,9 @@ import (
 // A PermissionRequest as Claude Code writes it for a Bash call.
 const hookPermissionJSON = `{"session_id":"9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77","transcript_path":"/home/ada/.claude/projects/-home-ada-src-engine/9f3c2a10.jsonl","cwd":"/home/ada/src/engine","permission_mode":"default","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build && make -j8","description":"Clean rebuild"},"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"make:*"}],"behavior":"allow","destination":"localSettings"}]}`
 
-const hookPostToolUseJSON = `{"session_id":"9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77","cwd":"/home/ada/src/engine","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build && make -j8"},"tool_response":{"stdout":"ok"}}`
+// The PostToolUse of the same call: the same tool_input, keys in another
+// order and spaced otherwise, as a separate process may write it.
+const hookPostToolUseJSON = `{"session_id":"9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77","cwd":"/home/ada/src/engine","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{ "description": "Clean rebuild", "command": "rm -rf build \u0026\u0026 make -j8" },"tool_use_id":"toolu_01","tool_response":{"stdout":"ok"}}`
 
 const hookSource = lan.SourcePrefix + "9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77"
 
@@ -252,6 +254,30 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		}
 		if sess.Project != "engine" || sess.State != "running" || sess.Activity != "Bash rm -rf build && make -j8" {
 			t.Fatalf("session state %+v", sess)
+		}
+	})
+	t.Run("PostToolUse of another call keeps the prompt", func(t *testing.T) {
+		// The race the real CLI runs: the PostToolUse of call N ("touch
+		// A") reaches the Pi after the PermissionRequest of call N+1
+		// ("touch B") of the same session.
+		b := strings.Replace(hookPermissionJSON, `"command":"rm -rf build && make -j8","description":"Clean rebuild"`, `"command":"touch B"`, 1)
+		a := strings.Replace(hookPostToolUseJSON, `"tool_input":{ "description": "Clean rebuild", "command": "rm -rf build \u0026\u0026 make -j8" }`, `"tool_input":{"command":"touch A"}`, 1)
+		if a == hookPostToolUseJSON || b == hookPermissionJSON {
+			t.Fatal("fixtures not rewritten")
+		}
+		h := startHook(dir, nil, b)
+		pv := waitPrompt(t, p)
+		if err := run(context.Background(), []string{"hook", "event", "--config", dir}, strings.NewReader(a), io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		// The lan actor answers the event after applying it, so its state
+		// already tells whether the prompt was dropped.
+		if n := p.state(t).Pending; n != 1 {
+			t.Fatalf("the PostToolUse of touch A dropped the prompt of touch B: %d pending", n)
+		}
+		decide(pv, buddy.Once)
+		if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
+			t.Fatalf("hook printed %q, want %q", got, want)
 		}
 	})
 	t.Run("desktop passes through", func(t *testing.T) {

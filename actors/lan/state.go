@@ -119,9 +119,14 @@ func (s *state) permission(fp string, r hookbridge.PermissionRequest, now time.T
 	return ch, nil
 }
 
-// event records a session's progress. Anything but a Notification means
-// the session (that agent, for PostToolUse) moved on, so its pending
-// prompts were answered in the terminal and are dropped.
+// event records a session's progress. A PostToolUse means that one tool
+// call ran, so its prompt, if still shown, was answered in the terminal:
+// only the prompt of the same agent and the same call (CallKey) goes.
+// The CLI starts the PostToolUse of call N a few ms before the
+// PermissionRequest of call N+1, and the two reach the Pi in either
+// order, so clearing more would drop N+1. Stop, SessionEnd,
+// UserPromptSubmit and SessionStart end the turn: every prompt of the
+// session goes. A Notification changes nothing.
 func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, error) {
 	var ch changes
 	c, ok := s.client(fp)
@@ -140,7 +145,7 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 	case hookbridge.EventNotification:
 		return ch, nil
 	case hookbridge.EventPostToolUse:
-		s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == e.Agent })
+		s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == e.Agent && p.req.Call == e.Call })
 	default:
 		s.dropWhere(se, &ch, func(pending) bool { return true })
 	}

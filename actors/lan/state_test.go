@@ -132,3 +132,44 @@ func TestLimiter(t *testing.T) {
 		t.Fatalf("burst %d", got)
 	}
 }
+
+// TestStatePostToolUseClearsOnlyItsCall: the PostToolUse of call N may
+// reach the Pi after the PermissionRequest of call N+1 of the same
+// session; it must clear only a prompt of its own call.
+func TestStatePostToolUseClearsOnlyItsCall(t *testing.T) {
+	now := time.Unix(1000, 0)
+	s := newState([]Client{{Name: "laptop", Fingerprint: "fp1"}})
+	callA := hookbridge.CallKey("Bash", []byte(`{"command":"touch A"}`))
+	callB := hookbridge.CallKey("Bash", []byte(`{"command":"touch B"}`))
+	post := func(call, agent string) changes {
+		ch, err := s.event("fp1", hookbridge.Event{Session: "s1", Event: hookbridge.EventPostToolUse, Agent: agent, Call: call}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch
+	}
+	s.permission("fp1", hookbridge.PermissionRequest{ID: "rB", Session: "s1", Tool: "Bash", Call: callB}, now)
+	if ch := post(callA, ""); len(ch.dropped) != 0 || s.view().Pending != 1 {
+		t.Fatalf("the PostToolUse of touch A dropped %v", ch.dropped)
+	}
+	// The same call from a subagent is another call.
+	if ch := post(callB, "sub"); len(ch.dropped) != 0 {
+		t.Fatalf("a subagent's PostToolUse dropped %v", ch.dropped)
+	}
+	if v := s.view(); v.Sessions[0].State != "waiting" {
+		t.Fatalf("state %q with a prompt pending", v.Sessions[0].State)
+	}
+	// Its own PostToolUse: answered in the terminal, so it goes.
+	if ch := post(callB, ""); len(ch.dropped) != 1 || ch.dropped[0] != (key{"s1", "rB"}) {
+		t.Fatalf("the PostToolUse of touch B dropped %v", ch.dropped)
+	}
+	// The turn's end clears every call.
+	for _, ev := range []string{hookbridge.EventUserPromptSubmit, hookbridge.EventStop, hookbridge.EventSessionEnd} {
+		s.permission("fp1", hookbridge.PermissionRequest{ID: "r1", Session: "s1", Tool: "Bash", Call: callA}, now)
+		s.permission("fp1", hookbridge.PermissionRequest{ID: "r2", Session: "s1", Tool: "Bash", Agent: "sub", Call: callB}, now)
+		ch, _ := s.event("fp1", hookbridge.Event{Session: "s1", Event: ev}, now)
+		if len(ch.dropped) != 2 || s.view().Pending != 0 {
+			t.Fatalf("%s dropped %v", ev, ch.dropped)
+		}
+	}
+}

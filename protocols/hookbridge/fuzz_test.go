@@ -32,6 +32,7 @@ func FuzzDecodeHookInput(f *testing.F) {
 
 func FuzzDecodePermissionRequest(f *testing.F) {
 	f.Add([]byte(`{"id":"r1","session":"s","project":"engine","tool":"Bash","hint":"ls","agent":"a","agent_type":"Explore"}`))
+	f.Add([]byte(`{"id":"r2","session":"s","tool":"Bash","call":"0f1e2d3c4b5a69788796a5b4c3d2e1f0"}`))
 	f.Add([]byte(`{"id":"r","session":"s","tool":"t","always":true}`))
 	f.Add([]byte(`{"id":"r","session":"s","tool":"t"}{}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -54,6 +55,7 @@ func FuzzDecodePermissionRequest(f *testing.F) {
 
 func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"session":"s","event":"PostToolUse","project":"engine","activity":"Bash ls"}`))
+	f.Add([]byte(`{"session":"s","event":"PostToolUse","call":"0f1e2d3c4b5a69788796a5b4c3d2e1f0"}`))
 	f.Add([]byte(`{"session":"s"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		e, err := DecodeEvent(b)

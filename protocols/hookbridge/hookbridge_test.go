@@ -231,3 +231,32 @@ func TestPairingCode(t *testing.T) {
 		t.Fatal("fingerprint is not hex SHA-256")
 	}
 }
+
+func TestCallKey(t *testing.T) {
+	k := CallKey("Bash", json.RawMessage(`{"command":"rm -rf build && make","description":"Clean","timeout":120000}`))
+	same := []string{
+		`{"description":"Clean","command":"rm -rf build && make","timeout":120000}`,
+		"{ \"timeout\" : 120000,\n \"command\": \"rm -rf build \\u0026\\u0026 make\", \"description\": \"Clean\" }",
+	}
+	for _, in := range same {
+		if got := CallKey("Bash", json.RawMessage(in)); got != k {
+			t.Errorf("CallKey of %s = %s, want %s (the same call)", in, got, k)
+		}
+	}
+	other := map[string]json.RawMessage{
+		"Bash":  json.RawMessage(`{"command":"rm -rf build && make","description":"Clean","timeout":120001}`),
+		"Bash ": json.RawMessage(`{"command":"rm -rf build && make","description":"Clean","timeout":120000}`),
+		"Edit":  json.RawMessage(`{"command":"rm -rf build && make","description":"Clean","timeout":120000}`),
+	}
+	for tool, in := range other {
+		if CallKey(tool, in) == k {
+			t.Errorf("CallKey(%q, %s) equals another call's", tool, in)
+		}
+	}
+	if len(k) > MaxID {
+		t.Fatalf("key %q longer than the wire allows", k)
+	}
+	if CallKey("Bash", json.RawMessage(`not json`)) == CallKey("Bash", json.RawMessage(`not json!`)) {
+		t.Fatal("two inputs that are not JSON share a key")
+	}
+}

@@ -61,6 +61,9 @@ type PermissionRequest struct {
 	Agent     string `json:"agent,omitempty"`
 	AgentType string `json:"agent_type,omitempty"`
 	Mode      string `json:"mode,omitempty"`
+	// Call is the CallKey of the tool call, so the PostToolUse that
+	// reports this call clears this prompt and no other.
+	Call string `json:"call,omitempty"`
 }
 
 // Event is what `claude-pi hook event` sends: a session moved on.
@@ -70,6 +73,8 @@ type Event struct {
 	Project  string `json:"project"`
 	Agent    string `json:"agent,omitempty"`
 	Activity string `json:"activity,omitempty"`
+	// Call is the CallKey of a PostToolUse's tool call.
+	Call string `json:"call,omitempty"`
 }
 
 // Decision is the Pi's answer to a PermissionRequest.
@@ -112,7 +117,7 @@ func DecodePermissionRequest(b []byte) (PermissionRequest, error) {
 		field{"project", r.Project, MaxProject, false}, field{"tool", r.Tool, MaxTool, true},
 		field{"hint", r.Hint, MaxHint, false}, field{"detail", r.Detail, MaxDetail, false},
 		field{"agent", r.Agent, MaxSession, false}, field{"agent_type", r.AgentType, MaxTool, false},
-		field{"mode", r.Mode, MaxTool, false},
+		field{"mode", r.Mode, MaxTool, false}, field{"call", r.Call, MaxID, false},
 	)
 	if err != nil {
 		return PermissionRequest{}, err
@@ -129,7 +134,7 @@ func DecodeEvent(b []byte) (Event, error) {
 	err := check(
 		field{"session", e.Session, MaxSession, true}, field{"event", e.Event, MaxTool, true},
 		field{"project", e.Project, MaxProject, false}, field{"agent", e.Agent, MaxSession, false},
-		field{"activity", e.Activity, MaxActivity, false},
+		field{"activity", e.Activity, MaxActivity, false}, field{"call", e.Call, MaxID, false},
 	)
 	if err != nil {
 		return Event{}, err
