@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -21,21 +20,6 @@ assembles lines and decodes each one. Prints one JSON object per line:
                                                   unterminated input at the end
 N counts every newline-terminated line of the stream, skipped ones included.`
 
-// buddyCommand is `claude-pi buddy decode`.
-func buddyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("buddy: missing subcommand (want: decode)")
-	}
-	switch args[0] {
-	case "decode":
-		return buddyDecode(ctx, args[1:], stdin, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, buddyUsage)
-		return nil
-	}
-	return fmt.Errorf("buddy: unknown subcommand %q (want: decode)", args[0])
-}
-
 // buddyRecord is one output line of `buddy decode`.
 type buddyRecord struct {
 	Line   int64           `json:"line"`
@@ -48,22 +32,17 @@ type buddyRecord struct {
 }
 
 func buddyDecode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("buddy decode", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, buddyUsage) }
+	fs := newFlagSet("buddy decode", buddyUsage, stderr)
 	hexInput := fs.Bool("hex", false, "stdin is hex text (whitespace ignored) instead of raw bytes")
 	maxLine := fs.Int("max-line", nus.DefaultMaxLine, "line limit in bytes")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return fmt.Errorf("buddy decode: %v", err)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("buddy decode: unexpected argument %q (input is read from stdin)", fs.Arg(0))
+		return usagef("buddy decode: unexpected argument %q (input is read from stdin)", fs.Arg(0))
 	}
 	if *maxLine <= 0 {
-		return fmt.Errorf("buddy decode: --max-line must be positive, got %d", *maxLine)
+		return usagef("buddy decode: --max-line must be positive, got %d", *maxLine)
 	}
 	in := stdin
 	if *hexInput {

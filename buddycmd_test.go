@@ -28,7 +28,7 @@ not json at all
 func runBuddy(t *testing.T, stdin io.Reader, args ...string) (string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	err := buddyCommand(context.Background(), args, stdin, &out, &errOut)
+	err := run(context.Background(), append([]string{"buddy"}, args...), stdin, &out, &errOut)
 	return out.String(), err
 }
 
@@ -93,8 +93,8 @@ func TestBuddyCommandErrors(t *testing.T) {
 		stdin string
 		want  string
 	}{
-		{"no subcommand", nil, "", "buddy: missing subcommand (want: decode)"},
-		{"unknown subcommand", []string{"encode"}, "", `buddy: unknown subcommand "encode" (want: decode)`},
+		{"no subcommand", nil, "", "buddy: want a subcommand: decode (see claude-pi buddy --help)"},
+		{"unknown subcommand", []string{"encode"}, "", `buddy: unknown subcommand "encode": did you mean "decode"? (see claude-pi buddy --help)`},
 		{"unknown flag", []string{"decode", "--bogus"}, "", "buddy decode: flag provided but not defined: -bogus"},
 		{"bad max-line", []string{"decode", "--max-line", "0"}, "", "buddy decode: --max-line must be positive, got 0"},
 		{"non-numeric max-line", []string{"decode", "--max-line", "big"}, "", `buddy decode: invalid value "big" for flag -max-line: parse error`},
@@ -114,7 +114,7 @@ func TestBuddyCommandErrors(t *testing.T) {
 
 func TestBuddyHelp(t *testing.T) {
 	out, err := runBuddy(t, strings.NewReader(""), "help")
-	if err != nil || !strings.Contains(out, "claude-pi buddy decode") {
+	if err != nil || !strings.Contains(out, "claude-pi buddy SUBCOMMAND") || !strings.Contains(out, "decode ") {
 		t.Fatalf("help = %q, %v", out, err)
 	}
 }
@@ -122,7 +122,7 @@ func TestBuddyHelp(t *testing.T) {
 func TestBuddyDecodeCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := buddyCommand(ctx, []string{"decode"}, strings.NewReader("{}\n"), io.Discard, io.Discard)
+	err := run(ctx, []string{"buddy", "decode"}, strings.NewReader("{}\n"), io.Discard, io.Discard)
 	if err != context.Canceled {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}

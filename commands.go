@@ -26,85 +26,237 @@ func exitCode(err error) int {
 	return 1
 }
 
-// run dispatches a subcommand. Each subcommand is a function with this same
-// shape, so tests call it without starting a process.
+// commandFunc is the shape of every command, so tests call one without
+// starting a process.
+type commandFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+
+// command is one row of the command table. A command with subs is a group:
+// its first argument picks the sub, and it has no run of its own.
+type command struct {
+	name    string
+	args    string // what follows the name in the table, e.g. "[NAME...]"
+	summary string // the table's description; "\n" continues it on the next line
+	run     commandFunc
+	subs    []command
+}
+
+// commandTable is every command, in the order `claude-pi help` lists them.
+// It is a function because help refers back to it.
+func commandTable() []command {
+	return []command{
+		{name: "run", summary: "run the appliance (the default with no command)", run: runCommand},
+		{name: "status", args: "[NAME]", summary: "show the services, as supervisorctl status does", run: statusCommand},
+		{name: "wire", summary: "Stack-chan dock wire v2 bytes <-> JSON lines", subs: []command{
+			{name: "decode", summary: "decode wire v2 bytes (stdin) to JSON lines", run: wireDecodeCommand},
+			{name: "encode", summary: "encode JSON lines (stdin) to wire v2 frames", run: wireEncodeCommand},
+		}},
+		{name: "buddy", summary: "Buddy/NUS byte streams", subs: []command{
+			{name: "decode", summary: "decode a Buddy/NUS byte stream (stdin) message by message", run: buddyDecode},
+		}},
+		{name: "doctor", summary: "check SPI, GPIO, Bluetooth, audio, CoreS3 and config.txt\nfor the board, with a fix for each failure", run: doctorCommand},
+		{name: "demo", summary: "play a Claude desktop session against a running sim\nappliance (prompts wait for its A/B buttons)", run: demoCommand},
+		{name: "screenshot", args: "FILE", summary: "render a screen with sample data to a PNG (--screen,\n--size), or save a running sim's screen (--from URL)", run: screenshotCommand},
+		{name: "hook", summary: "the Claude Code hooks that ask the paired Pi", subs: []command{
+			{name: "permission", summary: "Claude Code PermissionRequest hook: ask the paired Pi", run: hookPermissionCommand},
+			{name: "event", summary: "Claude Code async hook: report session progress to the Pi", run: hookEventCommand},
+			{name: "install", summary: "add the two hooks to ~/.claude/settings.json (--project)", run: hookInstallCommand},
+		}},
+		{name: "pair", args: "[HOST]", summary: "pair this computer with a Pi (--list, --revoke NAME)", run: pairCommand},
+		{name: "version", summary: "print the version", run: versionCommand},
+		{name: "help", args: "[COMMAND]", summary: "this text, a command's flags, or \"help config\" for the\nconfiguration file with every key", run: helpCommand},
+	}
+}
+
+// run dispatches a command line.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0]) {
 		// `claude-pi` and `claude-pi --board sim` both mean run.
 		return runCommand(ctx, args, stdin, stdout, stderr)
 	}
 	switch args[0] {
-	case "help", "-h", "-help", "--help":
-		return helpCommand(args[1:], stdout)
-	case "version", "-version", "--version":
-		fmt.Fprintln(stdout, "claude-pi", version)
-		return nil
-	case "run":
-		return runCommand(ctx, args[1:], stdin, stdout, stderr)
-	case "status":
-		return statusCommand(ctx, args[1:], stdin, stdout, stderr)
-	case "wire":
-		return wireCommand(ctx, args[1:], stdin, stdout, stderr)
-	case "buddy":
-		return buddyCommand(ctx, args[1:], stdin, stdout, stderr)
-	case "hook":
-		return hookCommand(ctx, args[1:], stdin, stdout, stderr)
-	case "pair":
-		return pairCommand(ctx, args[1:], stdin, stdout, stderr)
-	case "doctor":
-		return doctorCommand(ctx, args[1:], stdin, stdout, stderr)
-	case "demo":
-		return demoCommand(ctx, args[1:], stdin, stdout, stderr)
-	case "screenshot":
-		return screenshotCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "-h", "-help", "--help":
+		args[0] = "help"
+	case "-version", "--version":
+		args[0] = "version"
 	}
-	return usagef("unknown command %q (try claude-pi --help)", args[0])
+	return dispatch(ctx, "claude-pi", commandTable(), args, stdin, stdout, stderr)
 }
+
+// dispatch runs the command of table that args[0] names, descending into
+// groups. path is what came before, for messages ("claude-pi hook").
+func dispatch(ctx context.Context, path string, table []command, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	c, ok := lookupCommand(table, args[0])
+	if !ok {
+		return unknownCommand(path, table, args[0])
+	}
+	if c.subs == nil {
+		return c.run(ctx, args[1:], stdin, stdout, stderr)
+	}
+	path += " " + c.name
+	if len(args) < 2 {
+		return usagef("%s: want a subcommand: %s (see %s --help)", strings.TrimPrefix(path, "claude-pi "), subNames(c.subs), path)
+	}
+	if isHelpFlag(args[1]) || args[1] == "help" && len(args) == 2 {
+		// The group's own help goes to stdout when asked for: `claude-pi
+		// hook --help | less` works, and it is no error.
+		writeGroupHelp(stdout, path, c)
+		return nil
+	}
+	return dispatch(ctx, path, c.subs, args[1:], stdin, stdout, stderr)
+}
+
+func lookupCommand(table []command, name string) (command, bool) {
+	for _, c := range table {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func subNames(subs []command) string {
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		names[i] = s.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// unknownCommand suggests the nearest name when there is one close enough
+// to be a typo.
+func unknownCommand(path string, table []command, name string) error {
+	what := "unknown command"
+	if group := strings.TrimPrefix(path, "claude-pi "); group != path {
+		what = group + ": unknown subcommand"
+	}
+	if near := nearestCommand(table, name); near != "" {
+		return usagef("%s %q: did you mean %q? (see %s --help)", what, name, near, path)
+	}
+	return usagef("%s %q (see %s --help)", what, name, path)
+}
+
+// nearestCommand is the command within two edits of name (or the only one
+// name is a prefix of), "" if none is.
+func nearestCommand(table []command, name string) string {
+	best, bestDist := "", 3
+	prefixed := []string{}
+	for _, c := range table {
+		if d := editDistance(name, c.name); d < bestDist {
+			best, bestDist = c.name, d
+		}
+		if len(name) >= 2 && strings.HasPrefix(c.name, name) {
+			prefixed = append(prefixed, c.name)
+		}
+	}
+	if best == "" && len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	return best
+}
+
+// editDistance is the Damerau-Levenshtein (optimal string alignment)
+// distance, so a swap of two letters ("stauts") counts as one edit.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range rb {
+		d[0][j+1] = j + 1
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 
 func isHelpOrVersion(a string) bool {
-	switch a {
-	case "-h", "-help", "--help", "-version", "--version":
-		return true
-	}
-	return false
+	return isHelpFlag(a) || a == "-version" || a == "--version"
 }
 
-func helpCommand(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprintln(stdout, usage)
+// helpCommand is `claude-pi help [COMMAND [SUBCOMMAND]]`: the command
+// table, the configuration file, or what COMMAND --help prints, on stdout.
+func helpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
+	if len(args) == 0 || isHelpFlag(args[0]) {
+		writeUsage(stdout)
 		return nil
 	}
-	switch args[0] {
-	case "config":
+	if args[0] == "config" && len(args) == 1 {
 		fmt.Fprint(stdout, exampleConfig)
 		return nil
-	case "run":
-		fs, _ := runFlags(io.Discard)
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return nil
-	case "status":
-		fs, _ := statusFlags(io.Discard)
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return nil
-	case "doctor":
-		fs, _ := doctorFlags(io.Discard)
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return nil
-	case "demo":
-		fs, _ := demoFlagSet(io.Discard)
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return nil
-	case "screenshot":
-		fs, _ := screenshotFlagSet(io.Discard)
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return nil
 	}
-	return usagef("no help for %q (try claude-pi help)", args[0])
+	if _, ok := lookupCommand(commandTable(), args[0]); !ok {
+		if near := nearestCommand(commandTable(), args[0]); near != "" {
+			return usagef("help: no command %q: did you mean %q? (see claude-pi help)", args[0], near)
+		}
+		return usagef("help: no command %q (see claude-pi help; \"help config\" shows the configuration file)", args[0])
+	}
+	// A command's usage is what its --help prints, here on stdout. Every
+	// command answers --help before it reads stdin or touches anything.
+	return run(ctx, append(append([]string{}, args...), "--help"), stdin, stdout, stdout)
+}
+
+func versionCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", "Usage: claude-pi version\n\nPrints the version of this claude-pi.", stderr)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("version: unexpected argument %q", fs.Arg(0))
+	}
+	fmt.Fprintln(stdout, "claude-pi", version)
+	return nil
+}
+
+// writeUsage prints the command table.
+func writeUsage(w io.Writer) {
+	fmt.Fprint(w, "claude-pi: the Claude_Pi appliance\n\nUsage:\n  claude-pi [command] [flags]\n\nCommands:\n")
+	for _, c := range commandTable() {
+		if c.subs == nil {
+			writeCommandRow(w, c.name+" "+c.args, c.summary)
+			continue
+		}
+		for _, s := range c.subs {
+			writeCommandRow(w, c.name+" "+s.name+" "+s.args, s.summary)
+		}
+	}
+	fmt.Fprint(w, "\nRun \"claude-pi COMMAND --help\" for a command's flags.\n")
+}
+
+func writeCommandRow(w io.Writer, left, summary string) {
+	lines := strings.Split(summary, "\n")
+	fmt.Fprintf(w, "  %-16s%s\n", strings.TrimSpace(left), lines[0])
+	for _, l := range lines[1:] {
+		fmt.Fprintf(w, "  %-16s%s\n", "", l)
+	}
+}
+
+func writeGroupHelp(w io.Writer, path string, c command) {
+	fmt.Fprintf(w, "Usage: %s SUBCOMMAND [flags]\n\n%s.\n\nSubcommands:\n", path, capitalize(c.summary))
+	for _, s := range c.subs {
+		writeCommandRow(w, s.name+" "+s.args, s.summary)
+	}
+	fmt.Fprintf(w, "\nRun \"%s SUBCOMMAND --help\" for its flags.\n", path)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // newFlagSet returns a FlagSet that reports errors instead of exiting and
@@ -113,10 +265,19 @@ func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("claude-pi "+name, flag.ContinueOnError)
 	fs.SetOutput(w)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "%s\n", synopsis)
+		if hasFlags(fs) {
+			fmt.Fprint(fs.Output(), "\nFlags:\n")
+			fs.PrintDefaults()
+		}
 	}
 	return fs
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
 }
 
 // parseFlags parses args; ErrHelp becomes a nil error with help=true.
@@ -131,30 +292,3 @@ func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
 	}
 	return false, nil
 }
-
-const usage = `claude-pi: the Claude_Pi appliance
-
-Usage:
-  claude-pi [command] [flags]
-
-Commands:
-  run             run the appliance (the default with no command)
-  status [NAME]   show the services, as supervisorctl status does
-  wire decode     decode Stack-chan dock wire v2 bytes (stdin) to JSON lines
-  wire encode     encode JSON lines (stdin) to wire v2 frames
-  buddy decode    decode a Buddy/NUS byte stream (stdin) message by message
-  doctor          check SPI, GPIO, Bluetooth, audio, CoreS3 and config.txt
-                  for the board, with a fix for each failure
-  demo            play a Claude desktop session against a running sim
-                  appliance (prompts wait for its A/B buttons)
-  screenshot FILE render a screen with sample data to a PNG (--screen,
-                  --size), or save a running sim's screen (--from URL)
-  hook permission Claude Code PermissionRequest hook: ask the paired Pi
-  hook event      Claude Code async hook: report session progress to the Pi
-  hook install    add the two hooks to ~/.claude/settings.json (--project)
-  pair [HOST]     pair this computer with a Pi (--list, --revoke NAME)
-  version         print the version
-  help [COMMAND]  this text, a command's flags, or "help config" for the
-                  configuration file with every key
-
-Run "claude-pi COMMAND --help" for a command's flags.`

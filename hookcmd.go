@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -29,26 +30,43 @@ const hookConnectTimeout = 2 * time.Second
 // it first.
 const defaultHookWait = 5 * time.Minute
 
-// hookCommand is `claude-pi hook permission|event|install`.
-func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usagef("hook: want permission, event or install")
-	}
-	switch args[0] {
-	case "permission":
-		hookPermission(ctx, args[1:], stdin, stdout, stderr)
-		return nil
-	case "event":
-		hookEvent(ctx, args[1:], stdin, stderr)
-		return nil
-	case "install":
-		return hookInstall(args[1:], stdout, stderr)
-	}
-	return usagef("hook: unknown subcommand %q (want permission, event or install)", args[0])
+const hookPermissionSynopsis = `Usage: claude-pi hook permission [flags] < hook-input.json
+
+Claude Code's PermissionRequest hook (claude-pi hook install adds it). It
+sends the prompt to the paired Pi and waits for its buttons: "once" allows
+this one call, "deny" refuses it. Anything else (no Pi, no answer within
+--timeout, a bad input) leaves stdout empty, so the terminal's own dialog
+decides. It always exits 0 and never writes a persistent rule.`
+
+var hookEventSynopsis = `Usage: claude-pi hook event [flags] < hook-input.json
+
+Claude Code's session-progress hook. claude-pi hook install adds it, marked
+async, for ` + strings.Join(eventHookNames, ", ") + `.
+It reports the event to the paired Pi, which shows what the session is
+doing. Nothing waits for a decision: Claude Code runs it in the background,
+and a Pi that does not take the report within 5 s is noted on stderr and
+forgotten. It always exits 0.`
+
+// hookEventDeadline bounds one event report, connect and answer together:
+// the hook is asynchronous, so nobody waits on it, but it must not linger.
+const hookEventDeadline = 5 * time.Second
+
+func hookPermissionCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	hookPermission(ctx, args, stdin, stdout, stderr)
+	return nil
 }
 
-// hookFlags are shared by permission and event. Errors in them are not
-// usage errors: a hook must exit 0 whatever happens.
+func hookEventCommand(ctx context.Context, args []string, stdin io.Reader, _, stderr io.Writer) error {
+	hookEvent(ctx, args, stdin, stderr)
+	return nil
+}
+
+func hookInstallCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	return hookInstall(args, stdout, stderr)
+}
+
+// hookFlags are the hooks' flags. Errors in them are not usage errors: a
+// hook must exit 0 whatever happens.
 type hookFlags struct {
 	config  string
 	pi      string
@@ -56,23 +74,30 @@ type hookFlags struct {
 	connect time.Duration
 }
 
-func parseHookFlags(name string, args []string, stderr io.Writer) (hookFlags, bool) {
-	var f hookFlags
-	fs := newFlagSet("hook "+name, "Usage: claude-pi hook "+name+" [flags] < hook-input.json", stderr)
+// parseHookFlags parses a hook's flags; only permission waits, so only it
+// has --timeout. ok is false for --help (already printed) and bad flags.
+func parseHookFlags(name, synopsis string, args []string, stderr io.Writer) (f hookFlags, help bool, err error) {
+	fs := newFlagSet("hook "+name, synopsis, stderr)
 	fs.StringVar(&f.config, "config", os.Getenv("CLAUDE_PI_CONFIG"), "the CLI's state directory (default: the user config dir's claude-pi)")
 	fs.StringVar(&f.pi, "pi", "", "the paired Pi to use (default: the last paired)")
-	wait := defaultHookWait
-	if v, err := time.ParseDuration(os.Getenv("CLAUDE_PI_HOOK_TIMEOUT")); err == nil && v > 0 {
-		wait = v
+	f.wait = hookEventDeadline
+	if name == "permission" {
+		wait := defaultHookWait
+		if v, err := time.ParseDuration(os.Getenv("CLAUDE_PI_HOOK_TIMEOUT")); err == nil && v > 0 {
+			wait = v
+		}
+		fs.DurationVar(&f.wait, "timeout", wait, "how long to wait for a decision (env CLAUDE_PI_HOOK_TIMEOUT)")
 	}
-	fs.DurationVar(&f.wait, "timeout", wait, "how long to wait for a decision (env CLAUDE_PI_HOOK_TIMEOUT)")
 	fs.DurationVar(&f.connect, "connect-timeout", hookConnectTimeout, "how long reaching the Pi may take, TCP and TLS together (at most 2s)")
-	help, err := parseFlags(fs, args)
+	help, err = parseFlags(fs, args)
 	if f.connect <= 0 || f.connect > hookConnectTimeout {
 		f.connect = hookConnectTimeout
 	}
-	return f, err == nil && !help
+	return f, help, err
 }
+
+// errHookHelp: --help was asked for and printed; no decision, no message.
+var errHookHelp = errors.New("help printed")
 
 // hookPermission never returns an error and never panics: anything but a
 // clear decision from the Pi leaves stdout empty, so the terminal dialog
@@ -88,6 +113,9 @@ func hookPermission(ctx context.Context, args []string, stdin io.Reader, stdout,
 		return
 	}
 	out, err := permissionDecision(ctx, args, stdin, stderr)
+	if errors.Is(err, errHookHelp) {
+		return
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "claude-pi hook: no decision: %v\n", err)
 		return
@@ -96,9 +124,12 @@ func hookPermission(ctx context.Context, args []string, stdin io.Reader, stdout,
 }
 
 func permissionDecision(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) ([]byte, error) {
-	f, ok := parseHookFlags("permission", args, stderr)
-	if !ok {
-		return nil, fmt.Errorf("bad flags")
+	f, help, err := parseHookFlags("permission", hookPermissionSynopsis, args, stderr)
+	if help {
+		return nil, errHookHelp
+	}
+	if err != nil {
+		return nil, err
 	}
 	in, err := readHookInput(stdin)
 	if err != nil {
@@ -148,8 +179,12 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Wr
 	if os.Getenv("CLAUDE_CODE_ENTRYPOINT") == "claude-desktop" {
 		return
 	}
-	f, ok := parseHookFlags("event", args, stderr)
-	if !ok {
+	f, help, err := parseHookFlags("event", hookEventSynopsis, args, stderr)
+	if help {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "claude-pi hook: event not sent: %v\n", err)
 		return
 	}
 	in, err := readHookInput(stdin)
@@ -167,7 +202,7 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Wr
 	if in.HookEventName == hookbridge.EventPostToolUse {
 		ev.Call = hookbridge.CallKey(in.ToolName, in.ToolInput)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, f.wait)
 	defer cancel()
 	if _, err := postToPi(ctx, f, hookbridge.PathEvent, ev); err != nil {
 		fmt.Fprintf(stderr, "claude-pi hook: event not delivered: %v\n", err)

@@ -72,9 +72,9 @@ func TestHookConnectTimeoutFlag(t *testing.T) {
 		{[]string{"--connect-timeout", "1m"}, hookConnectTimeout}, // never longer than the 2 s the terminal can spare
 		{[]string{"--connect-timeout", "0s"}, hookConnectTimeout},
 	} {
-		f, ok := parseHookFlags("permission", tt.args, io.Discard)
-		if !ok || f.connect != tt.want {
-			t.Errorf("%v: connect %v (ok %v), want %v", tt.args, f.connect, ok, tt.want)
+		f, help, err := parseHookFlags("permission", hookPermissionSynopsis, tt.args, io.Discard)
+		if help || err != nil || f.connect != tt.want {
+			t.Errorf("%v: connect %v (help %v, err %v), want %v", tt.args, f.connect, help, err, tt.want)
 		}
 	}
 	if hookConnectTimeout > 2*time.Second {

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -16,33 +15,42 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
-const wireUsage = `usage: claude-pi wire decode [--hex]   wire v2 bytes on stdin -> one JSON object per frame
-       claude-pi wire encode [--hex]   JSON objects, one per line, on stdin -> wire v2 bytes`
+const wireDecodeSynopsis = `Usage: claude-pi wire decode [--hex] < capture
 
-// wireCommand is `claude-pi wire decode|encode`: a bench tool for captures
-// of the CoreS3 link and for hand-made frames. Both directions use the frame
-// shape of the contract vectors, so a decode can be edited and re-encoded.
-func wireCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("wire: missing decode or encode\n" + wireUsage)
-	}
-	fs := flag.NewFlagSet("wire "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+Reads Stack-chan dock wire v2 bytes (a capture of the CoreS3 link, or a
+live tty) and prints one JSON object per frame: the contract vectors' frame
+object plus read-only annotations (typeName, control, hello, eventMessage,
+...). Skipped bytes are reported on stderr with their offset.`
+
+const wireEncodeSynopsis = `Usage: claude-pi wire encode [--hex] < frames.jsonl
+
+Reads JSON objects, one per line, in the frame shape that wire decode prints
+(the annotations are ignored), and writes the wire v2 frames.`
+
+// wireDecodeCommand and wireEncodeCommand are `claude-pi wire decode` and
+// `wire encode`: a bench tool for captures of the CoreS3 link and for
+// hand-made frames. Both use the frame shape of the contract vectors, so a
+// decode can be edited and re-encoded.
+func wireDecodeCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return wireRun(ctx, "decode", wireDecodeSynopsis, args, stdin, stdout, stderr)
+}
+
+func wireEncodeCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return wireRun(ctx, "encode", wireEncodeSynopsis, args, stdin, stdout, stderr)
+}
+
+func wireRun(ctx context.Context, dir, synopsis string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("wire "+dir, synopsis, stderr)
 	hexIO := fs.Bool("hex", false, "hex text instead of raw bytes (whitespace ignored on input, one frame per line on output)")
-	switch args[0] {
-	case "decode", "encode":
-	default:
-		return fmt.Errorf("wire: unknown subcommand %q\n%s", args[0], wireUsage)
-	}
-	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("wire %s: %w", args[0], err)
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("wire %s: unexpected argument %q (input is read from stdin)", args[0], fs.Arg(0))
+		return usagef("wire %s: unexpected argument %q (input is read from stdin)", dir, fs.Arg(0))
 	}
 	out := bufio.NewWriter(stdout)
 	var err error
-	if args[0] == "decode" {
+	if dir == "decode" {
 		in := stdin
 		if *hexIO {
 			in = &wireHexReader{r: stdin}
@@ -52,7 +60,7 @@ func wireCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		err = wireEncode(ctx, stdin, out, *hexIO)
 	}
 	if ferr := out.Flush(); err == nil && ferr != nil {
-		err = fmt.Errorf("wire %s: writing output: %w", args[0], ferr)
+		err = fmt.Errorf("wire %s: writing output: %w", dir, ferr)
 	}
 	return err
 }

@@ -52,7 +52,7 @@ func wireContractFrames(t *testing.T) (valid []map[string]any, encoded [][]byte,
 func runWire(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	err = wireCommand(context.Background(), args, bytes.NewReader(stdin), &out, &errOut)
+	err = run(context.Background(), append([]string{"wire"}, args...), bytes.NewReader(stdin), &out, &errOut)
 	return out.String(), errOut.String(), err
 }
 
@@ -194,7 +194,7 @@ func TestWireErrors(t *testing.T) {
 		in   string
 		want string
 	}{
-		{"no subcommand", nil, "", "missing decode or encode"},
+		{"no subcommand", nil, "", "want a subcommand: decode, encode"},
 		{"unknown subcommand", []string{"replay"}, "", `unknown subcommand "replay"`},
 		{"extra arg", []string{"decode", "file.bin"}, "", `unexpected argument "file.bin"`},
 		{"bad flag", []string{"encode", "--raw"}, "", "flag provided but not defined"},
