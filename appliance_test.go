@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -105,6 +106,23 @@ func (a *appliance) press(t *testing.T, button string) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("POST /api/press/%s = %d", button, resp.StatusCode)
+	}
+}
+
+// hold presses a sim button for a long press that begins after this
+// call (the ui takes a hold that began before the screen it acts on
+// showed for a press meant for the screen before).
+func (a *appliance) hold(t *testing.T, button string) {
+	t.Helper()
+	const held = 600 * time.Millisecond // sim.LongPress is 500 ms
+	time.Sleep(held + 100*time.Millisecond)
+	resp, err := http.Post(fmt.Sprintf("%s/api/press/%s?hold=%d", a.webURL, button, held.Milliseconds()), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("POST /api/press/%s?hold=%d = %d", button, held.Milliseconds(), resp.StatusCode)
 	}
 }
 

@@ -40,7 +40,7 @@ func (a *appliance) lanState(t *testing.T) map[string]any {
 // pairByButton pairs a fresh CLI config dir with the appliance the way a
 // user does: `claude-pi pair` prints the code, the Pi's screen shows the
 // same (read here from /api/state and checked against the screen), and
-// the approve button accepts it.
+// a long press of approve accepts it.
 func pairByButton(t *testing.T, a *appliance, addr, name string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -60,7 +60,7 @@ func pairByButton(t *testing.T, a *appliance, addr, name string) string {
 		v := a.uiView(t)
 		return v.Screen == "pairing" && v.Pairing == code
 	})
-	a.press(t, "A")
+	a.hold(t, "A")
 	select {
 	case err := <-done:
 		if err != nil {

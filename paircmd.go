@@ -177,7 +177,7 @@ func pair(ctx context.Context, cs *cliState, addr, name string, yes bool, stdin 
 	conn.Close()
 	pin := hookbridge.Fingerprint(piCert)
 	code := hookbridge.PairingCode(piCert, id.Certificate[0])
-	fmt.Fprintf(stdout, "Pairing with %s as %q.\nCode: %s\nCheck that the Pi shows the same code, then press approve on the Pi.\n", addr, name, code)
+	fmt.Fprintf(stdout, "Pairing with %s as %q.\nCode: %s\nCheck that the Pi shows the same code, then hold approve on the Pi (it shows the request once no prompt is waiting).\n", addr, name, code)
 
 	// Every later request is pinned to the certificate just seen: the code
 	// compares exactly that one.

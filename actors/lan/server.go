@@ -56,7 +56,18 @@ type server struct {
 	maxWait time.Duration
 	pairTTL time.Duration
 	limit   *limiter
+	// pairLimit is a second, much slower bucket for pairing requests:
+	// each one puts a code on the Pi's screen, so a stranger gets a few
+	// tries, then one every pairEvery.
+	pairLimit *limiter
 }
+
+// Pairing requests per address: a burst of pairBurst, then one per
+// pairEvery.
+const (
+	pairBurst = 3
+	pairEvery = 20 * time.Second
+)
 
 func (s *server) handler() http.Handler {
 	mux := http.NewServeMux()
@@ -151,6 +162,11 @@ func (s *server) event(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) pair(w http.ResponseWriter, r *http.Request) {
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	if !s.pairLimit.allow(host, time.Now()) {
+		http.Error(w, "too many pairing requests from "+host+": wait a minute", http.StatusTooManyRequests)
+		return
+	}
 	p, ok := decodeBody(w, r, hookbridge.DecodePairRequest)
 	if !ok {
 		return

@@ -94,7 +94,7 @@ func (a *Actor) start(c actor.Context) {
 					if !ok {
 						return
 					}
-					system.Root.Send(self, pressed{p.Name, p.Long})
+					system.Root.Send(self, pressed{p.Name, p.Long, p.Hold})
 				case <-a.quit:
 					return
 				}
@@ -112,7 +112,7 @@ func (a *Actor) start(c actor.Context) {
 					if !ok {
 						return
 					}
-					system.Root.Send(self, pressed{e.Name, e.Long})
+					system.Root.Send(self, pressed{e.Name, e.Long, e.Held})
 				case <-a.quit:
 					return // the source belongs to the board: not closed here
 				}
@@ -204,6 +204,7 @@ func (a *Actor) refresh() {
 		return
 	}
 	now := a.cfg.Now()
+	a.st.settle(now)
 	sc := a.st.screen()
 	a.describe()
 	if a.st.on && a.stopDock == nil {

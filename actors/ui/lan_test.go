@@ -67,52 +67,75 @@ func (r *rig) poll(t *testing.T, what string, ok func(View) bool) View {
 	return v
 }
 
+// TestLANPairingThroughButtons is issue 19's first defect: a stranger's
+// pairing request arriving while a prompt is up must not take the
+// approve button. The pairing waits until no prompt is pending, and then
+// only a long press that began on the pairing screen accepts it.
 func TestLANPairingThroughButtons(t *testing.T) {
 	r, f := newLANRig(t)
-	// A prompt is up; the pairing request overrides it, since the user
-	// started it at the computer and its code times out.
 	r.prompt("p1", "Bash")
 	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
-	f.set(lan.State{Addr: "127.0.0.1:7787", Pairing: &lan.Pairing{Name: "ada-laptop", Code: "318054", Since: t0}})
-	v := r.poll(t, "the pairing screen", func(v View) bool { return v.Screen == ScreenPairing })
-	if v.Pairing != "318054" || v.PairingAccepted {
-		t.Fatalf("pairing view %q accepted=%v", v.Pairing, v.PairingAccepted)
+	f.set(lan.State{Addr: "127.0.0.1:7787", Pairing: &lan.Pairing{Name: "mallory", Code: "318054", Since: t0}})
+	v := r.poll(t, "the pairing request seen", func(v View) bool { return v.Pairing == "318054" })
+	if v.Screen != ScreenApproval || v.Tool != "Bash" {
+		t.Fatalf("a pairing request with a prompt pending shows %s (%q), want the prompt", v.Screen, v.Tool)
 	}
+	r.press(t, "A")
+	select {
+	case d := <-r.got:
+		if d.ID != "p1" || d.Decision != pbuddy.Once {
+			t.Fatalf("A decided %+v, want once p1", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("A with a pairing request waiting did not answer the prompt")
+	}
+	if n := len(f.got()); n != 0 {
+		t.Fatalf("A meant for the prompt answered the pairing: %v", f.got())
+	}
+
+	// The prompt gone, the pairing screen comes up; the user's next
+	// short A (meant for a prompt, or a reflex) does nothing.
+	r.send("approvals", approvals.SetPrompts{Source: "desktop", LinkUp: true})
+	r.poll(t, "the pairing screen", func(v View) bool { return v.Screen == ScreenPairing })
 	fb, _ := r.board.Display.Snapshot()
 	if g := near(fb, image.Rect(0, 204, 120, 240), green); g < 1000 {
 		t.Fatalf("%d approve-green pixels on the pairing screen, want the legend", g)
 	}
 	r.press(t, "A")
+	if n := len(f.got()); n != 0 {
+		t.Fatalf("a short A paired: %v", f.got())
+	}
+	// A hold that began before the screen showed does nothing either.
+	r.pressHold(t, "A", time.Hour)
+	if n := len(f.got()); n != 0 {
+		t.Fatalf("a hold begun before the pairing screen paired: %v", f.got())
+	}
+	r.clk.advance(2 * time.Second)
+	r.pressHold(t, "A", time.Second)
 	r.waitFor(t, "AcceptPairing at the lan", func() bool { return len(f.got()) == 1 })
 	if got := f.got()[0]; got != (lan.AcceptPairing{Code: "318054"}) {
 		t.Fatalf("lan got %#v, want AcceptPairing 318054", got)
 	}
 	r.waitFor(t, "the legend gone", func() bool { return r.view(t).PairingAccepted })
-	// A second approve before the lan catches up sends nothing more, and
-	// decides no prompt behind the pairing screen.
-	r.press(t, "A")
-	select {
-	case d := <-r.got:
-		t.Fatalf("a press on the pairing screen decided %+v", d)
-	case <-time.After(50 * time.Millisecond):
-	}
+	// A second hold before the lan catches up sends nothing more.
+	r.clk.advance(2 * time.Second)
+	r.pressHold(t, "A", time.Second)
 	if n := len(f.got()); n != 1 {
 		t.Fatalf("lan got %d answers, want 1", n)
 	}
-	// Paired: the screen returns to the prompt.
-	f.set(lan.State{Addr: "127.0.0.1:7787", Clients: []lan.Client{{Name: "ada-laptop", Paired: t0}}})
-	r.poll(t, "the approval screen back", func(v View) bool { return v.Screen == ScreenApproval && v.Pairing == "" })
+	f.set(lan.State{Addr: "127.0.0.1:7787", Clients: []lan.Client{{Name: "mallory", Paired: t0}}})
+	r.poll(t, "the home screen back", func(v View) bool { return v.Screen == ScreenHome && v.Pairing == "" })
 
 	// A second request, refused with B: the screen leaves at once.
-	f.set(lan.State{Addr: "127.0.0.1:7787", Pairing: &lan.Pairing{Name: "mallory", Code: "000111", Since: t0}})
-	r.poll(t, "the second pairing", func(v View) bool { return v.Pairing == "000111" })
+	f.set(lan.State{Addr: "127.0.0.1:7787", Pairing: &lan.Pairing{Name: "eve", Code: "000111", Since: t0}})
+	r.poll(t, "the second pairing", func(v View) bool { return v.Pairing == "000111" && v.Screen == ScreenPairing })
 	r.press(t, "B")
 	r.waitFor(t, "RefusePairing at the lan", func() bool { return len(f.got()) == 2 })
 	if got := f.got()[1]; got != (lan.RefusePairing{}) {
 		t.Fatalf("lan got %#v, want RefusePairing", got)
 	}
-	if v := r.view(t); v.Screen != ScreenApproval || v.Pairing != "" {
-		t.Fatalf("after B: %s pairing %q, want the approval screen", v.Screen, v.Pairing)
+	if v := r.view(t); v.Screen != ScreenHome || v.Pairing != "" {
+		t.Fatalf("after B: %s pairing %q, want the home screen", v.Screen, v.Pairing)
 	}
 	select {
 	case d := <-r.got:

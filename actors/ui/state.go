@@ -36,8 +36,11 @@ var DefaultRoles = map[string]Role{"A": RoleApprove, "B": RoleDeny, "X": RoleNex
 type Screen string
 
 // The screens, in the order they override one another: off, then the
-// Bluetooth pairing code, then a computer's LAN pairing, then a prompt, then a pack install, then the info pages,
-// then home.
+// Bluetooth pairing code, then a prompt, then a computer's LAN pairing,
+// then a pack install, then the info pages, then home. A LAN pairing
+// waits behind every pending prompt: anyone on the network can ask to
+// pair, so a request must never take the decision buttons away from a
+// prompt the user is about to answer.
 const (
 	ScreenOff      Screen = "off"
 	ScreenPasskey  Screen = "passkey"
@@ -74,6 +77,9 @@ type state struct {
 	lan                       *lan.State
 	lanOn                     bool
 	pairAccepted, pairRefused string
+	// pairShownAt is when the pairing screen came up (settle), zero while
+	// it is not showing: only a long press that began after it accepts.
+	pairShownAt time.Time
 
 	// pageKeys: the board has dedicated next/back buttons; without them
 	// approve and deny page through info while no prompt is shown.
@@ -157,7 +163,7 @@ func (s *state) apply(msg any, now time.Time) (fx []any) {
 	case dock.State:
 		s.dock = &m
 	case lan.State:
-		if p := m.Pairing; p != nil && (s.lan == nil || s.lan.Pairing == nil || s.lan.Pairing.Code != p.Code) {
+		if p := m.Pairing; p != nil && len(s.prompts) == 0 && (s.lan == nil || s.lan.Pairing == nil || s.lan.Pairing.Code != p.Code) {
 			fx = append(fx, s.wake(now), chime{audio.ChimePrompt})
 		}
 		if m.Pairing == nil || m.Pairing.Code != s.pairAccepted {
@@ -180,10 +186,13 @@ func (s *state) pairing() *lan.Pairing {
 	return s.lan.Pairing
 }
 
-// pairPress handles a button while the pairing screen shows: approve
-// accepts the code on the screen (once), deny refuses. ok is false when
-// the press is not the pairing screen's, or has nothing left to do.
-func (s *state) pairPress(r Role, now time.Time) (msg any, ok bool) {
+// pairPress handles a button while the pairing screen shows: a long
+// press of approve that began while the screen showed accepts the code
+// (once), deny refuses. A short approve does nothing here: the press a
+// user meant for a prompt that just left the screen must not pair a
+// stranger. ok is false when the press is not the pairing screen's, or
+// has nothing left to do.
+func (s *state) pairPress(r Role, long bool, began, now time.Time) (msg any, ok bool) {
 	if !s.on || s.screen() != ScreenPairing {
 		return nil, false
 	}
@@ -191,7 +200,7 @@ func (s *state) pairPress(r Role, now time.Time) (msg any, ok bool) {
 	p := s.pairing()
 	switch r {
 	case RoleApprove:
-		if p.Accepted || s.pairAccepted == p.Code {
+		if !long || s.pairShownAt.IsZero() || began.Before(s.pairShownAt) || p.Accepted || s.pairAccepted == p.Code {
 			return nil, false
 		}
 		s.pairAccepted = p.Code
@@ -201,6 +210,17 @@ func (s *state) pairPress(r Role, now time.Time) (msg any, ok bool) {
 		return lan.RefusePairing{}, true
 	}
 	return nil, false
+}
+
+// settle records when the pairing screen came up; the actor calls it
+// whenever the screen may have changed.
+func (s *state) settle(now time.Time) {
+	switch {
+	case s.screen() != ScreenPairing:
+		s.pairShownAt = time.Time{}
+	case s.pairShownAt.IsZero():
+		s.pairShownAt = now
+	}
 }
 
 // wake turns the screen on; it returns nil so apply can list it.
@@ -254,10 +274,10 @@ func (s *state) screen() Screen {
 		return ScreenOff
 	case s.link != nil && s.link.Passkey != "":
 		return ScreenPasskey
-	case s.pairing() != nil:
-		return ScreenPairing
 	case len(s.prompts) > 0:
 		return ScreenApproval
+	case s.pairing() != nil:
+		return ScreenPairing
 	case s.buddy != nil && s.buddy.Push != nil && s.buddy.Push.Active:
 		return ScreenPack
 	case s.page > 0:
@@ -268,8 +288,8 @@ func (s *state) screen() Screen {
 
 // press handles a button with role r. A press while the screen is off
 // only wakes it. Approve and deny act on the prompt on the screen and on
-// nothing else: a prompt hidden behind the pairing code is not answered
-// blind. ok is false when no decision is to be sent.
+// nothing else: a prompt hidden behind the Bluetooth passkey is not
+// answered blind. ok is false when no decision is to be sent.
 func (s *state) press(r Role, now time.Time) (d approvals.Decide, ok bool) {
 	if !s.on {
 		s.wake(now)

@@ -167,6 +167,10 @@ func TestState_persona(t *testing.T) {
 	}
 }
 
+// hold is a long press of a role in TestState_lanPairing's steps, held
+// for a second up to the step's time.
+type hold Role
+
 func TestState_lanPairing(t *testing.T) {
 	pairing := func(code string, accepted bool) lan.State {
 		return lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: code, Accepted: accepted}}
@@ -175,14 +179,32 @@ func TestState_lanPairing(t *testing.T) {
 		name  string
 		steps []step
 	}{
-		{"approve accepts the code on the screen once", []step{
+		{"a pending prompt keeps the buttons; the pairing waits behind it", []step{
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: pairing("318054", false), screen: ScreenApproval},
+			{at: 2 * time.Second, msg: hold(RoleApprove), screen: ScreenApproval},
+			{at: 3 * time.Second, msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
+			{at: 4 * time.Second, msg: approvals.PromptResolved{Prompt: prompt("p1"), How: approvals.ApprovedHere}, screen: ScreenPairing},
+			// The user's second press meant for the prompt: nothing.
+			{at: 4 * time.Second, msg: RoleApprove, screen: ScreenPairing},
+			// A hold that began before the screen showed: nothing.
+			{at: 4500 * time.Millisecond, msg: hold(RoleApprove), screen: ScreenPairing},
+			{at: 6 * time.Second, msg: hold(RoleApprove), decide: "accept 318054", screen: ScreenPairing},
+		}},
+		{"a prompt arriving takes the screen back from the pairing", []step{
 			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
-			{msg: RoleApprove, decide: "accept 318054", screen: ScreenPairing},
-			{msg: RoleApprove, screen: ScreenPairing}, // already sent
-			{msg: pairing("318054", true), screen: ScreenPairing},
-			{msg: RoleApprove, screen: ScreenPairing},
-			{msg: lan.State{}, screen: ScreenApproval},
+			{at: time.Second, msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{at: 3 * time.Second, msg: hold(RoleApprove), screen: ScreenApproval},
+			{at: 3 * time.Second, msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
+		}},
+		{"a long approve accepts the code on the screen once", []step{
+			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
+			{at: 2 * time.Second, msg: RoleApprove, screen: ScreenPairing},
+			{at: 2 * time.Second, msg: hold(RoleApprove), decide: "accept 318054", screen: ScreenPairing},
+			{at: 3 * time.Second, msg: hold(RoleApprove), screen: ScreenPairing}, // already sent
+			{at: 3 * time.Second, msg: pairing("318054", true), screen: ScreenPairing},
+			{at: 5 * time.Second, msg: hold(RoleApprove), screen: ScreenPairing},
+			{at: 5 * time.Second, msg: lan.State{}, screen: ScreenHome},
 		}},
 		{"deny refuses and hides the code at once", []step{
 			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
@@ -190,16 +212,16 @@ func TestState_lanPairing(t *testing.T) {
 			{msg: pairing("318054", false), screen: ScreenHome}, // the lan not caught up yet
 			{msg: pairing("777777", false), screen: ScreenPairing, chime: true},
 		}},
-		{"a new code is a new request: approve again", []step{
+		{"a new code is a new request: hold again", []step{
 			{msg: pairing("111111", false), screen: ScreenPairing, chime: true},
-			{msg: RoleApprove, decide: "accept 111111", screen: ScreenPairing},
-			{msg: pairing("222222", false), screen: ScreenPairing, chime: true},
-			{msg: RoleApprove, decide: "accept 222222", screen: ScreenPairing},
+			{at: 2 * time.Second, msg: hold(RoleApprove), decide: "accept 111111", screen: ScreenPairing},
+			{at: 2 * time.Second, msg: pairing("222222", false), screen: ScreenPairing, chime: true},
+			{at: 4 * time.Second, msg: hold(RoleApprove), decide: "accept 222222", screen: ScreenPairing},
 		}},
 		{"the bluetooth passkey wins; the pairing keeps the screen on", []step{
 			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
 			{msg: ableactor.LinkState{Passkey: "123456"}, screen: ScreenPasskey},
-			{msg: RoleApprove, screen: ScreenPasskey},
+			{at: 2 * time.Second, msg: hold(RoleApprove), screen: ScreenPasskey},
 			{msg: ableactor.LinkState{}, screen: ScreenPairing},
 			{at: 10 * time.Minute, msg: time.Duration(0), screen: ScreenPairing},
 		}},
@@ -216,18 +238,25 @@ func TestState_lanPairing(t *testing.T) {
 				now := t0.Add(st.at)
 				var got string
 				var chimed bool
-				switch m := st.msg.(type) {
-				case Role:
-					if out, ok := s.pairPress(m, now); ok {
+				press := func(r Role, long bool) {
+					if out, ok := s.pairPress(r, long, now.Add(-time.Second), now); ok {
 						switch o := out.(type) {
 						case lan.AcceptPairing:
 							got = "accept " + o.Code
 						case lan.RefusePairing:
 							got = "refuse"
 						}
-					} else if d, ok := s.press(m, now); ok {
+					} else if long {
+						return // the actor counts other long presses as interaction only
+					} else if d, ok := s.press(r, now); ok {
 						got = d.Decision.String() + " " + d.ID
 					}
+				}
+				switch m := st.msg.(type) {
+				case Role:
+					press(m, false)
+				case hold:
+					press(Role(m), true)
 				case time.Duration:
 					s.tick(now)
 				default:
@@ -237,6 +266,7 @@ func TestState_lanPairing(t *testing.T) {
 						}
 					}
 				}
+				s.settle(now)
 				if got != st.decide || s.screen() != st.screen || chimed != st.chime {
 					t.Fatalf("step %d (%T %v): sent %q screen %s chime %v, want %q %s %v",
 						i, st.msg, st.msg, got, s.screen(), chimed, st.decide, st.screen, st.chime)

@@ -155,6 +155,7 @@ type (
 	pressed struct {
 		name string
 		long bool
+		held time.Duration // how long the button was down
 	}
 	tick       struct{ gen uint64 }
 	dockTick   struct{}
@@ -220,6 +221,13 @@ func (a *Actor) press(c actor.Context, p pressed) {
 	a.presses++
 	now := a.cfg.Now()
 	role, known := a.cfg.Roles[p.name]
+	if m, ok := a.st.pairPress(role, p.long, now.Add(-p.held), now); known && ok {
+		a.h.Logger().Info("pairing answered", "button", p.name, "long", p.long, "answer", fmt.Sprintf("%T", m))
+		c.Send(supervisor.ServicePID(a.system, a.cfg.LAN), m)
+		a.refresh()
+		a.askLAN(c) // catch up with the lan at once
+		return
+	}
 	if p.long || !known {
 		// Long presses and unmapped buttons only count as interaction.
 		if !a.st.on {
@@ -227,13 +235,6 @@ func (a *Actor) press(c actor.Context, p pressed) {
 		}
 		a.st.lastActive = now
 		a.refresh()
-		return
-	}
-	if m, ok := a.st.pairPress(role, now); ok {
-		a.h.Logger().Info("pairing answered", "button", p.name, "answer", fmt.Sprintf("%T", m))
-		c.Send(supervisor.ServicePID(a.system, a.cfg.LAN), m)
-		a.refresh()
-		a.askLAN(c) // catch up with the lan at once
 		return
 	}
 	wasOff := !a.st.on

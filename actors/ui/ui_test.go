@@ -192,6 +192,17 @@ func (r *rig) press(t *testing.T, name string) {
 	r.waitFor(t, "the press handled", func() bool { return r.view(t).Presses == before+1 })
 }
 
+// pressHold is press with the button held for hold (up to the fake
+// clock's now); long when hold reaches sim.LongPress.
+func (r *rig) pressHold(t *testing.T, name string, hold time.Duration) {
+	t.Helper()
+	before := r.view(t).Presses
+	if _, n, err := r.board.Buttons.Press(name, min(hold, sim.MaxHold)); n != 1 {
+		t.Fatalf("press %s delivered to %d subscribers: %v", name, n, err)
+	}
+	r.waitFor(t, "the press handled", func() bool { return r.view(t).Presses == before+1 })
+}
+
 func (r *rig) waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {

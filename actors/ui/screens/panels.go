@@ -158,11 +158,13 @@ func (r *Renderer) Passkey(dst *image.RGBA, v PasskeyView) {
 }
 
 // PairingView is a computer asking to pair over the LAN: the Pi shows
-// the code, the computer prints the same, and approve accepts.
+// the code, the computer prints the same, and a long press of approve
+// accepts. The screen says "pair a new computer?" in so many words, so
+// nobody mistakes it for a prompt.
 type PairingView struct {
 	Name string // the computer's name
 	Code string // six digits
-	// Accepted: approve was pressed; the computer's user confirms next,
+	// Accepted: approve was held; the computer's user confirms next,
 	// so the legend gives way to "confirm on <name>".
 	Accepted      bool
 	Approve, Deny string // button labels, e.g. "A" and "B"
@@ -175,12 +177,13 @@ func (r *Renderer) Pairing(dst *image.RGBA, v PairingView) {
 	if name == "" {
 		name = "a computer"
 	}
-	r.centre(dst, 14, Bold, 18, accent, r.f.ellipsize(Bold, 18, "Pair "+name+"?", r.w-16))
+	r.centre(dst, 8, Bold, 18, accent, "Pair a new computer?")
+	r.centre(dst, 32, Regular, 14, fg, r.f.ellipsize(Regular, 14, name, r.w-16))
 	size := 52.0
 	for size > 20 && r.f.measure(Bold, size, v.Code) > r.w-16 {
 		size -= 4
 	}
-	y := (r.h-r.f.lineHeight(Bold, size))/2 - 12
+	y := (r.h-r.f.lineHeight(Bold, size))/2 - 8
 	r.centre(dst, y, Bold, size, fg, v.Code)
 	r.centre(dst, r.h-68, Regular, 14, dim, r.f.ellipsize(Regular, 14, "Same code on the computer?", r.w-16))
 	if v.Accepted {
@@ -190,7 +193,17 @@ func (r *Renderer) Pairing(dst *image.RGBA, v PairingView) {
 		r.f.text(dst, (r.w-r.f.measure(Bold, 16, s))/2, legend.Min.Y+9, Bold, 16, dim, s)
 		return
 	}
-	r.legend(dst, v.Approve, v.Deny)
+	approve, deny := v.Approve, v.Deny
+	if approve == "" {
+		approve = "A"
+	}
+	if deny == "" {
+		deny = "B"
+	}
+	half := r.w / 2
+	top := r.h - 36
+	r.button(dst, image.Rect(4, top, half-2, r.h-4), "hold "+approve+" pair", approveC)
+	r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  refuse", denyC)
 }
 
 func (r *Renderer) centre(dst *image.RGBA, y int, st Style, size float64, c color.Color, s string) {
