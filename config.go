@@ -53,6 +53,7 @@ type BLEConfig struct {
 	NUSListen string `toml:"nus_listen"`
 	MTU       int    `toml:"mtu"`
 	Backend   string `toml:"backend"`
+	Adapter   string `toml:"adapter"`
 }
 
 // DockConfig is the [dock] table. The pointers tell "unset" from false:
@@ -295,4 +296,20 @@ func (c Config) policy(name string) (supervisor.Policy, error) {
 		return p, fmt.Errorf("%s: backoff_max %v is below backoff_min %v: raise backoff_max", key, p.BackoffMax, p.BackoffMin)
 	}
 	return p, nil
+}
+
+// validAdapterName accepts what BlueZ calls its adapters: "hci" and a number.
+func validAdapterName(name string) bool {
+	_, ok := adapterIndex(name)
+	return ok
+}
+
+// adapterIndex is N of "hciN", the device index the hci backend opens.
+func adapterIndex(name string) (int, bool) {
+	n, ok := strings.CutPrefix(name, "hci")
+	if !ok || n == "" || len(n) > 3 || strings.Trim(n, "0123456789") != "" {
+		return 0, false
+	}
+	i, err := strconv.Atoi(n)
+	return i, err == nil
 }

@@ -185,6 +185,7 @@ func TestConfigErrors(t *testing.T) {
 		{"long name", "[ble]\nname = \"Claude_Pi_with_a_long_name\"\n", []string{"ble.name", "20 bytes"}},
 		{"bad security", "[ble]\nsecurity = \"none\"\n", []string{"ble.security", "bonded"}},
 		{"bad mtu", "[ble]\nmtu = 600\n", []string{"ble.mtu", "23..517"}},
+		{"bad adapter", "[ble]\nadapter = \"/org/bluez/hci1\"\n", []string{"ble.adapter", "hci0"}},
 		{"bad log level", "log_level = \"loud\"\n", []string{"log_level", "debug, info"}},
 		{"relative dock port", "[dock]\nport = \"ttyACM0\"\n", []string{"dock.port", "/dev/ttyACM0"}},
 		{"negative restarts", "[services.dock]\nmax_restarts = -1\n", []string{"services.dock.max_restarts"}},

@@ -135,8 +135,9 @@ func (l *lazyLink) CanPair() bool { return l.canPair }
 func radioLink(b BLEConfig, sec drv.Security, log *slog.Logger) *lazyLink {
 	log = log.With("actor", "ble")
 	if b.Backend == "hci" {
+		device, _ := adapterIndex(b.Adapter) // validated by resolve; "" is hci0
 		return &lazyLink{open: func() (drv.Peripheral, func(), error) {
-			p, err := hci.New(&hci.Options{Name: b.Name, Security: sec, Logger: log})
+			p, err := hci.New(&hci.Options{Name: b.Name, Security: sec, Device: device, Logger: log})
 			return p, func() {}, err
 		}}
 	}
@@ -145,7 +146,7 @@ func radioLink(b BLEConfig, sec drv.Security, log *slog.Logger) *lazyLink {
 		if err != nil {
 			return nil, nil, fmt.Errorf("bluez: connecting to the D-Bus system bus: %w (is dbus running? is the user in the bluetooth group?)", err)
 		}
-		p, err := bluez.New(conn, &bluez.Options{Name: b.Name, Security: sec, Logger: log})
+		p, err := bluez.New(conn, &bluez.Options{Name: b.Name, Security: sec, Adapter: b.Adapter, Logger: log})
 		if err != nil {
 			conn.Close()
 			return nil, nil, err

@@ -142,6 +142,9 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 	if s.ble.Backend == "hci" && s.ble.Security != "open" {
 		return fail(fmt.Errorf("ble.backend = \"hci\" cannot pair: set ble.security = \"open\" with it, or use backend \"bluez\""))
 	}
+	if a := s.ble.Adapter; a != "" && !validAdapterName(a) {
+		return fail(fmt.Errorf("ble.adapter = %q: name a BlueZ adapter as `bluetoothctl list` and `hciconfig` do, e.g. \"hci0\"", a))
+	}
 	if s.ble.NUSListen == "" {
 		s.ble.NUSListen = simNUSListen
 	}

@@ -7,28 +7,22 @@ import (
 // advert is our LEAdvertisement1. BlueZ reads its properties once, with
 // GetAll, when we register it.
 //
-// A legacy advertisement holds 31 bytes: flags (3) + the 128-bit NUS UUID
-// (18) + the name (2+len) overflow for "Claude_Pi". The desktop finds us by
-// name only (buddy spec §2.2), so the name goes in the advertising data and
-// the UUID in the scan response; losing the name would hide the device.
+// A legacy advertisement holds 31 bytes. BlueZ always puts LocalName in the
+// scan response (src/advertising.c, generate_scan_rsp), so the advertising
+// data holds only the flags (3) and the 128-bit NUS UUID (18): scanners that
+// filter on the service (CoreBluetooth withServices:, Web Bluetooth) find us,
+// and the desktop, which matches the name (buddy spec §2.2), reads it from
+// the scan response. ScanResponseServiceUUIDs is not an option: BlueZ 5.66
+// ignores it without an error, later versions accept it only with -E.
 type advert struct{ p *Peripheral }
 
-// advertFits reports whether flags, the UUID and the name fit in 31 bytes.
-func advertFits(name string) bool { return 3+18+2+len(name) <= 31 }
-
 func (a advert) properties() map[string]dbus.Variant {
-	name := a.p.opts.Name
-	props := map[string]dbus.Variant{
+	return map[string]dbus.Variant{
 		"Type":         dbus.MakeVariant("peripheral"),
-		"LocalName":    dbus.MakeVariant(name),
+		"ServiceUUIDs": dbus.MakeVariant([]string{uuidNUS}),
+		"LocalName":    dbus.MakeVariant(a.p.opts.Name),
 		"Discoverable": dbus.MakeVariant(true),
 	}
-	if advertFits(name) {
-		props["ServiceUUIDs"] = dbus.MakeVariant([]string{uuidNUS})
-	} else {
-		props["ScanResponseServiceUUIDs"] = dbus.MakeVariant([]string{uuidNUS})
-	}
-	return props
 }
 
 // Release implements LEAdvertisement1.Release: BlueZ dropped the

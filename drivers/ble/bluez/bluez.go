@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +31,9 @@ type Options struct {
 	Name string
 	// Security is ble.Bonded (default) or ble.Open.
 	Security ble.Security
-	// Adapter picks an adapter by name ("hci0"); empty takes the first one
-	// that supports GATT servers and LE advertising.
+	// Adapter picks an adapter by name ("hci0", the [ble] adapter key);
+	// empty takes the lowest-numbered one that supports GATT servers and LE
+	// advertising, so the choice is the same on every start.
 	Adapter string
 	// Root is where our objects are exported; "/org/claudepi/nus" if empty.
 	Root dbus.ObjectPath
@@ -50,11 +52,16 @@ type Peripheral struct {
 	log   *slog.Logger
 	kick  chan string // asks Run to re-register (reason)
 
-	mu        sync.Mutex
-	ctx       context.Context
-	events    chan<- ble.Event
-	adapter   dbus.ObjectPath
-	central   dbus.ObjectPath
+	mu      sync.Mutex
+	ctx     context.Context
+	events  chan<- ble.Event
+	adapter dbus.ObjectPath
+	central dbus.ObjectPath
+	// notifying mirrors bluetoothd's subscriber count on TX, which is not
+	// the link's: BlueZ keeps a bonded central's CCC value across
+	// connections and calls StartNotify/StopNotify only when the count
+	// goes 0→1 or 1→0 (src/gatt-database.c). A bonded desktop that comes
+	// back is therefore still subscribed, with no new StartNotify.
 	notifying bool
 	secured   bool
 	mtu       int
@@ -131,6 +138,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 	matches := [][]dbus.MatchOption{
 		{dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchMember("NameOwnerChanged"), dbus.WithMatchArg(0, busName)},
 		{dbus.WithMatchSender(busName), dbus.WithMatchInterface(ifaceProps), dbus.WithMatchMember("PropertiesChanged"), dbus.WithMatchArg(0, ifaceDevice)},
+		{dbus.WithMatchSender(busName), dbus.WithMatchInterface(ifaceObjManager), dbus.WithMatchMember("InterfacesAdded")},
 		{dbus.WithMatchSender(busName), dbus.WithMatchInterface(ifaceObjManager), dbus.WithMatchMember("InterfacesRemoved")},
 	}
 	for _, m := range matches {
@@ -228,31 +236,48 @@ func (p *Peripheral) managedObjects() (managedObjects, error) {
 	return objs, nil
 }
 
-// findAdapter picks the adapter to serve on.
+// findAdapter picks the adapter to serve on: the one named in
+// Options.Adapter, or else the lowest-numbered capable one. GetManagedObjects
+// is a map, so without the sort two adapters would be picked at random.
 func (p *Peripheral) findAdapter(objs managedObjects) (dbus.ObjectPath, map[string]dbus.Variant, error) {
-	var names []string
+	var paths []dbus.ObjectPath
 	for path0, ifaces := range objs {
-		props, isAdapter := ifaces[ifaceAdapter]
-		if !isAdapter {
-			continue
+		if _, isAdapter := ifaces[ifaceAdapter]; isAdapter {
+			paths = append(paths, path0)
 		}
-		names = append(names, path.Base(string(path0)))
-		_, gatt := ifaces[ifaceGattManager]
-		_, adv := ifaces[ifaceAdvManager]
+	}
+	slices.SortFunc(paths, compareAdapters)
+	var names, capable []string
+	for _, path0 := range paths {
+		name := path.Base(string(path0))
+		names = append(names, name)
+		_, gatt := objs[path0][ifaceGattManager]
+		_, adv := objs[path0][ifaceAdvManager]
 		if !gatt || !adv {
 			continue
 		}
-		if p.opts.Adapter == "" || path.Base(string(path0)) == p.opts.Adapter {
-			return path0, props, nil
+		capable = append(capable, name)
+		if p.opts.Adapter == "" || name == p.opts.Adapter {
+			return path0, objs[path0][ifaceAdapter], nil
 		}
 	}
-	if p.opts.Adapter != "" {
-		return "", nil, fmt.Errorf("bluez: adapter %q not found (have %v): check `bluetoothctl list` and [ble] adapter in the config", p.opts.Adapter, names)
-	}
-	if len(names) > 0 {
+	switch {
+	case p.opts.Adapter != "" && slices.Contains(names, p.opts.Adapter):
+		return "", nil, fmt.Errorf("bluez: adapter %q cannot serve GATT with LE advertising (capable: %v): set [ble] adapter to one of those, or update BlueZ to 5.50 or later", p.opts.Adapter, capable)
+	case p.opts.Adapter != "":
+		return "", nil, fmt.Errorf("bluez: adapter %q not found (have %v): set [ble] adapter in the config to one of those (`bluetoothctl list` shows them), or remove the key to take the first", p.opts.Adapter, names)
+	case len(names) > 0:
 		return "", nil, fmt.Errorf("bluez: adapters %v cannot serve GATT with LE advertising: update BlueZ to 5.50 or later", names)
 	}
 	return "", nil, errors.New("bluez: no Bluetooth adapter: on a Pi, enable the UART Bluetooth (remove dtoverlay=disable-bt from config.txt) and check `bluetoothctl list`")
+}
+
+// compareAdapters orders /org/bluez/hci2 before /org/bluez/hci10.
+func compareAdapters(a, b dbus.ObjectPath) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(string(a), string(b))
 }
 
 // register makes bluetoothd serve us: adapter powered, agent, GATT app,
@@ -268,6 +293,9 @@ func (p *Peripheral) register() error {
 	}
 	p.mu.Lock()
 	p.adapter = adapter
+	// A (re)registered application starts with no subscribers in
+	// bluetoothd: it drops CCC state with the old application's handles.
+	p.notifying = false
 	p.mu.Unlock()
 	if powered, _ := props["Powered"].Value().(bool); !powered {
 		if err := p.call(adapter, ifaceProps+".Set", ifaceAdapter, "Powered", dbus.MakeVariant(true)).Err; err != nil {

@@ -107,13 +107,14 @@ func TestRegistersNUSAgentAndAdvertisement(t *testing.T) {
 	if props["Type"].Value() != "peripheral" || props["LocalName"].Value() != "Claude_Pi" || props["Discoverable"].Value() != true {
 		t.Fatalf("advertisement %v", props)
 	}
-	// "Claude_Pi" + flags + a 128-bit UUID make 32 bytes: the UUID must go
-	// to the scan response so the name stays in the advertisement.
-	if _, inAdv := props["ServiceUUIDs"]; inAdv {
-		t.Fatalf("NUS UUID in the advertisement would push the name out: %v", props)
+	// BlueZ moves LocalName to the scan response by itself, so the NUS UUID
+	// fits the advertising data (3 + 18 bytes) and service filters see it.
+	// ScanResponseServiceUUIDs would be dropped silently by BlueZ 5.66.
+	if got := props["ServiceUUIDs"].Value(); !reflect.DeepEqual(got, []string{uuidNUS}) {
+		t.Fatalf("ServiceUUIDs = %v, want the NUS UUID in the advertising data", got)
 	}
-	if got := props["ScanResponseServiceUUIDs"].Value(); !reflect.DeepEqual(got, []string{uuidNUS}) {
-		t.Fatalf("scan response UUIDs = %v", got)
+	if _, ok := props["ScanResponseServiceUUIDs"]; ok {
+		t.Fatalf("ScanResponseServiceUUIDs is ignored by BlueZ 5.66: %v", props)
 	}
 }
 
@@ -131,7 +132,6 @@ func TestOpenModeFlagsHaveNoEncryption(t *testing.T) {
 	if err := r.fake.conn.Object(r.fake.peer, r.fake.advPath).Call(ifaceProps+".GetAll", 0, ifaceAdvert).Store(&props); err != nil {
 		t.Fatal(err)
 	}
-	// A short name leaves room for the UUID in the advertisement itself.
 	if got := props["ServiceUUIDs"].Value(); !reflect.DeepEqual(got, []string{uuidNUS}) {
 		t.Fatalf("ServiceUUIDs = %v", got)
 	}
@@ -346,5 +346,152 @@ func TestNewValidatesName(t *testing.T) {
 	}
 	if _, err := New(nil, nil); err == nil {
 		t.Error("New(nil conn) must fail")
+	}
+}
+
+// A central bluetoothd has never seen is announced by InterfacesAdded with
+// Connected already true, and nothing else: the first pairing of every
+// desktop. The passkey must still go away when pairing ends.
+func TestNeverSeenCentralAnnouncedByInterfacesAdded(t *testing.T) {
+	r := start(t, Options{})
+	r.fake.waitCall("adv")
+	r.fake.addDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true), "Paired": dbus.MakeVariant(false)})
+	if ev := want[ble.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+		t.Fatalf("connected %+v", ev)
+	}
+	agent := r.fake.peerObject("/org/claudepi/nus/agent")
+	if err := agent.Call(ifaceAgent+".DisplayPasskey", 0, dev, uint32(123456), uint16(0)).Err; err != nil {
+		t.Fatal(err)
+	}
+	want[ble.Passkey](r)
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
+	if ev := want[ble.PairingDone](r); !ev.OK {
+		t.Fatal("pairing of a never-seen central did not finish")
+	}
+	// A device on another adapter is not ours.
+	r.fake.addDevice("/org/bluez/hci1/dev_11_22_33_44_55_66", map[string]dbus.Variant{"Connected": dbus.MakeVariant(true)})
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false)})
+	if ev := want[ble.Disconnected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+		t.Fatalf("after a device on hci1 connected, disconnect reported %+v", ev)
+	}
+}
+
+// BlueZ keeps a bonded central's CCC value across connections: when the
+// desktop comes back and writes the CCCD again, the value is unchanged and
+// bluetoothd calls no StartNotify. Replies must flow anyway.
+func TestBondedReconnectStaysSubscribed(t *testing.T) {
+	r := start(t, Options{})
+	connect(r)
+	tx := r.fake.peerObject("/org/claudepi/nus/service0/char1")
+	if err := tx.Call(ifaceGattChar+".StartNotify", 0).Err; err != nil {
+		t.Fatal(err)
+	}
+	want[ble.Subscribed](r)
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false)})
+	want[ble.Disconnected](r)
+	if err := r.p.Notify([]byte("{}")); !errors.Is(err, ble.ErrNotSubscribed) {
+		t.Fatalf("Notify with no central = %v; bluetoothd would hold it for the bonded device", err)
+	}
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true)})
+	want[ble.Connected](r)
+	if ev := want[ble.Subscribed](r); !ev.On {
+		t.Fatal("a bonded central that reconnects is still subscribed in bluetoothd")
+	}
+	if err := r.p.Notify([]byte("{}")); err != nil {
+		t.Fatalf("Notify after a bonded reconnect = %v, want it sent", err)
+	}
+	// StopNotify (the last subscriber went) ends it, across reconnects too.
+	if err := tx.Call(ifaceGattChar+".StopNotify", 0).Err; err != nil {
+		t.Fatal(err)
+	}
+	if ev := want[ble.Subscribed](r); ev.On {
+		t.Fatal("StopNotify must unsubscribe")
+	}
+	if err := r.p.Notify([]byte("{}")); !errors.Is(err, ble.ErrNotSubscribed) {
+		t.Fatalf("Notify after StopNotify = %v", err)
+	}
+}
+
+// A write names its device; if its Connected signal was not handled yet
+// (or the central was connected before we started), the write adopts it.
+func TestWriteAdoptsUnannouncedCentral(t *testing.T) {
+	r := start(t, Options{})
+	r.fake.waitCall("adv")
+	r.fake.mu.Lock()
+	r.fake.devices[dev] = map[string]dbus.Variant{"Connected": dbus.MakeVariant(false)} // no signal
+	r.fake.mu.Unlock()
+	rx := r.fake.peerObject("/org/claudepi/nus/service0/char0")
+	if err := rx.Call(ifaceGattChar+".WriteValue", 0, []byte("{}\n"), map[string]dbus.Variant{"device": dbus.MakeVariant(dev)}).Err; err != nil {
+		t.Fatal(err)
+	}
+	if ev := want[ble.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+		t.Fatalf("connected %+v", ev)
+	}
+	want[ble.Received](r)
+	// The signal that comes late announces nothing twice.
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true)})
+	if err := rx.Call(ifaceGattChar+".WriteValue", 0, []byte("{}\n"), map[string]dbus.Variant{"device": dbus.MakeVariant(dev)}).Err; err != nil {
+		t.Fatal(err)
+	}
+	for {
+		switch ev := want[ble.Event](r).(type) {
+		case ble.Connected:
+			t.Fatalf("central announced twice: %+v", ev)
+		case ble.Received:
+			return
+		}
+	}
+}
+
+func TestAdapterChoiceIsDeterministicAndConfigurable(t *testing.T) {
+	capable := map[string]map[string]dbus.Variant{ifaceAdapter: {}, ifaceGattManager: {}, ifaceAdvManager: {}}
+	objs := managedObjects{
+		"/org/bluez":       {ifaceAgentMgr: {}},
+		"/org/bluez/hci10": capable,
+		"/org/bluez/hci2":  capable,
+		"/org/bluez/hci1":  {ifaceAdapter: {}}, // BR/EDR only: no LE advertising
+		"/org/bluez/hci3":  capable,
+	}
+	pick := func(name string) (string, error) {
+		p := &Peripheral{opts: Options{Adapter: name}}
+		a, _, err := p.findAdapter(objs)
+		return string(a), err
+	}
+	// Map order differs between calls; the choice must not.
+	for range 20 {
+		if a, err := pick(""); a != "/org/bluez/hci2" || err != nil {
+			t.Fatalf("default adapter = %q, %v; want hci2, the lowest-numbered capable one", a, err)
+		}
+	}
+	if a, err := pick("hci10"); a != "/org/bluez/hci10" || err != nil {
+		t.Fatalf("adapter hci10 = %q, %v", a, err)
+	}
+	_, err := pick("hci7")
+	if err == nil || !strings.Contains(err.Error(), "[ble] adapter") || !strings.Contains(err.Error(), "[hci1 hci2 hci3 hci10]") {
+		t.Fatalf("missing adapter: %v; want the [ble] adapter key and the adapters there are", err)
+	}
+	_, err = pick("hci1")
+	if err == nil || !strings.Contains(err.Error(), "cannot serve GATT") || !strings.Contains(err.Error(), "[hci2 hci3 hci10]") {
+		t.Fatalf("incapable adapter: %v; want why, and the capable ones", err)
+	}
+}
+
+// The advertisement goes to the adapter named in Options.Adapter.
+func TestRegistersOnTheNamedAdapter(t *testing.T) {
+	addr := startBus(t)
+	fake := newFakeBlueZ(t, addr)
+	fake.addAdapter("/org/bluez/hci1", true)
+	p, err := New(dial(t, addr), &Options{Adapter: "hci1", Retry: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go p.Run(ctx, make(chan ble.Event, 64))
+	fake.waitCall("adv")
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if fake.advAdapter != "/org/bluez/hci1" {
+		t.Fatalf("advertising on %s, want hci1", fake.advAdapter)
 	}
 }

@@ -99,6 +99,8 @@ type fakeBlueZ struct {
 	devices     map[dbus.ObjectPath]map[string]dbus.Variant
 	noAdapter   bool
 	registerErr *dbus.Error
+	extra       map[dbus.ObjectPath]bool // more adapters: path -> can serve GATT + LE adverts
+	advAdapter  dbus.ObjectPath          // where the advertisement was registered
 
 	calls chan string // "agent", "default-agent", "app", "adv", "unadv", "remove"
 }
@@ -114,13 +116,34 @@ func newFakeBlueZ(t *testing.T, addr string) *fakeBlueZ {
 	export(fakeRoot{f}, "/", ifaceObjManager)
 	export(fakeAgentMgr{f}, "/org/bluez", ifaceAgentMgr)
 	export(fakeGattMgr{f}, adapterPath, ifaceGattManager)
-	export(fakeAdvMgr{f}, adapterPath, ifaceAdvManager)
+	export(fakeAdvMgr{f, adapterPath}, adapterPath, ifaceAdvManager)
 	export(fakeAdapter{f}, adapterPath, ifaceAdapter)
 	reply, err := f.conn.RequestName(busName, dbus.NameFlagDoNotQueue)
 	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("fake bluetoothd cannot own %s: %v %v", busName, reply, err)
 	}
 	return f
+}
+
+// addAdapter adds another controller, as a second USB dongle would. One
+// that is not capable lacks the GATT and advertising managers.
+func (f *fakeBlueZ) addAdapter(path dbus.ObjectPath, capable bool) {
+	f.mu.Lock()
+	if f.extra == nil {
+		f.extra = map[dbus.ObjectPath]bool{}
+	}
+	f.extra[path] = capable
+	f.mu.Unlock()
+	if capable {
+		for _, e := range []struct {
+			v     interface{}
+			iface string
+		}{{fakeGattMgr{f}, ifaceGattManager}, {fakeAdvMgr{f, path}, ifaceAdvManager}} {
+			if err := f.conn.Export(e.v, path, e.iface); err != nil {
+				f.t.Fatal(err)
+			}
+		}
+	}
 }
 
 func (f *fakeBlueZ) record(what string) {
@@ -188,6 +211,13 @@ func (r fakeRoot) GetManagedObjects() (map[dbus.ObjectPath]map[string]map[string
 			ifaceAdvManager:  {},
 		}
 	}
+	for path, capable := range f.extra {
+		objs[path] = map[string]map[string]dbus.Variant{ifaceAdapter: {"Powered": dbus.MakeVariant(true)}}
+		if capable {
+			objs[path][ifaceGattManager] = map[string]dbus.Variant{}
+			objs[path][ifaceAdvManager] = map[string]dbus.Variant{}
+		}
+	}
 	for dev, props := range f.devices {
 		objs[dev] = map[string]map[string]dbus.Variant{ifaceDevice: props}
 	}
@@ -235,11 +265,14 @@ func (m fakeGattMgr) RegisterApplication(sender dbus.Sender, app dbus.ObjectPath
 
 func (m fakeGattMgr) UnregisterApplication(app dbus.ObjectPath) *dbus.Error { return nil }
 
-type fakeAdvMgr struct{ f *fakeBlueZ }
+type fakeAdvMgr struct {
+	f       *fakeBlueZ
+	adapter dbus.ObjectPath
+}
 
 func (m fakeAdvMgr) RegisterAdvertisement(sender dbus.Sender, adv dbus.ObjectPath, opts map[string]dbus.Variant) *dbus.Error {
 	m.f.mu.Lock()
-	m.f.peer, m.f.advPath = string(sender), adv
+	m.f.peer, m.f.advPath, m.f.advAdapter = string(sender), adv, m.adapter
 	m.f.advRegs++
 	m.f.mu.Unlock()
 	m.f.record("adv")

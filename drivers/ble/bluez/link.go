@@ -29,6 +29,12 @@ func (p *Peripheral) emit(ev ble.Event) {
 // received handles one RX write. In bonded mode BlueZ delivers it only over
 // an authenticated, encrypted link, which is what sec:true means (spec §4.3).
 func (p *Peripheral) received(value []byte, options map[string]dbus.Variant) {
+	// The write names its device: a central whose Connected signal we have
+	// not handled yet (or that was connected before we started) is adopted
+	// here, so the reply is not dropped for want of a central.
+	if dev, ok := options["device"].Value().(dbus.ObjectPath); ok {
+		p.connected(dev)
+	}
 	var evs []ble.Event
 	p.mu.Lock()
 	if m, ok := options["mtu"].Value().(uint16); ok && int(m) != p.mtu && m >= ble.DefaultMTU {
@@ -51,7 +57,7 @@ func (p *Peripheral) received(value []byte, options map[string]dbus.Variant) {
 func (p *Peripheral) subscribed(on bool) {
 	p.mu.Lock()
 	p.notifying = on
-	secure := on && p.opts.Security == ble.Bonded && !p.secured
+	secure := on && p.central != "" && p.opts.Security == ble.Bonded && !p.secured
 	if secure {
 		p.secured = true
 	}
@@ -86,6 +92,9 @@ func (p *Peripheral) signal(s *dbus.Signal, retry *time.Timer) {
 		if newOwner == "" {
 			p.log.Warn("bluetoothd left the bus")
 			p.dropCentral()
+			p.mu.Lock()
+			p.notifying = false // a new bluetoothd has no subscribers
+			p.mu.Unlock()
 			p.emit(ble.Advertising{On: false, Err: errors.New("bluez: bluetoothd stopped")})
 			return
 		}
@@ -98,6 +107,18 @@ func (p *Peripheral) signal(s *dbus.Signal, retry *time.Timer) {
 		}
 		changed, _ := s.Body[1].(map[string]dbus.Variant)
 		p.deviceChanged(s.Path, changed)
+	case ifaceObjManager + ".InterfacesAdded":
+		// A central bluetoothd has never seen (every first pairing, and
+		// every one after unpair) appears here already Connected: true;
+		// no PropertiesChanged follows for that.
+		if len(s.Body) < 2 {
+			return
+		}
+		dev, _ := s.Body[0].(dbus.ObjectPath)
+		ifaces, _ := s.Body[1].(map[string]map[string]dbus.Variant)
+		if props, ok := ifaces[ifaceDevice]; ok {
+			p.deviceChanged(dev, props)
+		}
 	case ifaceObjManager + ".InterfacesRemoved":
 		if len(s.Body) < 1 {
 			return
@@ -116,19 +137,9 @@ func (p *Peripheral) isCentral(dev dbus.ObjectPath) bool {
 }
 
 func (p *Peripheral) deviceChanged(dev dbus.ObjectPath, changed map[string]dbus.Variant) {
-	p.mu.Lock()
-	mine := p.adapter != "" && strings.HasPrefix(string(dev), string(p.adapter)+"/")
-	p.mu.Unlock()
-	if !mine {
-		return
-	}
 	if v, ok := changed["Connected"]; ok {
 		if connected, _ := v.Value().(bool); connected {
-			p.mu.Lock()
-			p.central = dev
-			p.mtu = ble.DefaultMTU
-			p.mu.Unlock()
-			p.emit(ble.Connected{Central: centralName(dev)})
+			p.connected(dev)
 		} else if p.isCentral(dev) {
 			p.dropCentral()
 			p.readvertise()
@@ -141,11 +152,31 @@ func (p *Peripheral) deviceChanged(dev dbus.ObjectPath, changed map[string]dbus.
 	}
 }
 
-// dropCentral forgets the connected central and its link state.
+// connected makes dev the central, once: the Connected signal and the
+// first write may both announce it. A bonded central comes back still
+// subscribed in bluetoothd's eyes (see notifying), so that is reported too.
+func (p *Peripheral) connected(dev dbus.ObjectPath) {
+	p.mu.Lock()
+	mine := p.adapter != "" && strings.HasPrefix(string(dev), string(p.adapter)+"/")
+	if !mine || p.central == dev {
+		p.mu.Unlock()
+		return
+	}
+	p.central, p.mtu, p.secured = dev, ble.DefaultMTU, false
+	notifying := p.notifying
+	p.mu.Unlock()
+	p.emit(ble.Connected{Central: centralName(dev)})
+	if notifying {
+		p.emit(ble.Subscribed{On: true})
+	}
+}
+
+// dropCentral forgets the connected central and its link state, but not
+// notifying, which is bluetoothd's and outlives the link.
 func (p *Peripheral) dropCentral() {
 	p.mu.Lock()
 	dev, wasSecured := p.central, p.secured
-	p.central, p.notifying, p.secured, p.mtu = "", false, false, ble.DefaultMTU
+	p.central, p.secured, p.mtu = "", false, ble.DefaultMTU
 	p.mu.Unlock()
 	if dev == "" {
 		return
@@ -160,7 +191,9 @@ func (p *Peripheral) dropCentral() {
 // Value, which is how a BlueZ GATT application notifies.
 func (p *Peripheral) Notify(b []byte) error {
 	p.mu.Lock()
-	notifying, mtu := p.notifying, p.mtu
+	// Without a central, bluetoothd would hold the value for a bonded
+	// device until it reconnects; lines are never queued across connections.
+	notifying, mtu := p.notifying && p.central != "", p.mtu
 	p.mu.Unlock()
 	if !notifying {
 		return ble.ErrNotSubscribed
