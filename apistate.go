@@ -125,11 +125,11 @@ func apiState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 		dstate, lstate        any
 	)
 	wg.Add(5)
-	go func() { defer wg.Done(); view = ask("ui", ui.GetView{}) }()
-	go func() { defer wg.Done(); bstate = ask("buddy", buddyactor.GetState{}) }()
-	go func() { defer wg.Done(); pending = ask("approvals", approvals.GetPending{}) }()
-	go func() { defer wg.Done(); dstate = ask("dock", dock.GetState{}) }()
-	go func() { defer wg.Done(); lstate = ask("lan", lan.GetState{}) }()
+	go func() { defer wg.Done(); view = ask(ui.ServiceName, ui.GetView{}) }()
+	go func() { defer wg.Done(); bstate = ask(buddyactor.ServiceName, buddyactor.GetState{}) }()
+	go func() { defer wg.Done(); pending = ask(approvals.ServiceName, approvals.GetPending{}) }()
+	go func() { defer wg.Done(); dstate = ask(dock.ServiceName, dock.GetState{}) }()
+	go func() { defer wg.Done(); lstate = ask(lan.ServiceName, lan.GetState{}) }()
 	wg.Wait()
 
 	if v, ok := view.(ui.View); ok && v.Link != nil {

@@ -124,7 +124,6 @@ var (
 	bleBackends   = []string{"bluez", "hci"}
 	ttsEngines    = []string{"espeak-ng", "piper", "off"}
 	logLevels     = []string{"debug", "info", "warn", "error"}
-	serviceNames  = []string{"ble", "buddy", "approvals", "lan", "dock", "ui", "audio"}
 )
 
 // Sim defaults, then the Pi's and the board-independent ones.

@@ -156,7 +156,7 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"unknown top-level key", "board = \"sim\"\nservces = 1\n", []string{`unknown key "servces"`, "(line 2)"}},
 		{"unknown nested key", "[ble]\nname = \"Claude_X\"\nmtuu = 3\n", []string{`unknown key "ble.mtuu"`, "(line 3)"}},
-		{"unknown service", "[services.blee]\nautostart = true\n", []string{`unknown service "blee"`, "ble, buddy"}},
+		{"unknown service", "[services.blee]\nautostart = true\n", []string{`unknown service "blee"`, "ble, approvals, buddy"}},
 		{"unknown service key", "[services.ble]\nrestarts = 3\n", []string{`unknown key "services.ble.restarts"`, "(line 2)"}},
 		{"syntax", "board = \n", []string{"line 1"}},
 		{"wrong type", "ble = 3\n", []string{"ble"}},

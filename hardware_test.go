@@ -23,8 +23,9 @@ func TestServicesPerBoard(t *testing.T) {
 		name string
 		deps []string
 	}{
-		{"ble", nil}, {"buddy", []string{"ble"}}, {"approvals", []string{"buddy"}},
-		{"lan", []string{"approvals"}}, {"dock", []string{"approvals"}}, {"ui", []string{"approvals"}}, {"audio", nil},
+		{"ble", nil}, {"approvals", nil}, {"buddy", []string{"ble", "approvals"}},
+		{"lan", []string{"approvals"}}, {"dock", []string{"approvals", "buddy"}},
+		{"ui", []string{"approvals", "buddy", "ble", "dock", "lan"}}, {"audio", nil},
 	}
 	for _, board := range boards.Names() {
 		t.Run(board, func(t *testing.T) {

@@ -120,7 +120,7 @@ func newHATRig(t *testing.T, board string, cfg ui.Config) *hatRig {
 	r.tree, err = supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)},
 		svc("ble", absent.New("test")),
 		svc("buddy", func(*supervisor.Handle) actor.Actor { return r.decided }),
-		svc("approvals", approvals.New(), "buddy"),
+		svc("approvals", approvals.New(approvals.WithOwner("desktop", "buddy")), "buddy"),
 		svc("ui", hatUI(profile, open, cfg), "approvals"))
 	if err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ func startPi(t *testing.T) *pi {
 	t.Helper()
 	data := t.TempDir()
 	tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)},
-		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("cli:*", "lan"))},
+		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("desktop", "buddy"), approvals.WithOwner("cli:*", "lan"))},
 		supervisor.Service{Name: "lan", DependsOn: []string{"approvals"}, Policy: supervisor.DefaultPolicy,
 			New: lan.New(lan.Options{Listen: "127.0.0.1:0", DataDir: data})},
 	)

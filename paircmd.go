@@ -355,7 +355,7 @@ func signalLAN(ctx context.Context, socket string) error {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err = c.CallContext(ctx, "supervisor.signalProcess", "lan", "HUP")
+	_, err = c.CallContext(ctx, "supervisor.signalProcess", lan.ServiceName, "HUP")
 	var f *ctlsock.Fault
 	if errors.As(err, &f) && (f.Code == ctlsock.NotRunning || f.Code == ctlsock.BadName) {
 		// lan stopped or FATAL (or an appliance without it): it reads

@@ -65,26 +65,60 @@ type hardware struct {
 	dock      dock.Options
 }
 
-// services is the appliance's actor tree. The order and the dependencies
-// are the real ones: the link before the protocol on it, the protocol
-// before the approvals it carries, approvals before the screens and the
-// dock that show them.
+// audioService is the speaker's service. No package owns it: on every
+// board today it is an absent.New stand-in (the ui plays the chimes).
+const audioService = "audio"
+
+// topology is the appliance's actor tree, its one table: each service in
+// start order and the services it depends on. A service depends on every
+// service its Started handler sends to, so that one runs first and stops
+// after it (TestStartupLosesNoMessage holds this true). Who sends what to
+// whom is in actors/README.md.
+var topology = []struct {
+	name string
+	deps []string
+}{
+	{bleactor.ServiceName, nil},
+	{approvals.ServiceName, nil},
+	{buddyactor.ServiceName, []string{bleactor.ServiceName, approvals.ServiceName}},
+	{lan.ServiceName, []string{approvals.ServiceName}},
+	{dock.ServiceName, []string{approvals.ServiceName, buddyactor.ServiceName}},
+	{ui.ServiceName, []string{approvals.ServiceName, buddyactor.ServiceName, bleactor.ServiceName,
+		dock.ServiceName, lan.ServiceName}},
+	{audioService, nil},
+}
+
+// serviceNames are topology's names, for the [services.NAME] keys.
+var serviceNames = func() []string {
+	names := make([]string, len(topology))
+	for i, t := range topology {
+		names[i] = t.name
+	}
+	return names
+}()
+
+// services is topology with each service's actor and policy.
 func services(s settings, hw hardware) []supervisor.Service {
-	svc := func(name string, mk func(*supervisor.Handle) actor.Actor, deps ...string) supervisor.Service {
-		return supervisor.Service{Name: name, DependsOn: deps, Policy: s.policies[name], New: mk}
+	actors := map[string]func(*supervisor.Handle) actor.Actor{
+		bleactor.ServiceName: bleactor.New(hw.link, bleactor.Config{Name: s.ble.Name, Security: hw.security,
+			Lines: buddyactor.ServiceName}),
+		// The owners of the prompts' sources hear their decisions: the
+		// desktop's go back over BLE, the CLI's ("cli:<session>") to the
+		// hook waiting on the lan.
+		approvals.ServiceName: approvals.New(approvals.WithOwner(buddyactor.Source, buddyactor.ServiceName),
+			approvals.WithOwner(lan.SourcePrefix+"*", lan.ServiceName)),
+		buddyactor.ServiceName: buddyactor.New(buddyactor.Config{DataDir: s.dataDir, Name: s.ble.Name}),
+		lan.ServiceName: lan.New(lan.Options{Listen: s.lan.listen, DataDir: s.dataDir, Device: s.ble.Name,
+			PairTimeout: s.lan.pairTimeout, MaxWait: s.lan.maxWait}),
+		dock.ServiceName: dock.New(hw.dock),
+		ui.ServiceName:   hw.ui,
+		audioService:     hw.audio,
 	}
-	return []supervisor.Service{
-		svc("ble", bleactor.New(hw.link, bleactor.Config{Name: s.ble.Name, Security: hw.security})),
-		svc("buddy", buddyactor.New(buddyactor.Config{DataDir: s.dataDir, Name: s.ble.Name}), "ble"),
-		// CLI prompts ("cli:<session>") come from the lan service, which
-		// must hear their decisions.
-		svc("approvals", approvals.New(approvals.WithOwner("cli:*", "lan")), "buddy"),
-		svc("lan", lan.New(lan.Options{Listen: s.lan.listen, DataDir: s.dataDir, Device: s.ble.Name,
-			PairTimeout: s.lan.pairTimeout, MaxWait: s.lan.maxWait}), "approvals"),
-		svc("dock", dock.New(hw.dock), "approvals"),
-		svc("ui", hw.ui, "approvals"),
-		svc("audio", hw.audio),
+	out := make([]supervisor.Service, 0, len(topology))
+	for _, t := range topology {
+		out = append(out, supervisor.Service{Name: t.name, DependsOn: t.deps, Policy: s.policies[t.name], New: actors[t.name]})
 	}
+	return out
 }
 
 // boardHardware builds what the services drive: the simulator's
@@ -103,7 +137,7 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 	hw := hardware{security: sec, dock: dockOptions(s.dock, s.voice, synth, log)}
 	// The screen shows the lan service's pairing requests and sessions on
 	// every board; the lan runs even with [lan] listen off.
-	screen := ui.Config{Board: s.board, DataDir: s.dataDir, Version: version, LAN: "lan", Services: processes}
+	screen := ui.Config{Board: s.board, DataDir: s.dataDir, Version: version, LAN: lan.ServiceName, Services: processes}
 	if !s.simulated() {
 		profile, err := boards.Lookup(s.board)
 		if err != nil {

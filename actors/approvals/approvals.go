@@ -22,7 +22,9 @@ type config struct {
 
 // WithOwner routes decisions for source to the named service. A pattern
 // ending in "*" matches every source with that prefix ("cli:*" → "lan");
-// an exact match wins over a pattern. The default is "desktop" → "buddy".
+// an exact match wins over a pattern. There is no default: the owners
+// import this package, so the tree names them (a source without an owner
+// has its decisions refused).
 func WithOwner(source, service string) Option {
 	return func(c *config) { c.owners[source] = service }
 }
@@ -46,7 +48,7 @@ func WithAfterFunc(after func(d time.Duration, f func()) (stop func() bool)) Opt
 // refused a second one.
 func New(opts ...Option) func(h *supervisor.Handle) actor.Actor {
 	cfg := config{
-		owners: map[string]string{"desktop": "buddy"},
+		owners: map[string]string{},
 		now:    time.Now,
 		afterFor: func(d time.Duration, f func()) func() bool {
 			return time.AfterFunc(d, f).Stop

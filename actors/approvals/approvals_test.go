@@ -92,7 +92,7 @@ func newRig(t *testing.T) *rig {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	tree, err := supervisor.New(supervisor.Options{Logger: log},
 		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return recorder{r.buddy} }},
-		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: New(WithClock(clock), WithAfterFunc(r.timer.after))},
+		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: New(WithOwner("desktop", "buddy"), WithClock(clock), WithAfterFunc(r.timer.after))},
 		supervisor.Service{Name: "ui", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return recorder{r.ui} }},
 	)
 	if err != nil {
@@ -333,7 +333,7 @@ func BenchmarkActorRoundTrip(b *testing.B) {
 	got := make(decidedSignal, 1)
 	tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return got }},
-		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: New()},
+		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: New(WithOwner("desktop", "buddy"))},
 	)
 	if err != nil {
 		b.Fatal(err)

@@ -13,6 +13,9 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
+// ServiceName is the approvals service's name in the supervision tree.
+const ServiceName = "approvals"
+
 // Prompt is one pending permission request. Its key is (Source, ID).
 type Prompt struct {
 	// Source names where the prompt comes from: "desktop", later
@@ -62,8 +65,8 @@ type DecideResult struct {
 	Err string
 }
 
-// Decided is sent to the owner of the prompt's source (for "desktop", the
-// "buddy" service), which writes the permission line.
+// Decided is sent to the owner of the prompt's source (WithOwner; for
+// "desktop", the buddy service), which writes the permission line.
 type Decided struct {
 	Source, ID string
 	Decision   buddy.Decision

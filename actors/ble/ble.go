@@ -23,8 +23,8 @@ type Config struct {
 	Security drv.Security
 	// MaxLine is the RX line limit in bytes; 0 means nus.DefaultMaxLine.
 	MaxLine int
-	// Lines is the service that receives Line and LineError; "" means
-	// "buddy".
+	// Lines is the service that receives Line and LineError (the buddy
+	// service; actors/buddy imports this package, so the tree names it).
 	Lines string
 }
 
@@ -34,9 +34,6 @@ type Config struct {
 func New(p drv.Peripheral, cfg Config) func(h *supervisor.Handle) actor.Actor {
 	if cfg.Name == "" {
 		cfg.Name = drv.DefaultName
-	}
-	if cfg.Lines == "" {
-		cfg.Lines = "buddy"
 	}
 	// Subscriptions outlive incarnations: subscribers register once with
 	// their ServicePID and must not miss events because this actor restarted.

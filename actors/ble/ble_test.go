@@ -90,6 +90,9 @@ type rig struct {
 }
 
 func newRig(t *testing.T, cfg Config, runErrs ...error) *rig {
+	if cfg.Lines == "" {
+		cfg.Lines = "buddy"
+	}
 	fake := bletest.NewFake(true)
 	r := &rig{t: t, fake: fake, p: &flaky{Fake: fake, runErrs: runErrs}, buddy: &msgLog{}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

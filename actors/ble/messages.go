@@ -5,6 +5,10 @@ package ble
 
 import "github.com/asynkron/protoactor-go/actor"
 
+// ServiceName is the link actor's name in the supervision tree (not a GATT
+// service: that is protocols/nus).
+const ServiceName = "ble"
+
 // Send asks the link to notify one complete JSON line to the central. Line
 // includes its trailing "\n" (the protocols/buddy encoders produce that).
 // The actor chunks it at the current MTU and notifies the chunks in order,

@@ -50,8 +50,8 @@ type Config struct {
 	TickEvery time.Duration
 	// Push tunes the folder-push receiver; nil means its defaults.
 	Push *folderpush.Opts
-	// BLE and Approvals name the services to talk to; "" means "ble"
-	// and "approvals".
+	// BLE and Approvals name the services to talk to; "" means
+	// ble.ServiceName and approvals.ServiceName.
 	BLE, Approvals string
 	// Sys measures uptime and free memory for the status ack; nil
 	// means the real machine. fsFree and fsTotal always come from
@@ -71,10 +71,10 @@ func New(cfg Config) func(h *supervisor.Handle) actor.Actor {
 		cfg.Name = dble.DefaultName
 	}
 	if cfg.BLE == "" {
-		cfg.BLE = "ble"
+		cfg.BLE = ble.ServiceName
 	}
 	if cfg.Approvals == "" {
-		cfg.Approvals = "approvals"
+		cfg.Approvals = approvals.ServiceName
 	}
 	if cfg.Sys == nil {
 		cfg.Sys = sysInfo

@@ -10,6 +10,9 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
+// ServiceName is the buddy service's name in the supervision tree.
+const ServiceName = "buddy"
+
 // Source is the approvals source name of the desktop's prompts.
 const Source = "desktop"
 

@@ -22,3 +22,6 @@
 // TTS goroutines and one timer; they only send messages to the actor, and
 // all are cancelled on Stopping and awaited on Stopped.
 package dock
+
+// ServiceName is the dock service's name in the supervision tree.
+const ServiceName = "dock"

@@ -5,6 +5,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/drivers/tts"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
@@ -49,7 +51,7 @@ type Options struct {
 	STTTimeout time.Duration
 
 	// Approvals and Buddy are the service names to subscribe to; empty
-	// means "approvals" and "buddy".
+	// means approvals.ServiceName and buddy.ServiceName.
 	Approvals, Buddy string
 
 	// Now and AfterFunc replace the clock and timers in tests.
@@ -106,10 +108,10 @@ func New(opts Options) func(h *supervisor.Handle) actor.Actor {
 		opts.STTTimeout = 15 * time.Second
 	}
 	if opts.Approvals == "" {
-		opts.Approvals = "approvals"
+		opts.Approvals = approvals.ServiceName
 	}
 	if opts.Buddy == "" {
-		opts.Buddy = "buddy"
+		opts.Buddy = buddy.ServiceName
 	}
 	return func(h *supervisor.Handle) actor.Actor {
 		return &Actor{h: h, opts: opts}

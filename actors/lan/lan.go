@@ -24,6 +24,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	dble "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
@@ -38,10 +39,11 @@ type Options struct {
 	// DataDir holds lan/identity.pem (the Pi's certificate) and
 	// lan/clients.json (the paired computers).
 	DataDir string
-	// Device is the name the hook's deny message names; "Claude_Pi" when
-	// empty.
+	// Device is the name the hook's deny message names;
+	// drivers/ble.DefaultName when empty.
 	Device string
-	// Approvals is the service that shows prompts; "approvals" when empty.
+	// Approvals is the service that shows prompts; approvals.ServiceName
+	// when empty.
 	Approvals string
 	// MaxWait bounds one permission long-poll on the Pi's side; the hook
 	// usually gives up first. 15 min when zero.
@@ -59,10 +61,10 @@ type Options struct {
 // dialogs carry on.
 func New(o Options) func(h *supervisor.Handle) actor.Actor {
 	if o.Device == "" {
-		o.Device = "Claude_Pi"
+		o.Device = dble.DefaultName
 	}
 	if o.Approvals == "" {
-		o.Approvals = "approvals"
+		o.Approvals = approvals.ServiceName
 	}
 	if o.MaxWait == 0 {
 		o.MaxWait = 15 * time.Minute

@@ -2,6 +2,9 @@ package lan
 
 import "time"
 
+// ServiceName is the lan service's name in the supervision tree.
+const ServiceName = "lan"
+
 // AcceptPairing is the user pressing approve on the Pi while a pairing
 // request shows Code. A Code that is not the pending one is ignored, so a
 // stale press never pairs a newer, unseen client.

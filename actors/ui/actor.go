@@ -67,7 +67,7 @@ func (a *Actor) start(c actor.Context) {
 	a.stable = supervisor.ServicePID(a.system, a.h.Name())
 	a.quit = make(chan struct{})
 	a.charName = "built-in"
-	for _, svc := range []string{"approvals", "buddy", "ble"} {
+	for _, svc := range []string{approvals.ServiceName, abuddy.ServiceName, ableactor.ServiceName} {
 		c.Send(supervisor.ServicePID(a.system, svc), subscribe(svc, a.stable))
 	}
 	if d := a.cfg.Display; d != nil {
@@ -151,7 +151,7 @@ func (a *Actor) stop(c actor.Context) {
 	if a.cancel != nil {
 		a.cancel()
 	}
-	for _, svc := range []string{"approvals", "buddy", "ble"} {
+	for _, svc := range []string{approvals.ServiceName, abuddy.ServiceName, ableactor.ServiceName} {
 		c.Send(supervisor.ServicePID(a.system, svc), unsubscribe(svc, a.stable))
 	}
 }
@@ -167,9 +167,9 @@ func findRole(roles map[string]Role, r Role) (string, bool) {
 
 func subscribe(svc string, pid *actor.PID) any {
 	switch svc {
-	case "approvals":
+	case approvals.ServiceName:
 		return approvals.Subscribe{PID: pid}
-	case "buddy":
+	case abuddy.ServiceName:
 		return abuddy.Subscribe{PID: pid}
 	}
 	return ableactor.Subscribe{PID: pid}
@@ -177,9 +177,9 @@ func subscribe(svc string, pid *actor.PID) any {
 
 func unsubscribe(svc string, pid *actor.PID) any {
 	switch svc {
-	case "approvals":
+	case approvals.ServiceName:
 		return approvals.Unsubscribe{PID: pid}
-	case "buddy":
+	case abuddy.ServiceName:
 		return abuddy.Unsubscribe{PID: pid}
 	}
 	return ableactor.Unsubscribe{PID: pid}
@@ -294,7 +294,7 @@ func (a *Actor) askDock(c actor.Context) {
 	if a.stopped {
 		return
 	}
-	f := c.RequestFuture(supervisor.ServicePID(a.system, "dock"), dock.GetState{}, time.Second)
+	f := c.RequestFuture(supervisor.ServicePID(a.system, dock.ServiceName), dock.GetState{}, time.Second)
 	c.ReenterAfter(f, func(res any, err error) {
 		if s, ok := res.(dock.State); ok && err == nil {
 			a.event(s)

@@ -31,6 +31,9 @@ import (
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
+// ServiceName is the ui service's name in the supervision tree.
+const ServiceName = "ui"
+
 // Config is what the ui service drives and listens to.
 type Config struct {
 	Board string // the board name, for the info page
@@ -256,7 +259,7 @@ func (a *Actor) press(c actor.Context, p pressed) {
 		a.play(audio.ChimeDeny)
 	}
 	a.refresh() // "sent…" at once
-	f := c.RequestFuture(supervisor.ServicePID(a.system, "approvals"), d, a.cfg.DecideTimeout)
+	f := c.RequestFuture(supervisor.ServicePID(a.system, approvals.ServiceName), d, a.cfg.DecideTimeout)
 	c.ReenterAfter(f, func(res any, err error) {
 		r, _ := res.(approvals.DecideResult)
 		if err != nil || !r.OK {

@@ -144,7 +144,7 @@ func newRig(t *testing.T, mod func(*Config), extra ...supervisor.Service) *rig {
 	svcs := []supervisor.Service{
 		{Name: "ble", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
 		{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return &recorder{got: r.got} }},
-		{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("cli:*", "lan"))},
+		{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("desktop", "buddy"), approvals.WithOwner("cli:*", "lan"))},
 		{Name: "dock", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
 		{Name: "ui", Policy: supervisor.DefaultPolicy, DependsOn: []string{"approvals"}, New: New(cfg)},
 	}
