@@ -1,15 +1,27 @@
 package lan
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/protocols/buddy"
 
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+	"github.com/claude-pi/claude-pi/supervisor"
 )
 
 // stranger is a computer nobody paired: its own certificate, any server
@@ -74,4 +86,148 @@ func TestPairingRequestsOneAtATimeAndRateLimited(t *testing.T) {
 	if n := len(r.state(t).Clients); n != 2 {
 		t.Fatalf("%d clients, want the 2 paired before", n)
 	}
+}
+
+// closedWithin reads from c until the server closes it; it fails the
+// test if c is still open after d (a generous bound: the timeouts under
+// test are a fraction of it).
+func closedWithin(t *testing.T, c net.Conn, br *bufio.Reader, d time.Duration) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(d))
+	_, err := io.Copy(io.Discard, br)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Errorf("connection %s still open %v later", c.LocalAddr(), d)
+	}
+}
+
+// strangerConn is a raw keep-alive TLS connection from an unpaired
+// computer; hello sends one request on it and reads the answer.
+func strangerConn(t *testing.T, addr string) (*tls.Conn, *bufio.Reader) {
+	t.Helper()
+	id, err := lanpair.LoadOrCreate(filepath.Join(t.TempDir(), "identity.pem"), "idler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tls.Dial("tcp", addr, lanpair.ClientConfig(id, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, bufio.NewReader(c)
+}
+
+func hello(t *testing.T, c net.Conn, br *bufio.Reader) int {
+	t.Helper()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: pi\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", hookbridge.PathEvent)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.Close {
+		t.Fatalf("the server closed after %s; the test needs a keep-alive connection", resp.Status)
+	}
+	return resp.StatusCode
+}
+
+// TestIdleConnectionsAreClosed is issue 19's second defect: 40 idle
+// keep-alive connections from an unpaired client stayed open for good.
+// Now each is closed once idle for IdleTimeout, and the count of open
+// connections comes back to zero.
+func TestIdleConnectionsAreClosed(t *testing.T) {
+	const idlers = 40
+	r := newRigWith(t, func(o *Options) { o.IdleTimeout = 100 * time.Millisecond; o.MaxConnsPerAddr = 2 * idlers })
+	addr := r.state(t).Addr
+	var wg sync.WaitGroup
+	for i := 0; i < idlers; i++ {
+		c, br := strangerConn(t, addr)
+		if st := hello(t, c, br); st != http.StatusForbidden && st != http.StatusTooManyRequests {
+			t.Fatalf("a stranger's event answered %d, want 403 (or 429)", st)
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); closedWithin(t, c, br, 10*time.Second) }()
+	}
+	wg.Wait()
+	waitFor(t, "no open connections", func() bool { return r.state(t).Conns == 0 })
+}
+
+// TestSlowClientsAreClosed: a connection that never finishes its TLS
+// handshake, or sends headers and then no body, is closed after the
+// header or read timeout.
+func TestSlowClientsAreClosed(t *testing.T) {
+	r := newRigWith(t, func(o *Options) { o.HeaderTimeout = 100 * time.Millisecond; o.ReadTimeout = 200 * time.Millisecond })
+	addr := r.state(t).Addr
+	silent, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	c, br := strangerConn(t, addr)
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: pi\r\nContent-Length: 1000\r\n\r\n{", hookbridge.PathPair)
+	closedWithin(t, silent, bufio.NewReader(silent), 10*time.Second)
+	closedWithin(t, c, br, 10*time.Second)
+	waitFor(t, "no open connections", func() bool { return r.state(t).Conns == 0 })
+}
+
+// TestConnectionCaps: past MaxConnsPerAddr, a new connection from the
+// same address is closed at once; a slot freed is usable again.
+func TestConnectionCaps(t *testing.T) {
+	const perAddr = 4
+	r := newRigWith(t, func(o *Options) { o.MaxConnsPerAddr = perAddr })
+	addr := r.state(t).Addr
+	var open []net.Conn
+	for i := 0; i < perAddr; i++ {
+		c, br := strangerConn(t, addr)
+		hello(t, c, br)
+		open = append(open, c)
+	}
+	over, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer over.Close()
+	closedWithin(t, over, bufio.NewReader(over), 10*time.Second)
+	if st := r.state(t); st.Conns != perAddr || st.ConnsRefused < 1 {
+		t.Fatalf("%d open, %d refused; want %d open and the one over the cap refused", st.Conns, st.ConnsRefused, perAddr)
+	}
+	open[0].Close()
+	waitFor(t, "the slot freed", func() bool { return r.state(t).Conns == perAddr-1 })
+	c, br := strangerConn(t, addr)
+	hello(t, c, br)
+}
+
+// TestPendingLongPollOutlivesTheTimeouts: a paired hook's permission
+// long-poll stays open past the read timeout while its prompt is
+// pending, gets its decision, and is then closed once idle.
+func TestPendingLongPollOutlivesTheTimeouts(t *testing.T) {
+	r := newRigWith(t, func(o *Options) {
+		o.ReadTimeout, o.IdleTimeout = 200*time.Millisecond, 100*time.Millisecond
+	})
+	addr := r.state(t).Addr
+	hc := r.httpClient(t)
+	hc.Transport.(*http.Transport).DisableKeepAlives = false
+	resp, err := r.ask(t, hc, addr, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	waitFor(t, "the prompt in approvals", func() bool { return r.pending(t) == 1 })
+	// Five read timeouts later the prompt is still there: its
+	// connection was not cut.
+	time.Sleep(time.Second)
+	if n := r.pending(t); n != 1 {
+		t.Fatalf("%d prompts pending after the read timeout, want the long-poll's", n)
+	}
+	res, err := r.system.Root.RequestFuture(supervisor.ServicePID(r.system, "approvals"),
+		approvals.Decide{Source: SourcePrefix + "s-r1", ID: "r1", Decision: buddy.Once, By: "test"}, 2*time.Second).Result()
+	if err != nil || !res.(approvals.DecideResult).OK {
+		t.Fatalf("decide: %v %+v", err, res)
+	}
+	var d hookbridge.Decision
+	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil || d.Behavior != hookbridge.BehaviorAllow {
+		t.Fatalf("long-poll answered %+v (%v), want allow", d, err)
+	}
+	waitFor(t, "the hook's connection closed once idle", func() bool { return r.state(t).Conns == 0 })
 }

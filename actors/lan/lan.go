@@ -13,6 +13,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -53,6 +54,37 @@ type Options struct {
 	PairTimeout time.Duration
 	// Now replaces time.Now in tests.
 	Now func() time.Time
+
+	// The HTTP side's bounds, so that idle or slow connections from
+	// anyone on the LAN cannot pile up; zero takes the default. Only a
+	// paired hook's permission long-poll (while its prompt is pending)
+	// and the one pairing request on the screen outlive ReadTimeout.
+	//
+	// HeaderTimeout bounds the TLS handshake and the request headers
+	// (5 s); ReadTimeout a whole request and its answer (10 s);
+	// IdleTimeout a keep-alive connection between requests (5 s).
+	HeaderTimeout, ReadTimeout, IdleTimeout time.Duration
+	// MaxConnsPerAddr and MaxConns cap the open connections from one
+	// address (32: a computer's 16 pending prompts and its events) and
+	// in total (128).
+	MaxConnsPerAddr, MaxConns int
+}
+
+func (o *Options) defaults() {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	set(&o.HeaderTimeout, 5*time.Second)
+	set(&o.ReadTimeout, 10*time.Second)
+	set(&o.IdleTimeout, 5*time.Second)
+	if o.MaxConnsPerAddr == 0 {
+		o.MaxConnsPerAddr = 32
+	}
+	if o.MaxConns == 0 {
+		o.MaxConns = 128
+	}
 }
 
 // New returns the supervisor.Service constructor of the "lan" service.
@@ -75,6 +107,7 @@ func New(o Options) func(h *supervisor.Handle) actor.Actor {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.defaults()
 	return func(h *supervisor.Handle) actor.Actor { return &Actor{h: h, o: o} }
 }
 
@@ -89,6 +122,7 @@ type Actor struct {
 	addr    string
 	paired  atomic.Pointer[map[string]bool]
 	srv     *http.Server
+	conns   *capListener
 	serving sync.WaitGroup
 
 	waiters   map[key]chan answer
@@ -157,6 +191,9 @@ func (a *Actor) Receive(c actor.Context) {
 	case GetState:
 		st := a.st.view()
 		st.Addr, st.Device = a.addr, a.o.Device
+		if a.conns != nil {
+			st.Conns, st.ConnsRefused = a.conns.count(), a.conns.refused.Load()
+		}
 		c.Respond(st)
 	case supervisor.Reload:
 		a.reload(c)
@@ -201,14 +238,20 @@ func (a *Actor) start(c actor.Context) {
 	own := id.Certificate[0]
 	a.srv = &http.Server{
 		Handler:           s.handler(),
-		ReadHeaderTimeout: 5 * time.Second,
+		ReadHeaderTimeout: a.o.HeaderTimeout,
+		ReadTimeout:       a.o.ReadTimeout,
+		WriteTimeout:      a.o.ReadTimeout,
+		IdleTimeout:       a.o.IdleTimeout,
 		MaxHeaderBytes:    8 << 10,
 		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
 			return context.WithValue(ctx, localCertKey{}, own)
 		},
-		ErrorLog: nil,
+		// Handshake and read errors are what any scanner on the LAN causes:
+		// debug, so that they cannot flood the log.
+		ErrorLog: slog.NewLogLogger(a.h.Logger().Handler(), slog.LevelDebug),
 	}
-	tl := tls.NewListener(ln, lanpair.ServerConfig(id))
+	a.conns = newCapListener(ln, a.o.MaxConnsPerAddr, a.o.MaxConns)
+	tl := tls.NewListener(a.conns, lanpair.ServerConfig(id))
 	a.serving.Add(1)
 	go func() {
 		defer a.serving.Done()
@@ -317,6 +360,7 @@ func (a *Actor) pairRequest(m pairIn) {
 	}
 	a.st.pairing = &pairing{Pairing: Pairing{Name: name, Code: m.code, Since: a.o.Now()}, fp: m.fp}
 	a.pairReply = m.reply
+	m.reply <- answer{} // shown
 	a.h.Logger().Info("pairing request", "name", name, "code", m.code)
 	a.describe()
 }

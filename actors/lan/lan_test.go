@@ -35,8 +35,12 @@ type rig struct {
 	me     Client
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { t.Helper(); return newRigWith(t, nil) }
+
+// newRigWith is newRig with the lan's Options changed by set (if not nil).
+func newRigWith(t *testing.T, set func(*Options)) *rig {
 	t.Helper()
+	o := Options{Listen: "127.0.0.1:0", DataDir: ""}
 	r := &rig{data: t.TempDir()}
 	var err error
 	if r.client, err = lanpair.LoadOrCreate(filepath.Join(t.TempDir(), "identity.pem"), "laptop"); err != nil {
@@ -47,10 +51,14 @@ func newRig(t *testing.T) *rig {
 	if err := lanpair.WriteJSON(filepath.Join(r.data, "lan", "clients.json"), []Client{r.me, other}); err != nil {
 		t.Fatal(err)
 	}
+	o.DataDir = r.data
+	if set != nil {
+		set(&o)
+	}
 	r.tree, err = supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)},
 		supervisor.Service{Name: "approvals", Policy: testPolicy, New: approvals.New(approvals.WithOwner(SourcePrefix+"*", "lan"))},
 		supervisor.Service{Name: "lan", DependsOn: []string{"approvals"}, Policy: testPolicy,
-			New: New(Options{Listen: "127.0.0.1:0", DataDir: r.data})},
+			New: New(o)},
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,10 @@ type State struct {
 	Sessions []Session
 	// Pending counts CLI prompts waiting for a decision.
 	Pending int
+	// Conns counts the API's open connections; ConnsRefused those closed
+	// at once for being over a cap (Options.MaxConns, MaxConnsPerAddr).
+	Conns        int
+	ConnsRefused int64
 }
 
 // Client is a paired computer.

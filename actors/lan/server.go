@@ -55,7 +55,10 @@ type server struct {
 	device  string
 	maxWait time.Duration
 	pairTTL time.Duration
-	limit   *limiter
+	// hold is the server's ReadTimeout: the slack added when a long
+	// wait extends a connection's deadlines.
+	hold  time.Duration
+	limit *limiter
 	// pairLimit is a second, much slower bucket for pairing requests:
 	// each one puts a code on the Pi's screen, so a stranger gets a few
 	// tries, then one every pairEvery.
@@ -117,6 +120,9 @@ func (s *server) permission(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// A paired hook's long-poll is the one request allowed to outlive the
+	// server's timeouts, for as long as its prompt can be pending.
+	s.extend(w, s.maxWait)
 	reply := make(chan answer, 2)
 	s.send(permIn{fp: fp, req: req, reply: reply})
 	k := key{req.Session, req.ID}
@@ -173,12 +179,39 @@ func (s *server) pair(w http.ResponseWriter, r *http.Request) {
 	}
 	cs := r.TLS
 	code := hookbridge.PairingCode(cs.PeerCertificates[0].Raw, localCert(r))
-	reply := make(chan answer, 1)
+	reply := make(chan answer, 2)
 	fp := fingerprint(r)
 	s.send(pairIn{fp: fp, name: p.Name, code: code, reply: reply})
-	if !s.await(w, r, reply, s.pairTTL) {
-		s.send(pairGone{fp})
+	ctx, cancel := context.WithTimeout(r.Context(), s.pairTTL)
+	defer cancel()
+	for {
+		select {
+		case a := <-reply:
+			if a.status == 0 {
+				// On the screen (the only one): it may wait for the
+				// button past the server's timeouts.
+				s.extend(w, s.pairTTL)
+				continue
+			}
+			writeAnswer(w, a)
+			return
+		case <-ctx.Done():
+			if r.Context().Err() == nil {
+				http.Error(w, "timed out waiting for the button on "+s.device, http.StatusGatewayTimeout)
+			}
+			s.send(pairGone{fp})
+			return
+		}
 	}
+}
+
+// extend moves the connection's read and write deadlines to d (plus the
+// usual slack) from now.
+func (s *server) extend(w http.ResponseWriter, d time.Duration) {
+	rc := http.NewResponseController(w)
+	at := time.Now().Add(d + s.hold)
+	rc.SetReadDeadline(at)
+	rc.SetWriteDeadline(at)
 }
 
 // decodeBody reads the (size-limited) body and decodes it; on failure it
