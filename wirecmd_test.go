@@ -12,8 +12,8 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
-// wireContractFrames loads test-vectors.json from ../shared/contracts next
-// to the repository; a missing folder fails the test.
+// wireContractFrames loads the vendored test-vectors.json (contracttest
+// checks its pinned hash).
 func wireContractFrames(t *testing.T) (valid []map[string]any, encoded [][]byte, invalid [][]byte) {
 	t.Helper()
 	b := contracttest.Read(t, "test-vectors.json")

@@ -42,8 +42,8 @@ inline std::string ContractsDir() {
   if (!d || !*d) d = STACKCHAN_CONTRACTS_DIR;  // PlatformIO env:native
 #endif
   if (!d || !*d) FAIL("STACKCHAN_CONTRACTS is not set: run the tests through `make test`");
-  std::ifstream probe(std::string(d) + "/SOURCE.md");
-  if (!probe) FAIL("contract vectors missing: " << d << " (expected ../shared/contracts/stackchan from the repo)");
+  std::ifstream probe(std::string(d) + "/test-vectors.json");
+  if (!probe) FAIL("contract vectors missing: " << d << " (vendored in protocols/stackchan/contracttest/testdata/stackchan)");
   return d;
 }
 

@@ -1,5 +1,6 @@
-// The six contract files of shared/contracts/stackchan, loaded from that
-// folder (never copied). Where a vector and the spec disagree the spec's
+// The six contract files, loaded from the repository's vendored copies
+// (protocols/stackchan/contracttest/testdata/stackchan, pinned by SHA-256 in
+// VENDOR_SOURCE.json beside that folder). Where a vector and the spec disagree the spec's
 // stated choice wins: abort after a force-stop is idempotent (§23).
 #include <dirent.h>
 

@@ -1,23 +1,61 @@
 package contracttest
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"testing"
 )
 
-// Every file the spec's §22 names must be there, read from the shared
-// folder, not from a copy in the module.
-func TestDirHoldsEveryContract(t *testing.T) {
-	dir := Dir(t)
-	for _, name := range []string{
-		"test-vectors.json", "negotiation-vectors.json", "application-event-vectors.json",
-		"parser-scenarios-v2.json", "media-session-v2.json", "application-event-v1.json",
-	} {
-		if len(Read(t, name)) == 0 {
+// Every file the spec's §22 names is vendored with its provenance, and the
+// folder holds nothing else.
+func TestVendoredEveryContract(t *testing.T) {
+	src := ReadSource(t)
+	hexRE := regexp.MustCompile(`^[0-9a-f]{40}$`)
+	if src.Upstream == "" || src.License == "" || !hexRE.MatchString(src.Dock.Revision) {
+		t.Errorf("VENDOR_SOURCE.json lacks its upstream, licence or Dock revision: %+v", src)
+	}
+	for _, name := range Files {
+		f := src.Files["stackchan/"+name]
+		if f.Path == "" || !hexRE.MatchString(f.Revision) || len(f.SHA256) != 64 {
+			t.Errorf("%s: provenance %+v lacks a path, a commit or a SHA-256", name, f)
+		}
+		if len(Read(t, name)) == 0 { // Read checks the hash
 			t.Errorf("%s is empty", name)
 		}
 	}
-	if rel, err := filepath.Rel(filepath.Dir(filepath.Dir(dir)), dir); err != nil || rel != filepath.Join("contracts", "stackchan") {
-		t.Fatalf("Dir = %s, want …/shared/contracts/stackchan", dir)
+	entries, err := os.ReadDir(Dir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !slices.Contains(Files, e.Name()) {
+			t.Errorf("%s is vendored but no contract: remove it or name it in Files and VENDOR_SOURCE.json", e.Name())
+		}
+	}
+	if len(src.Files) != len(Files) {
+		t.Errorf("VENDOR_SOURCE.json names %d files, want the %d contracts", len(src.Files), len(Files))
+	}
+}
+
+// The vendored copies are the team's shared ones, byte for byte, wherever
+// ../shared is checked out beside the repository.
+func TestVendoredMatchesShared(t *testing.T) {
+	shared := SharedDir(t)
+	if shared == "" {
+		t.Skip("no ../shared/contracts/stackchan beside the repository: nothing to compare the vendored copies with")
+	}
+	for _, name := range Files {
+		want, err := os.ReadFile(filepath.Join(shared, name))
+		if err != nil {
+			t.Errorf("shared: %v", err)
+			continue
+		}
+		if got := Read(t, name); !bytes.Equal(got, want) {
+			t.Errorf("%s differs from %s: copy the shared file over the vendored one, byte for byte, and update its sha256 in VENDOR_SOURCE.json",
+				name, filepath.Join(shared, name))
+		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
-// mediaContract mirrors /work/shared/contracts/stackchan/media-session-v2.json.
+// mediaContract mirrors the vendored media-session-v2.json.
 type mediaContract struct {
 	SchemaVersion      int             `json:"schemaVersion"`
 	ProtocolVersion    int             `json:"protocolVersion"`

@@ -1,7 +1,7 @@
 package wire
 
-// Contract tests: the shared vectors of spec §22.1, §22.2 and §22.4, loaded
-// from ../shared/contracts/stackchan/ next to the repository (never copied).
+// Contract tests: the vectors of spec §22.1, §22.2 and §22.4, as vendored
+// (and hash-pinned) by contracttest.
 
 import (
 	"bytes"
