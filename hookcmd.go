@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
+	"github.com/claude-pi/claude-pi/drivers/procwatch"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
@@ -156,8 +157,12 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.wait)
 	defer cancel()
+	ctx = withdrawWhenCLIEnds(ctx)
 	body, err := postToPi(ctx, f, hookbridge.PathPermission, req)
 	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, errCLIEnded) {
+			return nil, cause
+		}
 		return nil, err
 	}
 	d, err := hookbridge.DecodeDecision(body, req.ID)
@@ -171,6 +176,23 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 		return hookbridge.DenyOutput(hookbridge.DenyMessage(d.Device, d.By)), nil
 	}
 	return nil, fmt.Errorf("the Pi gave none (%s)", d.Reason)
+}
+
+var errCLIEnded = errors.New("Claude Code ended")
+
+// withdrawWhenCLIEnds cancels ctx when the Claude Code process that ran
+// the hook (CLAUDE_PID) or the hook's shell ends: nothing kills a hook
+// whose CLI was killed, and its open request would keep the prompt on the
+// Pi for the whole wait. Closing the connection withdraws it.
+func withdrawWhenCLIEnds(ctx context.Context) context.Context {
+	ctx, cancel := context.WithCancelCause(ctx)
+	gone := procwatch.Watch(ctx, procwatch.Interval, map[string]int{"CLAUDE_PID": procwatch.EnvPID("CLAUDE_PID")})
+	go func() {
+		if g, ok := <-gone; ok {
+			cancel(fmt.Errorf("%w (%s, pid %d): prompt withdrawn", errCLIEnded, g.What, g.PID))
+		}
+	}()
+	return ctx
 }
 
 // hookEvent is the async hook: it reports and forgets.

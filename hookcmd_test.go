@@ -6,10 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -279,6 +282,26 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
+	})
+	t.Run("the CLI killed: the prompt leaves the Pi", func(t *testing.T) {
+		// A real process stands in for Claude Code; nothing kills the
+		// hook when it dies, as with the real CLI.
+		cli := exec.Command("sleep", "60")
+		if err := cli.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cli.Wait()
+		t.Setenv("CLAUDE_PID", strconv.Itoa(cli.Process.Pid))
+		h := startHook(dir, nil, hookPermissionJSON)
+		waitPrompt(t, p)
+		killed := time.Now()
+		cli.Process.Signal(syscall.SIGKILL)
+		waitFor(t, "the prompt withdrawn after the CLI died", func() bool { return p.state(t).Pending == 0 })
+		t.Logf("SIGKILL of the CLI → prompt withdrawn after %v", time.Since(killed))
+		if got := h.wait(t); got != "" {
+			t.Fatalf("hook printed %q for a dead CLI", got)
+		}
+		waitFor(t, "the prompt gone from approvals", func() bool { return len(p.pending(t)) == 0 })
 	})
 	t.Run("desktop passes through", func(t *testing.T) {
 		t.Setenv("CLAUDE_CODE_ENTRYPOINT", "claude-desktop")
