@@ -50,7 +50,21 @@ func hookInstall(args []string, stdout, stderr io.Writer) error {
 		}
 		*exe = p
 	}
+	if !*uninstall && isGoRunBuild(*exe) {
+		return fmt.Errorf("hook install: %s is the temporary build of `go run`, deleted when it exits, so the hooks would break at once; nothing changed. "+
+			"Install a lasting binary and run it: `go install .` in the checkout, then `claude-pi hook install` (or pass --command /path/to/claude-pi)", *exe)
+	}
 	return editSettings(path, shellQuote(*exe), !*uninstall, time.Now(), stdout)
+}
+
+// isGoRunBuild recognises the executable `go run` builds and deletes:
+// <tmp>/go-build<digits>/b001/exe/<name>, with either separator.
+func isGoRunBuild(path string) bool {
+	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '/' || r == '\\' })
+	if len(parts) < 2 || parts[len(parts)-2] != "exe" {
+		return false
+	}
+	return slices.ContainsFunc(parts[:len(parts)-2], func(p string) bool { return strings.HasPrefix(p, "go-build") })
 }
 
 // editSettings merges (or removes) our hooks in the settings file. It

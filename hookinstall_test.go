@@ -55,3 +55,35 @@ func TestEditSettingsIdempotentWithBackup(t *testing.T) {
 		t.Fatal("broken settings.json overwritten")
 	}
 }
+
+// TestHookInstallRefusesGoRun: `go run . hook install` would write a path
+// that is deleted when go run exits.
+func TestHookInstallRefusesGoRun(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/tmp/go-build2837461/b001/exe/claude-pi":                              true,
+		`C:\Users\ada\AppData\Local\Temp\go-build91823\b001\exe\claude-pi.exe`: true,
+		"/home/ada/.cache/gotmp/go-build1/b001/exe/claude-pi":                  true,
+		"/home/ada/go/bin/claude-pi":                                           false,
+		"/usr/local/bin/claude-pi":                                             false,
+		"/home/ada/src/exe/claude-pi":                                          false,
+		"/tmp/go-build2837461/b001/claude-pi.test":                             false,
+	} {
+		if got := isGoRunBuild(path); got != want {
+			t.Errorf("isGoRunBuild(%q) = %v, want %v", path, got, want)
+		}
+	}
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	var out, errOut bytes.Buffer
+	err := hookInstall([]string{"--settings", settings, "--command", "/tmp/go-build2837461/b001/exe/claude-pi"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "go install") || !strings.Contains(err.Error(), "go run") {
+		t.Fatalf("hook install from go run: %v", err)
+	}
+	if _, err := os.Stat(settings); !os.IsNotExist(err) {
+		t.Fatalf("settings written after the refusal: %v", err)
+	}
+	// Removing the hooks needs no lasting binary.
+	if err := hookInstall([]string{"--settings", settings, "--command", "/tmp/go-build2837461/b001/exe/claude-pi", "--uninstall"}, &out, &errOut); err != nil {
+		t.Fatalf("uninstall from go run: %v", err)
+	}
+}
