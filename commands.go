@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -135,17 +136,28 @@ func unknownCommand(path string, table []command, name string) error {
 	return usagef("%s %q (see %s --help)", what, name, path)
 }
 
-// nearestCommand is the command within two edits of name (or the only one
-// name is a prefix of), "" if none is.
+// nearestCommand is the command within two edits of name (one for a short
+// name), or else the only one name is a prefix of; "" if none is.
 func nearestCommand(table []command, name string) string {
+	names := make([]string, len(table))
+	for i, c := range table {
+		names[i] = c.name
+	}
+	return nearestName(names, name)
+}
+
+func nearestName(names []string, name string) string {
 	best, bestDist := "", 3
+	if len(name) <= 4 {
+		bestDist = 2 // "pi9" is not a typo of "sim"
+	}
 	prefixed := []string{}
-	for _, c := range table {
-		if d := editDistance(name, c.name); d < bestDist {
-			best, bestDist = c.name, d
+	for _, n := range names {
+		if d := editDistance(name, n); d < bestDist {
+			best, bestDist = n, d
 		}
-		if len(name) >= 2 && strings.HasPrefix(c.name, name) {
-			prefixed = append(prefixed, c.name)
+		if len(name) >= 2 && strings.HasPrefix(n, name) {
+			prefixed = append(prefixed, n)
 		}
 	}
 	if best == "" && len(prefixed) == 1 {
@@ -279,6 +291,45 @@ func hasFlags(fs *flag.FlagSet) bool {
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	return n > 0
 }
+
+// parseInterleaved parses flags that come after the positional arguments
+// too ("pair 192.168.1.20 --yes"), as users expect of a CLI; after "--"
+// everything is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) (pos []string, help bool, err error) {
+	for {
+		if help, err = parseFlags(fs, args); help || err != nil {
+			return nil, help, err
+		}
+		rest := fs.Args()
+		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			return append(pos, rest...), false, nil
+		}
+		if len(rest) == 0 {
+			return pos, false, nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// checkBoardFlag blames --board itself for a board name that does not
+// exist, rather than the configuration file the value would override.
+func checkBoardFlag(cmd, name string) error {
+	if slices.Contains(boardNames, name) {
+		return nil
+	}
+	hint := ""
+	if near := nearestName(boardNames, name); near != "" {
+		hint = fmt.Sprintf("; did you mean %q?", near)
+	}
+	return usagef("%s: --board %q: unknown board%s (boards: %s)", cmd, name, hint, strings.Join(boardNames, ", "))
+}
+
+// reportedError is a failure the command has already shown, as
+// supervisorctl shows "nosuch: ERROR (no such process)" in its table: main
+// exits 1 without printing it a second time.
+type reportedError struct{ error }
+
+func (e reportedError) Unwrap() error { return e.error }
 
 // parseFlags parses args; ErrHelp becomes a nil error with help=true.
 func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {

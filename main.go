@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -24,7 +25,9 @@ func main() {
 	// should kill at once, as users expect of a stuck program.
 	go func() { <-ctx.Done(); stop() }()
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "claude-pi:", err)
+		if !errors.As(err, new(reportedError)) {
+			fmt.Fprintln(os.Stderr, "claude-pi:", err)
+		}
 		os.Exit(exitCode(err))
 	}
 }

@@ -109,13 +109,14 @@ func pairCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs.StringVar(&lo.config, "appliance-config", defaultConfigPath, "with --local: the appliance's configuration `file`, for data_dir and control_socket")
 	fs.StringVar(&lo.dataDir, "data-dir", "", "with --local: the appliance's state `directory` (default: as claude-pi run would use)")
 	fs.StringVar(&lo.socket, "control-socket", "", "with --local: the appliance's control `socket` (default: as claude-pi run would use)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	hosts, help, err := parseInterleaved(fs, args)
+	if help || err != nil {
 		return err
 	}
 	if lo.on {
 		fs.Visit(func(f *flag.Flag) { lo.explicit = lo.explicit || f.Name == "appliance-config" })
 		switch {
-		case fs.NArg() > 0:
+		case len(hosts) > 0:
 			return usagef("pair --local: no host (it acts on this appliance)")
 		case *list && *revoke != "":
 			return usagef("pair --local: --list or --revoke, not both")
@@ -148,12 +149,12 @@ func pairCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stdout, "forgot %s\n", *revoke)
 		return nil
 	}
-	if fs.NArg() > 1 {
-		return usagef("pair: one host at most")
+	if len(hosts) > 1 {
+		return usagef("pair: one host at most, got %q", hosts)
 	}
 	addr := defaultPiHost
-	if fs.NArg() == 1 {
-		addr = fs.Arg(0)
+	if len(hosts) == 1 {
+		addr = hosts[0]
 	}
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		addr = net.JoinHostPort(addr, strconv.Itoa(hookbridge.DefaultPort))
@@ -171,7 +172,7 @@ func pair(ctx context.Context, cs *cliState, addr, name string, yes bool, stdin 
 	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: 5 * time.Second}, Config: lanpair.ClientConfig(id, "")}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("pair: reaching %s: %v", addr, err)
+		return fmt.Errorf("pair: reaching %s: %v%s", addr, err, reachHint(err, addr))
 	}
 	piCert := conn.(*tls.Conn).ConnectionState().PeerCertificates[0].Raw
 	conn.Close()
@@ -217,6 +218,27 @@ func pair(ctx context.Context, cs *cliState, addr, name string, yes bool, stdin 
 	}
 	fmt.Fprintf(stdout, "Paired with %s at %s. Install the hooks with: claude-pi hook install\n", dev, addr)
 	return nil
+}
+
+// reachHint says what to check when the Pi cannot be reached: a name that
+// does not resolve (mDNS is not everywhere), or a Pi whose LAN bridge is
+// off, which it is until [lan] listen is set.
+func reachHint(err error, addr string) string {
+	host, port, _ := net.SplitHostPort(addr)
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return fmt.Sprintf("\n%s does not resolve here. Is the Pi on this network? Its IP is on its info screen "+
+			"(the next-page button from home); then run: claude-pi pair IP", host)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Sprintf("\nNothing listens on port %s there. The Pi's LAN bridge is off by default: on the Pi set\n"+
+			"  [lan]\n  listen = \":%d\"\nin %s and restart it (sudo systemctl restart claude-pi). "+
+			"If the port is another, pass HOST:PORT.", port, hookbridge.DefaultPort, defaultConfigPath)
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "\nThe Pi does not answer. Check its IP on its info screen, that this computer is on the same network, " +
+			"and that no firewall drops port " + port + "."
+	}
+	return ""
 }
 
 func postJSON(ctx context.Context, hc *http.Client, addr, path string, in, out any) error {

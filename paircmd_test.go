@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +157,59 @@ func TestPairLocalUsage(t *testing.T) {
 	run(context.Background(), []string{"pair", "--help"}, nil, io.Discard, &help)
 	if !strings.Contains(help.String(), "claude-pi pair --local --revoke NAME") || !strings.Contains(help.String(), "-appliance-config") {
 		t.Errorf("help does not document --local:\n%s", help.String())
+	}
+}
+
+// TestPairFlagsAfterHost: flags may follow the host, as in
+// `claude-pi pair 192.168.1.20 --yes`; a refused connection then says that
+// the LAN bridge is off by default and which key turns it on.
+func TestPairFlagsAfterHost(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: a Pi with [lan] listen off
+	_, err = runPair(t, addr, "--yes", "--config", t.TempDir(), "--name", "desk")
+	if err == nil || errors.As(err, new(usageError)) {
+		t.Fatalf("pair HOST --yes: %v, want a connection error", err)
+	}
+	for _, want := range []string{"connection refused", "off by default", "[lan]", `listen = ":7787"`, "/etc/claude-pi/config.toml"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refused: %v\nwant it to say %q", err, want)
+		}
+	}
+	if _, err := runPair(t, "a", "--yes", "b", "--config", t.TempDir()); !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), "one host") {
+		t.Errorf("two hosts: %v, want a usage error", err)
+	}
+}
+
+func TestPairReachHints(t *testing.T) {
+	dns := &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "claude-pi.local", IsNotFound: true}}
+	if h := reachHint(dns, "claude-pi.local:7787"); !strings.Contains(h, "info screen") || !strings.Contains(h, "claude-pi pair IP") {
+		t.Errorf("lookup failure hint: %q", h)
+	}
+	if h := reachHint(errors.New("tls: bad certificate"), "10.0.0.2:7787"); h != "" {
+		t.Errorf("a TLS failure got a reachability hint: %q", h)
+	}
+}
+
+func TestParseInterleaved(t *testing.T) {
+	for _, tt := range []struct {
+		args, pos []string
+		yes       bool
+	}{
+		{[]string{"h", "--yes"}, []string{"h"}, true},
+		{[]string{"--yes", "h"}, []string{"h"}, true},
+		{[]string{"h", "i", "--yes"}, []string{"h", "i"}, true},
+		{[]string{"h", "--", "--yes"}, []string{"h", "--yes"}, false},
+		{nil, nil, false},
+	} {
+		fs := newFlagSet("t", "", io.Discard)
+		yes := fs.Bool("yes", false, "")
+		pos, help, err := parseInterleaved(fs, tt.args)
+		if err != nil || help || !slices.Equal(pos, tt.pos) || *yes != tt.yes {
+			t.Errorf("%q: pos %q yes %v (help %v, err %v), want %q %v", tt.args, pos, *yes, help, err, tt.pos, tt.yes)
+		}
 	}
 }

@@ -48,14 +48,18 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"--help"}, "", "run the appliance", 0},
 		{[]string{"help", "config"}, "", "[services.ble]", 0},
 		{[]string{"help", "run"}, "", "-control-socket", 0},
-		{[]string{"help", "nothing"}, `no help for "nothing"`, "", 2},
+		{[]string{"help", "nothing"}, `no command "nothing"`, "", 2},
 		{[]string{"run", "--help"}, "", "", 0},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`, "", 2},
 		{[]string{"run", "--no-such-flag"}, "run: flag provided but not defined: -no-such-flag", "", 2},
 		{[]string{"--no-such-flag"}, "run: flag provided but not defined: -no-such-flag", "", 2},
 		{[]string{"run", "surplus"}, `unexpected argument "surplus"`, "", 2},
 		{[]string{"run", "--board"}, "flag needs an argument: -board", "", 2},
-		{[]string{"run", "--board", "pi9", "--config", "/dev/null"}, `board = "pi9": unknown board`, "", 1},
+		{[]string{"run", "--board", "pi9", "--config", "/dev/null"}, `run: --board "pi9": unknown board (boards: auto, `, "", 2},
+		// A wrong --board is the flag's fault, not a configuration file's
+		// (that may not even exist).
+		{[]string{"run", "--board", "pirate_audio"}, `run: --board "pirate_audio": unknown board; did you mean "pirate-audio"?`, "", 2},
+		{[]string{"run", "--config", boardConfig(t, "pi9")}, `board = "pi9": unknown board`, "", 1},
 		{[]string{"run", "--http", "nope", "--config", "/dev/null"}, `http = "nope"`, "", 1},
 		{[]string{"run", "--nus-listen", "1.2.3.4", "--config", "/dev/null"}, `ble.nus_listen = "1.2.3.4"`, "", 1},
 		{[]string{"run", "--log-level", "chatty", "--config", "/dev/null"}, `log_level = "chatty"`, "", 1},
@@ -174,4 +178,13 @@ func waitForWeb(t *testing.T, stdout *syncBuffer, done <-chan error, stderr *syn
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// boardConfig is a configuration file that sets board = name.
+func boardConfig(t *testing.T, name string) string {
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte("board = \""+name+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -42,6 +42,9 @@ func runCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if fs.NArg() > 0 {
 		return usagef("run: unexpected argument %q (flags only; see claude-pi run --help)", fs.Arg(0))
 	}
+	if err := checkBoardFlag("run", o.board); o.board != "" && err != nil {
+		return err
+	}
 	c, err := loadConfig(o.config, configExplicit(fs))
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"io"
 
@@ -35,7 +36,11 @@ func statusCommand(ctx context.Context, args []string, _ io.Reader, stdout, stde
 		}
 		path = controlSocketFor(c, thisHost())
 	}
-	return ctlsock.Status(ctx, path, fs.Args(), stdout)
+	err := ctlsock.Status(ctx, path, fs.Args(), stdout)
+	if errors.Is(err, ctlsock.ErrNoSuchProcess) {
+		return reportedError{err} // the table already says which name
+	}
+	return err
 }
 
 // controlSocketFor is the socket `run` would use with c, without failing
