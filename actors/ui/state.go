@@ -86,6 +86,11 @@ type state struct {
 	pageKeys bool
 	timeout  time.Duration
 	page     int // 0 home, 1..infoPages
+	// approvalPage is the page of the shown prompt, any integer (the
+	// screen takes it modulo its page count); approvalOf is the prompt
+	// it belongs to: another prompt starts on its first page.
+	approvalPage int
+	approvalOf   key
 
 	on         bool
 	lastActive time.Time // last press, or last prompt/passkey/push change
@@ -109,6 +114,7 @@ type chime struct{ c audio.Chime }
 // apply folds one event from another service into the state; the effects
 // it returns are the actor's to perform.
 func (s *state) apply(msg any, now time.Time) (fx []any) {
+	defer s.followPrompt()
 	switch m := msg.(type) {
 	case approvals.Pending:
 		before := s.undecided()
@@ -175,6 +181,21 @@ func (s *state) apply(msg any, now time.Time) (fx []any) {
 		s.lan = &m
 	}
 	return fx
+}
+
+// followPrompt keeps the approval page with its prompt, and drops the
+// info page while prompts show: after the last one the screen is home,
+// not a page opened before it came.
+func (s *state) followPrompt() {
+	i := s.shown()
+	if i < 0 {
+		s.approvalPage, s.approvalOf = 0, key{}
+		return
+	}
+	s.page = 0
+	if k := keyOf(s.prompts[i].Prompt); k != s.approvalOf {
+		s.approvalPage, s.approvalOf = 0, k
+	}
 }
 
 // pairing is the LAN pairing request to show, nil when none (or when it
@@ -298,12 +319,20 @@ func (s *state) press(r Role, now time.Time) (d approvals.Decide, ok bool) {
 	s.lastActive = now
 	sc := s.screen()
 	if sc == ScreenApproval {
+		// Every button here acts on the prompt on the screen: approve and
+		// deny decide it, next and back page through it.
 		var dec buddy.Decision
 		switch r {
 		case RoleApprove:
 			dec = buddy.Once
 		case RoleDeny:
 			dec = buddy.Deny
+		case RoleNext:
+			s.approvalPage++
+			return d, false
+		case RoleBack:
+			s.approvalPage--
+			return d, false
 		default:
 			return d, false
 		}
@@ -313,6 +342,7 @@ func (s *state) press(r Role, now time.Time) (d approvals.Decide, ok bool) {
 			return d, false // "sent…" is showing: nothing left to decide
 		}
 		s.sending[keyOf(v.Prompt)] = dec
+		s.followPrompt()
 		return approvals.Decide{Source: v.Source, ID: v.ID, Decision: dec, By: By}, true
 	}
 	if sc != ScreenHome && sc != ScreenInfo {

@@ -85,6 +85,16 @@ func TestState(t *testing.T) {
 			{msg: RoleBack, screen: ScreenInfo},
 			{msg: RoleBack, screen: ScreenHome},
 		}},
+		{"next and back on a prompt page it, and nothing else", true, []step{
+			{msg: RoleNext, screen: ScreenInfo},
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: RoleNext, screen: ScreenApproval},
+			{msg: RoleNext, screen: ScreenApproval},
+			{msg: RoleBack, screen: ScreenApproval},
+			{msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
+			// After the last prompt: home, not the info page opened before.
+			{msg: approvals.PromptResolved{Prompt: prompt("p1"), How: approvals.DeniedHere}, screen: ScreenHome},
+		}},
 		{"without page keys approve pages while no prompt shows", false, []step{
 			{msg: RoleApprove, screen: ScreenInfo},
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
@@ -122,6 +132,27 @@ func TestState(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestState_approvalPageFollowsItsPrompt: paging moves only the shown
+// prompt's page; the next prompt starts on its first page.
+func TestState_approvalPageFollowsItsPrompt(t *testing.T) {
+	s := newState(t0, 30*time.Second, true)
+	s.apply(approvals.PromptAppeared{Prompt: prompt("p1")}, t0)
+	s.apply(approvals.PromptAppeared{Prompt: prompt("p2")}, t0)
+	s.press(RoleNext, t0)
+	s.press(RoleNext, t0)
+	if s.approvalPage != 2 || s.page != 0 {
+		t.Fatalf("after two nexts: approval page %d, info page %d; want 2, 0", s.approvalPage, s.page)
+	}
+	s.press(RoleApprove, t0) // p2 shows now
+	if s.approvalPage != 0 {
+		t.Fatalf("the next prompt opened on page %d", s.approvalPage)
+	}
+	s.press(RoleBack, t0)
+	if s.approvalPage != -1 {
+		t.Fatalf("back from the first page: %d, want -1 (the last page)", s.approvalPage)
 	}
 }
 

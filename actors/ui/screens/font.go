@@ -17,14 +17,13 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// CJKFontPaths are tried in order for a font with kana and kanji. The first
-// that parses wins. TTC collections use their first face.
-var CJKFontPaths = []string{
-	"/usr/share/fonts/opentype/ipafont-gothic/ipagp.ttf",
-	"/usr/share/fonts/truetype/fonts-japanese-gothic.ttf",
-	"/usr/share/fonts/truetype/vlgothic/VL-Gothic-Regular.ttf",
-	"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
-	"/usr/share/fonts/opentype/noto/NotoSansCJKjp-Regular.otf",
+// FallbackFontPaths are GNU Unifont's faces as Debian's fonts-unifont
+// installs them: the whole Basic Multilingual Plane (CJK, Hangul, Arabic,
+// Hebrew, symbols), then the upper planes (emoji, in monochrome). Each
+// path that parses joins the fallback chain after the Go fonts, in order.
+var FallbackFontPaths = []string{
+	"/usr/share/fonts/opentype/unifont/unifont.otf",
+	"/usr/share/fonts/opentype/unifont/unifont_upper.otf",
 }
 
 // Style selects a typeface.
@@ -38,11 +37,11 @@ const (
 )
 
 var (
-	parseOnce sync.Once
-	goFonts   [3]*sfnt.Font
-	cjkFont   *sfnt.Font
-	cjkPath   string
-	warnOnce  sync.Once
+	parseOnce     sync.Once
+	goFonts       [3]*sfnt.Font
+	fallbackFonts []*sfnt.Font
+	fallbackPaths []string
+	warnOnce      sync.Once
 )
 
 func loadFonts() {
@@ -53,24 +52,23 @@ func loadFonts() {
 		}
 		goFonts[i] = f
 	}
-	for _, p := range CJKFontPaths {
+	for _, p := range FallbackFontPaths {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			continue
 		}
-		if c, err := opentype.ParseCollection(b); err == nil && c.NumFonts() > 0 {
-			if f, err := c.Font(0); err == nil {
-				cjkFont, cjkPath = f, p
-				return
-			}
+		if f, err := opentype.Parse(b); err == nil {
+			fallbackFonts = append(fallbackFonts, f)
+			fallbackPaths = append(fallbackPaths, p)
 		}
 	}
 }
 
-// CJKFont reports the system CJK font in use, or "" if none was found.
-func CJKFont() string {
+// FallbackFonts reports the fallback fonts in use; none means characters
+// outside the Go fonts (Latin, Greek, Cyrillic) show as ⟨U+XXXX⟩.
+func FallbackFonts() []string {
 	parseOnce.Do(loadFonts)
-	return cjkPath
+	return fallbackPaths
 }
 
 // faceKey identifies a cached face.
@@ -82,58 +80,60 @@ type faceKey struct {
 // fonts caches faces. Faces keep scratch buffers, so one fonts value
 // belongs to one Renderer and is not shared between goroutines.
 type fonts struct {
-	faces map[faceKey][2]font.Face // [primary, CJK or nil]
+	faces     map[faceKey][]font.Face // the Go face, then the fallbacks
+	fallbacks []*sfnt.Font
 }
 
 func newFonts() *fonts {
 	parseOnce.Do(loadFonts)
-	return &fonts{faces: map[faceKey][2]font.Face{}}
+	return &fonts{faces: map[faceKey][]font.Face{}, fallbacks: fallbackFonts}
 }
 
-func (fs *fonts) face(st Style, size float64) [2]font.Face {
+// unifontSize is the size a fallback is drawn at for text of size s:
+// Unifont is a 16-pixel bitmap design, crisp only at multiples of 16.
+func unifontSize(s float64) float64 {
+	if s >= 24 {
+		return 32
+	}
+	return 16
+}
+
+func (fs *fonts) face(st Style, size float64) []font.Face {
 	k := faceKey{st, size}
 	if f, ok := fs.faces[k]; ok {
 		return f
 	}
-	opts := &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull}
-	var pair [2]font.Face
-	pair[0], _ = opentype.NewFace(goFonts[st], opts)
-	if cjkFont != nil {
-		pair[1], _ = opentype.NewFace(cjkFont, opts)
+	chain := make([]font.Face, 0, 1+len(fs.fallbacks))
+	f, _ := opentype.NewFace(goFonts[st], &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
+	chain = append(chain, f)
+	for _, fb := range fs.fallbacks {
+		f, _ := opentype.NewFace(fb, &opentype.FaceOptions{Size: unifontSize(size), DPI: 72, Hinting: font.HintingNone})
+		chain = append(chain, f)
 	}
-	fs.faces[k] = pair
-	return pair
+	fs.faces[k] = chain
+	return chain
 }
 
-// glyphFace picks the face that has r: Go first, then the CJK font. nil
-// means tofu.
-func glyphFace(pair [2]font.Face, r rune) (font.Face, fixed.Int26_6) {
-	if adv, ok := pair[0].GlyphAdvance(r); ok || r == ' ' {
-		return pair[0], adv
-	}
-	if pair[1] != nil {
-		if adv, ok := pair[1].GlyphAdvance(r); ok {
-			return pair[1], adv
+// glyphFace picks the first face of the chain that has r, nil when none.
+func glyphFace(chain []font.Face, r rune) (font.Face, fixed.Int26_6) {
+	for _, f := range chain {
+		if adv, ok := f.GlyphAdvance(r); ok {
+			return f, adv
 		}
 	}
-	if r >= 0x2E80 {
+	if r >= 0x2E80 && len(chain) == 1 {
 		warnOnce.Do(func() {
-			slog.Warn("screens: no CJK font; Japanese and Chinese text shows as boxes",
-				"fix", "apt install fonts-ipafont-gothic (or fonts-vlgothic, fonts-noto-cjk)")
+			slog.Warn("screens: no fallback font; CJK, Hangul and emoji show as ⟨U+XXXX⟩ escapes",
+				"fix", "apt install fonts-unifont")
 		})
 	}
-	return nil, fixed.I(int(pair[0].Metrics().Height.Round()) / 2)
+	return nil, 0
 }
 
-// measure returns the advance width of s in pixels.
-func (fs *fonts) measure(st Style, size float64, s string) int {
-	pair := fs.face(st, size)
-	var w fixed.Int26_6
-	for _, r := range s {
-		_, adv := glyphFace(pair, r)
-		w += adv
-	}
-	return w.Ceil()
+// hasGlyph reports whether some face of the style draws r.
+func (fs *fonts) hasGlyph(st Style, size float64, r rune) bool {
+	f, _ := glyphFace(fs.face(st, size), r)
+	return f != nil
 }
 
 // lineHeight is the distance between baselines.
@@ -146,38 +146,16 @@ func (fs *fonts) ascent(st Style, size float64) int {
 	return fs.face(st, size)[0].Metrics().Ascent.Ceil()
 }
 
-// text draws s with its top-left at (x, y) and returns the x after it.
-func (fs *fonts) text(dst draw.Image, x, y int, st Style, size float64, c color.Color, s string) int {
-	pair := fs.face(st, size)
-	src := image.NewUniform(c)
-	asc := pair[0].Metrics().Ascent
-	dot := fixed.Point26_6{X: fixed.I(x), Y: fixed.I(y) + asc}
-	for _, r := range s {
-		f, adv := glyphFace(pair, r)
-		if f == nil {
-			tofu(dst, dot, adv, asc, c)
-			dot.X += adv
-			continue
-		}
-		dr, mask, mp, a, ok := f.Glyph(dot, r)
-		if ok {
-			draw.DrawMask(dst, dr, src, image.Point{}, mask, mp, draw.Over)
-		}
-		dot.X += a
+// glyph draws the character r with its baseline at dot and returns its
+// advance. The caller has checked that a face has it.
+func (fs *fonts) glyph(dst draw.Image, dot fixed.Point26_6, st Style, size float64, c color.Color, r rune) fixed.Int26_6 {
+	f, adv := glyphFace(fs.face(st, size), r)
+	if f == nil {
+		return 0
 	}
-	return dot.X.Ceil()
-}
-
-// tofu outlines a box where a glyph is missing.
-func tofu(dst draw.Image, dot fixed.Point26_6, adv, asc fixed.Int26_6, c color.Color) {
-	x0, x1 := dot.X.Round()+1, (dot.X+adv).Round()-2
-	y0, y1 := (dot.Y - asc*3/4).Round(), dot.Y.Round()
-	for x := x0; x <= x1; x++ {
-		dst.Set(x, y0, c)
-		dst.Set(x, y1, c)
+	dr, mask, mp, _, ok := f.Glyph(dot, r)
+	if ok {
+		draw.DrawMask(dst, dr, image.NewUniform(c), image.Point{}, mask, mp, draw.Over)
 	}
-	for y := y0; y <= y1; y++ {
-		dst.Set(x0, y, c)
-		dst.Set(x1, y, c)
-	}
+	return adv
 }

@@ -12,7 +12,10 @@ import (
 type ApprovalView struct {
 	Tool string
 	Hint string
-	Age  time.Duration // since the prompt arrived
+	// Detail is the rest of what the decision applies to (a whole
+	// command, an edit's old and new text), paged after the hint.
+	Detail string
+	Age    time.Duration // since the prompt arrived
 	// Source names where the prompt comes from ("desktop", "CLI engine ·
 	// 9f3c2a10"); Subagent is "" or what marks a subagent's prompt
 	// ("subagent Explore"), drawn apart so it survives a long source.
@@ -20,8 +23,14 @@ type ApprovalView struct {
 	// Index is the shown prompt's place in the queue (1-based) and Of the
 	// number of prompts pending; "1 of 3" shows when Of > 1.
 	Index, Of int
-	Approve   string // button label for approve, e.g. "A"
-	Deny      string // button label for deny, e.g. "B"
+	// Page is the page asked for, counted from 0; any integer works, it
+	// is taken modulo the number of pages (so next after the last is
+	// the first, back before the first is the last).
+	Page    int
+	Approve string // button label for approve, e.g. "A"
+	Deny    string // button label for deny, e.g. "B"
+	Next    string // button label for the next page, e.g. "X"
+	Back    string // button label for the previous page, e.g. "Y"
 	// Sent is "" until a button was pressed, then "once" or "deny": the
 	// screen says "sent…" until the prompt disappears.
 	Sent string
@@ -31,20 +40,98 @@ type ApprovalView struct {
 const (
 	approvalSourceTop  = 29 // top of the source line, under the header
 	approvalSourceSize = 13
-	approvalToolTop    = 47 // top of the tool name
+	approvalToolTop    = 47 // top of the tool name on the first page
 	approvalToolSize   = 30 // its point size
 	approvalHintSize   = 15
+	approvalWarnSize   = 13
+	approvalLegendH    = 36
+	approvalFooterH    = 17 // the "n/m" line above the legend
 )
 
-// ApprovalHintLines is how many lines of hint the approval screen shows at
-// height h: enough for a real shell command.
-func ApprovalHintLines(h int) int { return (h - approvalToolTop - 40 - 36 - 8) / 18 }
+// HiddenWarning is the line every page of a prompt with hidden
+// characters shows.
+const HiddenWarning = "contains hidden characters"
 
-// Approval draws a pending prompt into dst.
-func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) {
+// approvalPage is one laid-out approval: its pages of body lines.
+type approvalPage struct {
+	lines  [][]cell
+	first  bool // the first page, with the tool drawn large
+	hidden bool
+}
+
+// approvalLayout splits the prompt into pages. The body is the hint,
+// then the detail, then whatever a label had to elide (the full tool
+// name and source), so every character the decision applies to is on
+// some page.
+func (r *Renderer) approvalLayout(v ApprovalView) []approvalPage {
+	v.Page, v.Age, v.Sent = 0, 0, "" // what the pages do not depend on
+	if r.laidOut != nil && r.laidOutFor == v {
+		return r.laidOut // paging and the age tick redraw the same prompt
+	}
+	r.laidOut, r.laidOutFor = r.layoutApproval(v), v
+	return r.laidOut
+}
+
+func (r *Renderer) layoutApproval(v ApprovalView) []approvalPage {
+	tool := toolName(v.Tool)
+	body := v.Hint
+	if v.Detail != "" {
+		body += "\n" + v.Detail
+	}
+	if r.f.ellipsize(Bold, approvalToolSize, tool, r.w-16) != tool {
+		body += "\ntool: " + tool
+	}
+	if src := strings.TrimSpace(v.Source + " · " + v.Subagent); r.sourceElided(v.Source, v.Subagent) {
+		body += "\nfrom: " + src
+	}
+	cs, hidden := r.f.cells(Mono, approvalHintSize, body, false)
+	for _, s := range []string{v.Tool, v.Source, v.Subagent} {
+		if _, h := r.f.cells(Regular, approvalSourceSize, s, true); h {
+			hidden = true
+		}
+	}
+	lines := layout(cs, r.w-20)
+	lh := r.f.lineHeight(Mono, approvalHintSize)
+	warn := 0
+	if hidden {
+		warn = r.f.lineHeight(Bold, approvalWarnSize)
+	}
+	bottom := r.h - approvalLegendH - approvalFooterH - 3
+	firstN := max(1, (bottom-(approvalToolTop+warn+40))/lh)
+	restN := max(1, (bottom-(approvalToolTop+warn+4))/lh)
+	pages := []approvalPage{{first: true, hidden: hidden}}
+	for i, n := 0, firstN; i < len(lines); n = restN {
+		if i > 0 {
+			pages = append(pages, approvalPage{hidden: hidden})
+		}
+		end := min(i+n, len(lines))
+		pages[len(pages)-1].lines = lines[i:end]
+		i = end
+	}
+	return pages
+}
+
+func toolName(t string) string {
+	if t == "" {
+		return "(tool)"
+	}
+	return t
+}
+
+// ApprovalPages is the number of pages Approval draws v on.
+func (r *Renderer) ApprovalPages(v ApprovalView) int { return len(r.approvalLayout(v)) }
+
+// Approval draws a pending prompt into dst: page v.Page of its pages. It
+// returns the page drawn (0-based) and the number of pages.
+func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) (page, pages int) {
 	clear(dst, dst.Bounds(), bg)
-	secs := int(v.Age / time.Second)
-	head := fmt.Sprintf("approve?  %ds", secs)
+	ps := r.approvalLayout(v)
+	pages = len(ps)
+	page = ((v.Page % pages) + pages) % pages
+	p := ps[page]
+
+	// "waiting", not "approve?": the seconds count up, nothing expires.
+	head := fmt.Sprintf("waiting %ds", int(v.Age/time.Second))
 	hc := accent
 	if v.Age >= 10*time.Second {
 		hc = denyC
@@ -56,30 +143,67 @@ func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) {
 		r.f.text(dst, r.w-8-r.f.measure(Bold, 14, q), 4, Bold, 14, fg, q)
 	}
 	r.source(dst, v.Source, v.Subagent)
-	tool := v.Tool
-	if tool == "" {
-		tool = "(tool)"
+	y := approvalToolTop
+	if p.hidden {
+		r.f.text(dst, 8, y-2, Bold, approvalWarnSize, warnC, "! "+HiddenWarning)
+		y += r.f.lineHeight(Bold, approvalWarnSize)
 	}
-	r.f.text(dst, 8, approvalToolTop, Bold, approvalToolSize, fg, r.f.ellipsize(Bold, approvalToolSize, tool, r.w-16))
-
-	hintTop := approvalToolTop + 40
-	lines := r.f.wrap(Mono, approvalHintSize, v.Hint, r.w-20, ApprovalHintLines(r.h))
+	tool := toolName(v.Tool)
+	if p.first {
+		r.f.text(dst, 8, y, Bold, approvalToolSize, fg, r.f.ellipsize(Bold, approvalToolSize, tool, r.w-16))
+		y += 40
+	} else {
+		y += 4
+	}
 	lh := r.f.lineHeight(Mono, approvalHintSize)
-	if len(lines) > 0 {
-		clear(dst, image.Rect(6, hintTop-3, r.w-6, hintTop+len(lines)*lh+3), panel)
+	if len(p.lines) > 0 {
+		clear(dst, image.Rect(6, y-3, r.w-6, y+len(p.lines)*lh+3), panel)
 	}
-	for i, l := range lines {
-		r.f.text(dst, 10, hintTop+i*lh, Mono, approvalHintSize, fg, l)
+	for i, l := range p.lines {
+		r.f.drawCellsTinted(dst, 10, y+i*lh, Mono, approvalHintSize, fg, nonASCIIC, l)
 	}
 
-	legend := image.Rect(0, r.h-36, r.w, r.h)
+	if pages > 1 {
+		foot := fmt.Sprintf("%d/%d", page+1, pages)
+		fy := r.h - approvalLegendH - approvalFooterH
+		r.f.text(dst, r.w-8-r.f.measure(Bold, 13, foot), fy, Bold, 13, fg, foot)
+		if !p.first {
+			r.f.text(dst, 8, fy, Regular, 12, dim, r.f.ellipsize(Regular, 12, tool, r.w/2))
+		} else if v.Next != "" || v.Back != "" {
+			r.f.text(dst, 8, fy, Regular, 12, dim, strings.TrimSpace(v.Next+" more  "+v.Back+" back"))
+		}
+	}
+	legend := image.Rect(0, r.h-approvalLegendH, r.w, r.h)
 	if v.Sent != "" {
 		clear(dst, legend, panel)
 		s := "sent… " + v.Sent
 		r.f.text(dst, (r.w-r.f.measure(Bold, 18, s))/2, legend.Min.Y+8, Bold, 18, dim, s)
-		return
+		return page, pages
 	}
 	r.legend(dst, v.Approve, v.Deny)
+	return page, pages
+}
+
+// sourceElided reports whether the source line cannot show src and sub
+// whole.
+func (r *Renderer) sourceElided(src, sub string) bool {
+	s, b := r.sourceFit(src, sub)
+	return s != src || b != sub
+}
+
+// sourceFit is what the source line shows of src and sub: a narrow
+// panel shortens "subagent" to "sub", then the middle of either goes.
+func (r *Renderer) sourceFit(src, sub string) (string, string) {
+	const sz = approvalSourceSize
+	right := r.w - 8
+	if sub != "" {
+		if r.f.measure(Regular, sz, src)+r.f.measure(Bold, sz, sub) > right-16-8 {
+			sub = strings.Replace(sub, "subagent", "sub", 1)
+		}
+		sub = r.f.ellipsize(Bold, sz, sub, max(right-16-8-r.f.measure(Regular, sz, src), r.w/3))
+		right -= r.f.measure(Bold, sz, sub) + 8
+	}
+	return r.f.ellipsize(Regular, sz, src, right-16), sub
 }
 
 // source draws the line under the header that says where the prompt comes
@@ -95,19 +219,12 @@ func (r *Renderer) source(dst *image.RGBA, src, sub string) {
 		mark = accent
 	}
 	clear(dst, image.Rect(8, y+3, 12, y+13), mark)
-	right := r.w - 8
-	if sub != "" {
-		const sz = approvalSourceSize
-		if r.f.measure(Regular, sz, src)+r.f.measure(Bold, sz, sub) > right-16-8 {
-			// A narrow panel: the source keeps its words, the tag shrinks.
-			sub = strings.Replace(sub, "subagent", "sub", 1)
-		}
-		sub = r.f.ellipsize(Bold, sz, sub, max(right-16-8-r.f.measure(Regular, sz, src), r.w/3))
-		right -= r.f.measure(Bold, approvalSourceSize, sub)
-		r.f.text(dst, right, y, Bold, approvalSourceSize, warnC, sub)
-		right -= 8
+	shownSrc, shownSub := r.sourceFit(src, sub)
+	if shownSub != "" {
+		x := r.w - 8 - r.f.measure(Bold, approvalSourceSize, shownSub)
+		r.f.text(dst, x, y, Bold, approvalSourceSize, warnC, shownSub)
 	}
-	r.f.text(dst, 16, y, Regular, approvalSourceSize, dim, r.f.ellipsize(Regular, approvalSourceSize, src, right-16))
+	r.f.text(dst, 16, y, Regular, approvalSourceSize, dim, shownSrc)
 }
 
 // legend draws the approve and deny buttons along the bottom edge,

@@ -20,6 +20,8 @@ var (
 	denyC    = color.RGBA{0xe5, 0x55, 0x4f, 0xff}
 	warnC    = color.RGBA{0xf0, 0x8a, 0x3c, 0xff}
 	linkOff  = color.RGBA{0x55, 0x50, 0x58, 0xff}
+	// nonASCIIC tints characters outside ASCII in a command.
+	nonASCIIC = color.RGBA{0x9f, 0xd8, 0xff, 0xff}
 )
 
 // Renderer draws screens at one panel size. It caches font faces and is
@@ -29,6 +31,9 @@ type Renderer struct {
 	f    *fonts
 	// Character draws the pet on the home screen; nil means BuiltIn.
 	Character Character
+	// The pages of the last approval laid out, and for what.
+	laidOut    []approvalPage
+	laidOutFor ApprovalView
 }
 
 // NewRenderer returns a renderer for a w×h panel (240×240 or 320×240;
@@ -46,7 +51,7 @@ func (r *Renderer) NewFrame() *image.RGBA { return image.NewRGBA(image.Rect(0, 0
 // Links is the state of the three links, for the icons in the top bar.
 type Links struct {
 	BLE       bool // a central is connected and subscribed
-	Encrypted bool // the BLE link is encrypted (bonded)
+	Encrypted bool // the BLE link is encrypted and authenticated (ble.LinkState.Secured)
 	Desktop   bool // the desktop session is live (a valid line within 30 s)
 	Dock      bool // the CoreS3 is connected
 }
@@ -175,18 +180,22 @@ func (r *Renderer) icon(dst *image.RGBA, x int, label string, on bool) int {
 	return x + 6
 }
 
-// lockIcon draws a 9×11 padlock, closed when encrypted, open otherwise.
+// lockIcon draws a 9×11 padlock: closed (both legs of the shackle in the
+// body) only on an encrypted, authenticated link; open (the shackle
+// raised, its right leg out of the body) otherwise.
 func lockIcon(dst *image.RGBA, x, y int, closed bool, c color.Color) {
 	clear(dst, image.Rect(x, y+5, x+9, y+12), c)
-	top := 0
+	top, right := y, y+5
 	if !closed {
-		top = 3
+		top, right = y-3, y-1
 	}
-	for yy := y + top; yy < y+5; yy++ {
+	for yy := top; yy < y+5; yy++ {
 		dst.Set(x+1, yy, c)
+	}
+	for yy := top; yy < right; yy++ {
 		dst.Set(x+7, yy, c)
 	}
 	for xx := x + 1; xx <= x+7; xx++ {
-		dst.Set(xx, y+top, c)
+		dst.Set(xx, top, c)
 	}
 }

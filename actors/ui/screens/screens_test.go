@@ -180,8 +180,8 @@ func TestWrap(t *testing.T) {
 		})
 	}
 	// The approval screen shows a whole 88-character command at 240×240.
-	if n := len(r.f.wrap(Mono, approvalHintSize, cmd, 220, 0)); n > ApprovalHintLines(240) {
-		t.Errorf("a real command needs %d lines, the screen has %d", n, ApprovalHintLines(240))
+	if n := r.ApprovalPages(ApprovalView{Tool: "Bash", Hint: cmd}); n != 1 {
+		t.Errorf("a real command takes %d pages, want 1", n)
 	}
 }
 
@@ -284,15 +284,23 @@ func TestNewRenderer_sizes(t *testing.T) {
 	}
 }
 
-func TestTofuWithoutCJK(t *testing.T) {
+// TestCJKDrawsGlyphs: with fonts-unifont installed (the image and CI
+// install it), CJK draws from glyphs, not as escapes.
+func TestCJKDrawsGlyphs(t *testing.T) {
 	r := renderer(t, 240, 240)
+	if len(FallbackFonts()) == 0 {
+		t.Fatal("no fallback font: apt install fonts-unifont")
+	}
 	img := r.NewFrame()
 	x := r.f.text(img, 0, 0, Regular, 16, fg, "日本")
-	if x < 10 {
-		t.Errorf("two CJK characters advance %d px", x)
+	if x < 28 {
+		t.Errorf("two CJK characters advance %d px, want two 16-px glyphs", x)
 	}
-	if n, _ := countNear(img, image.Rect(0, 0, x, 24), fg); n < 20 {
-		t.Errorf("CJK text drew %d px: neither glyphs nor boxes (CJK font: %q)", n, CJKFont())
+	if n, _ := countNear(img, image.Rect(0, 0, x, 24), fg); n < 40 {
+		t.Errorf("CJK text drew %d px of glyph", n)
+	}
+	if n, _ := countNear(img, image.Rect(0, 0, x, 24), dim); n != 0 {
+		t.Errorf("CJK text drew %d px of escape box", n)
 	}
 }
 
@@ -388,5 +396,19 @@ func TestPacks(t *testing.T) {
 	}
 	if n, _ := countNear(f0, box, fg); n < 50 {
 		t.Errorf("text frame drew %d px of body colour", n)
+	}
+}
+
+// TestLockIcon: only the closed padlock has its shackle's right leg in the
+// body; the open one has a gap there and a raised shackle.
+func TestLockIcon(t *testing.T) {
+	for _, closed := range []bool{true, false} {
+		img := image.NewRGBA(image.Rect(0, 0, 20, 20))
+		lockIcon(img, 4, 5, closed, fg)
+		rightLeg := img.RGBAAt(4+7, 5+3) == fg
+		raised := img.RGBAAt(4+1, 5-2) == fg
+		if rightLeg != closed || raised == closed {
+			t.Errorf("closed=%v: right leg in the body %v, shackle raised %v", closed, rightLeg, raised)
+		}
 	}
 }

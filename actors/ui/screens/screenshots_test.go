@@ -32,6 +32,11 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Bash", Age: 4 * time.Second, Index: 1, Of: 2, Source: "desktop",
 				Hint: "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | xargs -r git add && git commit -m 'fmt'"})
 		},
+		"approval-hidden": func(d *image.RGBA) {
+			// Trojan Source: U+202E would flip "; rm -rf ~ #" out of sight.
+			r.Approval(d, ApprovalView{Tool: "Bash", Age: 3 * time.Second, Source: "CLI engine · 9f3c2a10",
+				Hint: "cat access.txt \u202e; rm -rf ~ #\u202c \u200b", Approve: "A", Deny: "B", Next: "X", Back: "Y"})
+		},
 		"approval-late-sent": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "create issue", Age: 14 * time.Second, Hint: "github.com/claude-pi/claude-pi", Sent: "once"})
 		},
@@ -66,7 +71,7 @@ func TestScreenshots(t *testing.T) {
 	dir := t.TempDir()
 	// A few representative screens are kept for the README.
 	keep := map[string]bool{"home-240x240": true, "home-attention-320x240": true, "approval-240x240": true,
-		"approval-late-sent-240x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true}
+		"approval-late-sent-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true}
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {
