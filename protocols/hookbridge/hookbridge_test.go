@@ -100,10 +100,10 @@ func TestSummary(t *testing.T) {
 		{"Bash", `{"command":"rm -rf build/\nmake","description":"Clean"}`, "rm -rf build/ …", "Clean\n$ rm -rf build/\nmake"},
 		{"Bash", `{"command":"go test ./...","description":"Run the tests"}`, "go test ./...", "Run the tests"},
 		{"Bash", `{"command":"ls"}`, "ls", ""},
-		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"y\nz\n"}`, "/a/b.go", "edit: -1 +2 lines"},
-		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"","replace_all":true}`, "/a/b.go", "edit: -1 +0 lines, every occurrence"},
-		{"MultiEdit", `{"file_path":"/a/b.go","edits":[{"old_string":"a\nb","new_string":"c"},{"old_string":"d","new_string":"e\nf\ng"}]}`, "/a/b.go", "2 edits: -3 +4 lines"},
-		{"Write", `{"file_path":"/a/new.txt","content":"one\ntwo\n"}`, "/a/new.txt", "write: 2 lines, 8 bytes"},
+		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"y\nz\n"}`, "/a/b.go", "edit: -1 +2 lines\n--- old\nx\n+++ new\ny\nz\n"},
+		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"","replace_all":true}`, "/a/b.go", "edit: -1 +0 lines, every occurrence\n--- old\nx\n+++ new\n"},
+		{"MultiEdit", `{"file_path":"/a/b.go","edits":[{"old_string":"a\nb","new_string":"c"},{"old_string":"d","new_string":"e\nf\ng"}]}`, "/a/b.go", "2 edits: -3 +4 lines\n--- old\na\nb\n+++ new\nc\n--- old\nd\n+++ new\ne\nf\ng"},
+		{"Write", `{"file_path":"/a/new.txt","content":"one\ntwo\n"}`, "/a/new.txt", "write: 2 lines, 8 bytes\n--- content\none\ntwo"},
 		{"Read", `{"file_path":"/a/b.go"}`, "/a/b.go", ""},
 		{"NotebookEdit", `{"notebook_path":"/n.ipynb","cell_id":"c3","edit_mode":"insert"}`, "/n.ipynb", "insert cell c3"},
 		{"Grep", `{"pattern":"TODO","path":"src","glob":"*.go"}`, "TODO", "in src\nfiles *.go"},
@@ -130,7 +130,7 @@ func TestRequestDetail(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"command and cwd", realisticPermission, "Clean and rebuild\n$ rm -rf build/\nmake\nin /home/ada/src/engine"},
 		{"no detail", `{"session_id":"s","hook_event_name":"PermissionRequest","cwd":"/src/x","tool_name":"Read","tool_input":{"file_path":"/etc/passwd"}}`, "in /src/x"},
-		{"no cwd", `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"a","content":"x"}}`, "write: 1 lines, 1 bytes"},
+		{"no cwd", `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"a","content":"x"}}`, "write: 1 lines, 1 bytes\n--- content\nx"},
 	}
 	for _, tt := range tests {
 		in, err := DecodeHookInput([]byte(tt.in))
@@ -141,10 +141,16 @@ func TestRequestDetail(t *testing.T) {
 			t.Errorf("%s: RequestDetail = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	// A huge command is clipped, and the directory still fits.
-	in := HookInput{CWD: "/home/ada/src/engine", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"` + strings.Repeat("x", 5000) + `\nmore"}`)}
+	// A 4 KB command arrives whole, its last line included.
+	cmd := strings.Repeat("cp part.tar.gz /srv/releases/ && sha256sum part\\n", 80) + "rm -rf ~"
+	in := HookInput{CWD: "/home/ada/src/engine", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"` + cmd + `"}`)}
+	if d := RequestDetail(in); !strings.Contains(d, "\nrm -rf ~\nin /home/ada/src/engine") {
+		t.Fatalf("4 KB command: detail of %d bytes ends %q", len(d), d[max(0, len(d)-60):])
+	}
+	// A huge command is clipped, says so, and the directory still fits.
+	in = HookInput{CWD: "/home/ada/src/engine", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"` + strings.Repeat("x", 20000) + `\nmore"}`)}
 	d := RequestDetail(in)
-	if len(d) > MaxDetail || !strings.HasSuffix(d, "\nin /home/ada/src/engine") {
+	if len(d) > MaxDetail || !strings.HasSuffix(d, " more bytes not shown]\nin /home/ada/src/engine") {
 		t.Fatalf("long detail: %d bytes, ends %q", len(d), d[max(0, len(d)-40):])
 	}
 }

@@ -105,12 +105,13 @@ func ProjectName(cwd string) string {
 // Summary turns a tool call into what the Pi shows besides the tool: a
 // one-line hint (the command, the path, the URL) and a detail that says
 // what the call would do: the full command and its description, an
-// edit's size in lines, a write's size, a search's scope. Unknown tools
-// get their compact tool_input.
+// edit's size and its old and new text, a write's size and content, a
+// search's scope. Unknown tools get their compact tool_input. A detail
+// over MaxDetail ends in a line saying how much is not shown.
 func Summary(tool string, input json.RawMessage) (hint, detail string) {
 	var m map[string]any
 	if json.Unmarshal(input, &m) != nil {
-		return "", clip(validUTF8(string(input)), MaxDetail)
+		return "", clipNoted(validUTF8(string(input)), MaxDetail)
 	}
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	var lines []string
@@ -131,6 +132,9 @@ func Summary(tool string, input json.RawMessage) (hint, detail string) {
 	case str("file_path") != "":
 		hint = str("file_path")
 		add(changeSize(m))
+		if c := changeText(m); c != "" {
+			lines = append(lines, c) // verbatim: indentation is part of it
+		}
 	case str("notebook_path") != "":
 		hint = str("notebook_path")
 		add(strings.TrimSpace(str("edit_mode") + " cell " + str("cell_id")))
@@ -155,7 +159,44 @@ func Summary(tool string, input json.RawMessage) (hint, detail string) {
 			detail = validUTF8(compact.String())
 		}
 	}
-	return clip(oneLine(hint), MaxHint), clip(detail, MaxDetail)
+	return clip(oneLine(hint), MaxHint), clipNoted(detail, MaxDetail)
+}
+
+// changeText is what a file tool would write: Edit's and MultiEdit's old
+// and new text, Write's content.
+func changeText(m map[string]any) string {
+	var b strings.Builder
+	edit := func(em map[string]any) {
+		o, _ := em["old_string"].(string)
+		n, _ := em["new_string"].(string)
+		b.WriteString("--- old\n" + o + "\n+++ new\n" + n + "\n")
+	}
+	if _, ok := m["old_string"].(string); ok {
+		edit(m)
+	}
+	if edits, ok := m["edits"].([]any); ok {
+		for _, e := range edits {
+			if em, ok := e.(map[string]any); ok {
+				edit(em)
+			}
+		}
+	}
+	if c, ok := m["content"].(string); ok {
+		b.WriteString("--- content\n" + c)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// clipNoted clips s to n bytes; when it cuts, the last line says how
+// many bytes are not shown, so a screen never passes a part for the
+// whole.
+func clipNoted(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	note := func(k int) string { return fmt.Sprintf("\n[… %d more bytes not shown]", k) }
+	cut := clip(s, n-len(note(len(s)))) // the final count has no more digits
+	return cut + note(len(s)-len(cut))
 }
 
 // changeSize describes a file tool's change: Edit's replaced lines,
@@ -207,7 +248,7 @@ func RequestDetail(in HookInput) string {
 	if d == "" {
 		return where
 	}
-	return clip(d, MaxDetail-len(where)-1) + "\n" + where
+	return clipNoted(d, MaxDetail-len(where)-1) + "\n" + where
 }
 
 // Activity is the "last activity" line of a session for an event, or ""

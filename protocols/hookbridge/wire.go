@@ -28,11 +28,14 @@ const (
 	MaxProject  = 128
 	MaxTool     = 128
 	MaxHint     = 512
-	MaxDetail   = 2048
+	// MaxDetail holds a 4 KB command or an edit's old and new text whole,
+	// and stays under the CoreS3's 16 KiB approval detail.
+	MaxDetail   = 12 << 10
 	MaxActivity = 200
 	MaxName     = 64
-	// MaxRequest bounds a request body, with room for JSON escaping.
-	MaxRequest = 16 << 10
+	// MaxRequest bounds a request body, with room for JSON escaping
+	// (\u00XX makes a control character six bytes).
+	MaxRequest = 96 << 10
 )
 
 // Behaviors of a Decision.
