@@ -23,11 +23,11 @@ const (
 // Field limits of the LAN requests. The hook summarises and clips before
 // sending, so a request over these limits is refused, not truncated.
 const (
-	MaxID       = 64
-	MaxSession  = 128
-	MaxProject  = 128
-	MaxTool     = 128
-	MaxHint     = 512
+	MaxID      = 64
+	MaxSession = 128
+	MaxProject = 128
+	MaxTool    = 128
+	MaxHint    = 512
 	// MaxDetail holds a 4 KB command or an edit's old and new text whole,
 	// and stays under the CoreS3's 16 KiB approval detail.
 	MaxDetail   = 12 << 10
