@@ -9,6 +9,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -87,4 +89,46 @@ func resolvedOn(core *docktest.Core, requestID string) bool {
 		}
 	}
 	return false
+}
+
+// TestCLIStopReplySpokenOnCoreS3: a terminal session's Stop carries
+// Claude's reply (last_assistant_message); the CoreS3 (cores3-sim) says it
+// as it says the desktop's assistant turns, one caption per sentence.
+func TestCLIStopReplySpokenOnCoreS3(t *testing.T) {
+	if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
+		t.Skip("espeak-ng not installed (apt-get install espeak-ng)")
+	}
+	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
+	core := startCoreSim(t)
+	a := startApplianceWith(t, func(c *Config) {
+		c.LAN.Listen = "127.0.0.1:0"
+		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "espeak-ng"
+	})
+	poll(t, 15*time.Second, "the dock's handshake", func() bool {
+		dk, _ := a.apiState(t)["dock"].(map[string]any)
+		return dk != nil && dk["ready"] == true && dk["event"] == true
+	})
+	addr, _ := a.lanState(t)["listen"].(string)
+	dir := pairByButton(t, a, addr, "laptop")
+
+	from := core.mark()
+	stop := `{"session_id":"9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77","cwd":"/home/ada/src/engine","hook_event_name":"Stop","stop_hook_active":false,` +
+		`"last_assistant_message":"The **build** is green. All 42 tests pass, and nothing else changed.\n\nWant me to push it?"}`
+	var errOut bytes.Buffer
+	if err := run(context.Background(), []string{"hook", "event", "--config", dir}, strings.NewReader(stop), io.Discard, &errOut); err != nil || errOut.Len() > 0 {
+		t.Fatalf("hook event: %v %s", err, errOut.String())
+	}
+	i, _ := core.await(20*time.Second, from, `caption "The build is green."`, func(l uiLine) bool {
+		return l.is("ui", "caption") && l.is("text", "The build is green.")
+	})
+	core.await(20*time.Second, i, `caption "All 42 tests pass, and nothing else changed."`, func(l uiLine) bool {
+		return l.is("ui", "caption") && l.is("text", "All 42 tests pass, and nothing else changed.")
+	})
+	core.await(20*time.Second, from, "audio played", func(l uiLine) bool { return l.is("audio", "played") })
+	// Only the first two sentences are said, as for the desktop.
+	for _, l := range core.since(from) {
+		if l.is("ui", "caption") && strings.Contains(l.str("text"), "push") {
+			t.Errorf("a third sentence was said: %s", l.Raw)
+		}
+	}
 }

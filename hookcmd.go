@@ -220,6 +220,7 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Wr
 		Project:  hookbridge.ProjectName(in.CWD),
 		Agent:    clipBytes(in.AgentID, hookbridge.MaxSession),
 		Activity: hookbridge.Activity(in),
+		Reply:    hookbridge.Reply(in),
 	}
 	if in.HookEventName == hookbridge.EventPostToolUse {
 		ev.Call = hookbridge.CallKey(in.ToolName, in.ToolInput)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -116,6 +118,11 @@ func (a *Actor) Receive(c actor.Context) {
 		a.turn(Turn(m.Event), now)
 	case Turn:
 		a.turn(m, now)
+	case lan.Reply:
+		// A terminal session's reply is said like the desktop's turns.
+		if text, err := json.Marshal(m.Text); err == nil {
+			a.turn(Turn{Role: "assistant", Content: text}, now)
+		}
 
 	case tick:
 		if m.at.Equal(a.timerAt) {

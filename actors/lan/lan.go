@@ -49,6 +49,10 @@ type Options struct {
 	// MaxWait bounds one permission long-poll on the Pi's side; the hook
 	// usually gives up first. 15 min when zero.
 	MaxWait time.Duration
+	// Speak is the service that speaks Claude's replies from terminal
+	// sessions (the dock): it gets a Reply for each Stop that carries
+	// one. None when empty.
+	Speak string
 	// PairTimeout is how long a pairing request waits for the button;
 	// 2 min when zero.
 	PairTimeout time.Duration
@@ -150,6 +154,9 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 		m.reply <- answer{http.StatusNoContent, struct{}{}}
 		a.apply(c, ch, "moved on")
+		if m.ev.Event == hookbridge.EventStop && m.ev.Reply != "" && a.o.Speak != "" {
+			c.Send(supervisor.ServicePID(a.system, a.o.Speak), Reply{Session: m.ev.Session, Project: m.ev.Project, Text: m.ev.Reply})
+		}
 	case withdraw:
 		if ch, ok := a.st.remove(m.k); ok {
 			a.h.Logger().Info("prompt withdrawn by its hook", "session", m.k.session, "id", m.k.id)

@@ -23,6 +23,14 @@ type RevokeResult struct {
 	Err string
 }
 
+// Reply is Claude's reply that ended a turn of a terminal session (the
+// Stop hook's last_assistant_message), sent to Options.Speak, which says
+// it as the desktop's assistant turns are said.
+type Reply struct {
+	Session, Project string
+	Text             string
+}
+
 // GetState asks for the current State (answered with Respond).
 type GetState struct{}
 

@@ -10,6 +10,7 @@ func FuzzDecodeHookInput(f *testing.F) {
 	f.Add([]byte(realisticPermission))
 	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{}}`))
 	f.Add([]byte(`{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Edit","agent_id":"a","agent_type":"Plan"}`))
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"Done.","stop_hook_active":false}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		in, err := DecodeHookInput(b)
@@ -20,11 +21,11 @@ func FuzzDecodeHookInput(f *testing.F) {
 			t.Fatalf("accepted without session or event: %q", b)
 		}
 		hint, detail := Summary(in.ToolName, in.ToolInput)
-		if len(hint) > MaxHint || len(detail) > MaxDetail || len(Activity(in)) > MaxActivity || len(ProjectName(in.CWD)) > MaxProject || len(RequestDetail(in)) > MaxDetail {
+		if len(hint) > MaxHint || len(detail) > MaxDetail || len(Activity(in)) > MaxActivity || len(ProjectName(in.CWD)) > MaxProject || len(RequestDetail(in)) > MaxDetail || len(Reply(in)) > MaxReply {
 			t.Fatalf("summary over its limits for %q", b)
 		}
 		// The Pi refuses a request whose fields are not UTF-8.
-		if d := RequestDetail(in); !utf8.ValidString(d) || !utf8.ValidString(hint) {
+		if d := RequestDetail(in); !utf8.ValidString(d) || !utf8.ValidString(hint) || !utf8.ValidString(Reply(in)) {
 			t.Fatalf("summary not UTF-8 for %q: %q %q", b, hint, d)
 		}
 	})
@@ -56,6 +57,7 @@ func FuzzDecodePermissionRequest(f *testing.F) {
 func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"session":"s","event":"PostToolUse","project":"engine","activity":"Bash ls"}`))
 	f.Add([]byte(`{"session":"s","event":"PostToolUse","call":"0f1e2d3c4b5a69788796a5b4c3d2e1f0"}`))
+	f.Add([]byte(`{"session":"s","event":"Stop","reply":"Done. All green."}`))
 	f.Add([]byte(`{"session":"s"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		e, err := DecodeEvent(b)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // realisticPermission is a PermissionRequest as Claude Code writes it.
@@ -264,5 +265,23 @@ func TestCallKey(t *testing.T) {
 	}
 	if CallKey("Bash", json.RawMessage(`not json`)) == CallKey("Bash", json.RawMessage(`not json!`)) {
 		t.Fatal("two inputs that are not JSON share a key")
+	}
+}
+
+func TestReply(t *testing.T) {
+	in, err := DecodeHookInput([]byte(`{"session_id":"s","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"  Done. All green.\n"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Reply(in); got != "Done. All green." {
+		t.Fatalf("Reply = %q", got)
+	}
+	in.HookEventName = EventSessionEnd
+	if got := Reply(in); got != "" {
+		t.Fatalf("Reply of a SessionEnd = %q", got)
+	}
+	in.HookEventName, in.LastAssistantMessage = EventStop, strings.Repeat("é", MaxReply)+"\xff"
+	if got := Reply(in); len(got) > MaxReply || !utf8.ValidString(got) {
+		t.Fatalf("long reply: %d bytes, UTF-8 %v", len(got), utf8.ValidString(got))
 	}
 }

@@ -59,6 +59,9 @@ type HookInput struct {
 	// SessionStart ("startup", "resume", ...) and SessionEnd.
 	Source string `json:"source"`
 	Reason string `json:"reason"`
+	// Stop: Claude's reply that ended the turn, the terminal's only
+	// source of spoken replies.
+	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
 // ErrHookInput marks input that is not a usable hook input.
@@ -270,6 +273,16 @@ func Activity(in HookInput) string {
 		return "ended"
 	}
 	return ""
+}
+
+// Reply is Claude's reply of a Stop event for the Pi to speak, clipped to
+// MaxReply (only its first sentences are spoken), or "" for any other
+// event.
+func Reply(in HookInput) string {
+	if in.HookEventName != EventStop {
+		return ""
+	}
+	return clip(validUTF8(strings.TrimSpace(in.LastAssistantMessage)), MaxReply)
 }
 
 func oneLine(s string) string {

@@ -32,6 +32,7 @@ const (
 	// and stays under the CoreS3's 16 KiB approval detail.
 	MaxDetail   = 12 << 10
 	MaxActivity = 200
+	MaxReply    = 2048
 	MaxName     = 64
 	// MaxRequest bounds a request body, with room for JSON escaping
 	// (\u00XX makes a control character six bytes).
@@ -78,6 +79,8 @@ type Event struct {
 	Activity string `json:"activity,omitempty"`
 	// Call is the CallKey of a PostToolUse's tool call.
 	Call string `json:"call,omitempty"`
+	// Reply is Claude's reply of a Stop (Reply), for the Pi to speak.
+	Reply string `json:"reply,omitempty"`
 }
 
 // Decision is the Pi's answer to a PermissionRequest.
@@ -138,6 +141,7 @@ func DecodeEvent(b []byte) (Event, error) {
 		field{"session", e.Session, MaxSession, true}, field{"event", e.Event, MaxTool, true},
 		field{"project", e.Project, MaxProject, false}, field{"agent", e.Agent, MaxSession, false},
 		field{"activity", e.Activity, MaxActivity, false}, field{"call", e.Call, MaxID, false},
+		field{"reply", e.Reply, MaxReply, false},
 	)
 	if err != nil {
 		return Event{}, err
