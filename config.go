@@ -43,6 +43,7 @@ type Config struct {
 	TTS      TTSConfig                `toml:"tts"`
 	Voice    VoiceConfig              `toml:"voice"`
 	LAN      LANConfig                `toml:"lan"`
+	UI       UIConfig                 `toml:"ui"`
 	Services map[string]ServiceConfig `toml:"services"`
 }
 
@@ -75,6 +76,23 @@ type LANConfig struct {
 	Listen      string    `toml:"listen"`
 	PairTimeout *Duration `toml:"pair_timeout"`
 	MaxWait     *Duration `toml:"max_wait"`
+}
+
+// UIConfig is the [ui] table: the screen.
+type UIConfig struct {
+	ScreenTimeout *Duration `toml:"screen_timeout"`
+}
+
+// resolveScreenTimeout is how long the screen stays on after the last
+// press or prompt; under 5 s it would go dark while a prompt is read.
+func resolveScreenTimeout(u UIConfig) (time.Duration, error) {
+	if u.ScreenTimeout == nil {
+		return defaultScreenTimeout, nil
+	}
+	if d := time.Duration(*u.ScreenTimeout); d < 5*time.Second {
+		return 0, fmt.Errorf("ui.screen_timeout = %q: want 5s or longer", d)
+	}
+	return time.Duration(*u.ScreenTimeout), nil
 }
 
 // TTSConfig is the [tts] table: the voice the dock speaks with.
@@ -140,6 +158,7 @@ const (
 	defaultSpeed         = 160 // a little slower than espeak-ng's 175: the CoreS3's speaker is small
 	defaultAssistantMax  = 200
 	defaultListenSeconds = 5
+	defaultScreenTimeout = 30 * time.Second
 )
 
 // loadConfig reads the file at path. With explicit false, a missing file is

@@ -170,6 +170,7 @@ func TestConfigErrors(t *testing.T) {
 		{"dtr not a bool", "[dock]\ndtr = \"yes\"\n", []string{"dtr"}},
 		{"bad lan listen", "[lan]\nlisten = \"7787\"\n", []string{"lan.listen", "host:port"}},
 		{"zero lan wait", "[lan]\nmax_wait = \"0s\"\n", []string{"lan.max_wait", "positive"}},
+		{"short screen timeout", "[ui]\nscreen_timeout = \"1s\"\n", []string{"ui.screen_timeout", "5s or longer"}},
 		{"bad engine", "[tts]\nengine = \"say\"\n", []string{"tts.engine", "espeak-ng, piper, off"}},
 		{"piper without model", "[tts]\nengine = \"piper\"\n", []string{"tts.piper_model", ".onnx"}},
 		{"bad speed", "[tts]\nspeed = 1000\n", []string{"tts.speed", "80..450"}},

@@ -60,6 +60,7 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	d := doctor{root: "/", enumerate: serial.SysfsEnumerator}
 	checks := d.run(p)
 	failed := printChecks(stdout, p, checks)
+	writePins(stdout, p)
 	if failed > 0 {
 		return fmt.Errorf("doctor: %d of %d checks failed", failed, len(checks))
 	}

@@ -140,7 +140,8 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 	hw := hardware{security: sec, dock: dockOptions(s.dock, s.voice, synth, log)}
 	// The screen shows the lan service's pairing requests and sessions on
 	// every board; the lan runs even with [lan] listen off.
-	screen := ui.Config{Board: s.board, DataDir: s.dataDir, Version: version, LAN: lan.ServiceName, Services: processes}
+	screen := ui.Config{Board: s.board, DataDir: s.dataDir, Version: version, LAN: lan.ServiceName, Services: processes,
+		ScreenTimeout: s.screenTimeout}
 	if !s.simulated() {
 		profile, err := boards.Lookup(s.board)
 		if err != nil {

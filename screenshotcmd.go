@@ -5,15 +5,20 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"image/png"
 	"io"
 	"net/http"
 	"os"
-	"strconv"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/ui"
+	"github.com/claude-pi/claude-pi/boards"
+	"github.com/claude-pi/claude-pi/boards/sim"
 )
 
 // screenshotFlags are `claude-pi screenshot`'s flags.
@@ -27,12 +32,13 @@ func screenshotFlagSet(w io.Writer) (*flag.FlagSet, *screenshotFlags) {
 	for i, s := range ui.SampleScreens {
 		names[i] = string(s)
 	}
-	fs := newFlagSet("screenshot", "Usage: claude-pi screenshot FILE.png [flags]\n\n"+
-		"Renders one screen with sample data to a PNG, without running the appliance,\n"+
-		"or saves what a running sim appliance shows (--from).", w)
+	fs := newFlagSet("screenshot", "Usage: claude-pi screenshot FILE.png|FILE.jpg [flags]\n\n"+
+		"Renders one screen with sample data, without running the appliance, or\n"+
+		"saves what a running sim appliance shows (--from "+simHTTP+"). The file's\n"+
+		"extension picks the format: .png, or .jpg/.jpeg.", w)
 	fs.StringVar(&o.screen, "screen", "home", "the screen: "+strings.Join(names, ", "))
-	fs.StringVar(&o.size, "size", "240x240", "the panel size, WIDTHxHEIGHT (240x240 or 320x240)")
-	fs.StringVar(&o.from, "from", "", "fetch /api/screen.png from this running sim appliance, e.g. http://127.0.0.1:8080")
+	fs.StringVar(&o.size, "size", "240x240", "the panel `size`, one of the boards': "+strings.Join(panelSizes(), ", "))
+	fs.StringVar(&o.from, "from", "", "fetch /api/screen.png from this running sim appliance's `address`, e.g. "+simHTTP+" (http:// optional)")
 	return fs, o
 }
 
@@ -40,31 +46,44 @@ func screenshotFlagSet(w io.Writer) (*flag.FlagSet, *screenshotFlags) {
 func screenshotCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs, o := screenshotFlagSet(stderr)
 	// The file may come before the flags: claude-pi screenshot a.png --screen info.
-	var file string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		file, args = args[0], args[1:]
-	}
-	if help, err := parseFlags(fs, args); help || err != nil {
+	files, help, err := parseInterleaved(fs, args)
+	if help || err != nil {
 		return err
 	}
-	if file == "" && fs.NArg() > 0 {
-		file = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return usagef("screenshot: unexpected argument %q", fs.Arg(0))
+	if len(files) > 1 {
+		return usagef("screenshot: unexpected argument %q", files[1])
 	}
-	if file == "" {
+	if len(files) == 0 {
 		return usagef("screenshot: the output FILE.png is required (see claude-pi screenshot --help)")
 	}
-	var data []byte
-	var err error
+	file := files[0]
+	format, err := imageFormat(file)
+	if err != nil {
+		return err
+	}
+	var img image.Image
 	if o.from != "" {
-		data, err = fetchScreen(ctx, o.from)
+		var asleep bool
+		img, asleep, err = fetchScreen(ctx, o.from)
+		if err == nil && asleep {
+			fmt.Fprintln(stderr, "screenshot: the sim's screen is asleep (it sleeps when idle, as the panel does): the picture is black. Press a button on its page, or POST /api/press/A, to wake it.")
+		}
 	} else {
-		data, err = renderSample(o.screen, o.size)
+		img, err = renderSample(o.screen, o.size)
 	}
 	if err != nil {
 		return err
 	}
+	var buf bytes.Buffer
+	if format == "jpeg" {
+		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 92})
+	} else {
+		err = png.Encode(&buf, img)
+	}
+	if err != nil {
+		return fmt.Errorf("screenshot: encoding %s: %w", format, err)
+	}
+	data := buf.Bytes()
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		return fmt.Errorf("screenshot: %w", err)
 	}
@@ -72,7 +91,32 @@ func screenshotCommand(ctx context.Context, args []string, _ io.Reader, stdout, 
 	return nil
 }
 
-func renderSample(screen, size string) ([]byte, error) {
+// imageFormat picks the encoding from the file's extension, so x.jpg is a
+// JPEG and not a PNG by another name.
+func imageFormat(file string) (string, error) {
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".png":
+		return "png", nil
+	case ".jpg", ".jpeg":
+		return "jpeg", nil
+	}
+	return "", usagef("screenshot: %q: want a .png, .jpg or .jpeg file name (the extension picks the format)", file)
+}
+
+// panelSizes are the boards' picture sizes, the ones the screens are laid
+// out for.
+func panelSizes() []string {
+	var out []string
+	for _, n := range boards.Names() {
+		if p, err := boards.Lookup(n); err == nil && p.Width > 0 {
+			out = append(out, fmt.Sprintf("%dx%d", p.Width, p.Height))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func renderSample(screen, size string) (image.Image, error) {
 	w, h, err := parseSize(size)
 	if err != nil {
 		return nil, err
@@ -88,51 +132,47 @@ func renderSample(screen, size string) ([]byte, error) {
 	if err != nil {
 		return nil, usagef("screenshot: %v", err)
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		return nil, fmt.Errorf("screenshot: encoding png: %w", err)
-	}
-	return buf.Bytes(), nil
+	return img, nil
 }
 
-// parseSize reads "240x240".
+// parseSize reads "240x240", one of panelSizes.
 func parseSize(s string) (w, h int, err error) {
-	a, b, ok := strings.Cut(strings.ToLower(s), "x")
-	if ok {
-		w, err = strconv.Atoi(a)
-		if err == nil {
-			h, err = strconv.Atoi(b)
-		}
+	s = strings.ToLower(s)
+	if !slices.Contains(panelSizes(), s) {
+		return 0, 0, usagef("screenshot: --size %q: want one of %s", s, strings.Join(panelSizes(), ", "))
 	}
-	if !ok || err != nil || w <= 0 || h <= 0 {
-		return 0, 0, usagef("screenshot: --size %q: want WIDTHxHEIGHT, e.g. 240x240", s)
-	}
-	return w, h, nil
+	_, err = fmt.Sscanf(s, "%dx%d", &w, &h)
+	return w, h, err
 }
 
-// fetchScreen downloads the live framebuffer of a running sim appliance.
-func fetchScreen(ctx context.Context, base string) ([]byte, error) {
+// fetchScreen downloads the live framebuffer of a running sim appliance;
+// asleep is the sim's word that the panel is off, so the frame is black.
+func fetchScreen(ctx context.Context, base string) (_ image.Image, asleep bool, _ error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	if !strings.Contains(base, "://") {
+		base = "http://" + base // --from 127.0.0.1:8330, as the banner prints it
+	}
 	url := strings.TrimRight(base, "/") + "/api/screen.png"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, usagef("screenshot: --from %q: %v", base, err)
+		return nil, false, usagef("screenshot: --from %q: %v", base, err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("screenshot: fetching %s: %w (is claude-pi running with the web page on?)", url, err)
+		return nil, false, fmt.Errorf("screenshot: fetching %s: %w (is claude-pi running with the web page on?)", url, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
-		return nil, fmt.Errorf("screenshot: reading %s: %w", url, err)
+		return nil, false, fmt.Errorf("screenshot: reading %s: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("screenshot: %s: %s", url, resp.Status)
+		return nil, false, fmt.Errorf("screenshot: %s: %s", url, resp.Status)
 	}
-	if _, err := png.DecodeConfig(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("screenshot: %s did not return a PNG: %w", url, err)
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, false, fmt.Errorf("screenshot: %s did not return a PNG: %w", url, err)
 	}
-	return data, nil
+	return img, resp.Header.Get(sim.ScreenStateHeader) == sim.ScreenAsleep, nil
 }

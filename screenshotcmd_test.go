@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"image"
+	_ "image/jpeg"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/claude-pi/claude-pi/actors/ui"
+	"github.com/claude-pi/claude-pi/boards/sim"
 )
 
 var updateUIShots = flag.Bool("update-ui-screenshots", false, "write every screen to actors/ui/screens/testdata/screenshots/ui-*.png")
@@ -54,7 +57,9 @@ func TestScreenshotCommand_errors(t *testing.T) {
 		{[]string{"screenshot"}, "FILE.png is required"},
 		{[]string{"screenshot", filepath.Join(dir, "a.png"), "--screen", "menu"}, `--screen "menu"`},
 		{[]string{"screenshot", filepath.Join(dir, "a.png"), "--size", "big"}, `--size "big"`},
-		{[]string{"screenshot", filepath.Join(dir, "a.png"), "--size", "20x20"}, "outside 160x120"},
+		{[]string{"screenshot", filepath.Join(dir, "a.png"), "--size", "20x20"}, `--size "20x20": want one of 240x240, 320x240`},
+		{[]string{"screenshot", filepath.Join(dir, "a.gif")}, "want a .png, .jpg or .jpeg file name"},
+		{[]string{"screenshot", filepath.Join(dir, "a")}, "want a .png, .jpg or .jpeg file name"},
 		{[]string{"screenshot", filepath.Join(dir, "a.png"), "extra"}, `unexpected argument "extra"`},
 		{[]string{"screenshot", filepath.Join(dir, "a.png"), "--from", "http://127.0.0.1:1"}, "is claude-pi running"},
 	} {
@@ -94,5 +99,73 @@ func TestScreenshotCommand_from(t *testing.T) {
 	}
 	if !bytes.Equal(got, buf.Bytes()) {
 		t.Fatal("the saved file differs from what the appliance served")
+	}
+}
+
+// TestScreenshotJPEG: x.jpg is a JPEG, not a PNG by another name.
+func TestScreenshotJPEG(t *testing.T) {
+	for _, name := range []string{"x.jpg", "x.JPEG"} {
+		file := filepath.Join(t.TempDir(), name)
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"screenshot", file, "--screen", "info"}, nil, &out, &out); err != nil {
+			t.Fatal(err, out.String())
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, format, err := image.DecodeConfig(f)
+		f.Close()
+		if err != nil || format != "jpeg" || cfg.Width != 240 {
+			t.Errorf("%s: format %q %dx%d (%v), want a 240x240 jpeg", name, format, cfg.Width, cfg.Height, err)
+		}
+	}
+}
+
+// TestScreenshotFromAddress: --from takes the address as the banner prints
+// it (no http://), and says so when the sim's screen is asleep.
+func TestScreenshotFromAddress(t *testing.T) {
+	img, err := ui.Sample(ui.ScreenHome, 240, 240)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	asleep := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if asleep {
+			w.Header().Set(sim.ScreenStateHeader, sim.ScreenAsleep)
+		}
+		w.Write(buf.Bytes())
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	file := filepath.Join(t.TempDir(), "live.png")
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"screenshot", file, "--from", addr}, nil, &out, &errOut); err != nil {
+		t.Fatalf("--from %s: %v", addr, err)
+	}
+	if strings.Contains(errOut.String(), "asleep") {
+		t.Errorf("an awake screen got the asleep hint: %s", errOut.String())
+	}
+	asleep = true
+	errOut.Reset()
+	if err := run(context.Background(), []string{"screenshot", file, "--from", addr}, nil, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "asleep") || !strings.Contains(errOut.String(), "wake") {
+		t.Errorf("an asleep screen got no hint: %q", errOut.String())
+	}
+}
+
+func TestScreenshotHelp(t *testing.T) {
+	var out bytes.Buffer
+	run(context.Background(), []string{"help", "screenshot"}, nil, &out, &out)
+	for _, want := range []string{simHTTP, "240x240, 320x240", ".jpg"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("screenshot help does not say %q:\n%s", want, out.String())
+		}
 	}
 }

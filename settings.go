@@ -42,6 +42,7 @@ type settings struct {
 	tts           TTSConfig  // engine, voice and speed filled in
 	voice         voiceSettings
 	lan           lanSettings
+	screenTimeout time.Duration
 	policies      map[string]supervisor.Policy
 }
 
@@ -164,6 +165,9 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 		return fail(err)
 	}
 	if s.voice, err = resolveVoice(c.Voice); err != nil {
+		return fail(err)
+	}
+	if s.screenTimeout, err = resolveScreenTimeout(c.UI); err != nil {
 		return fail(err)
 	}
 	if s.lan, err = resolveLAN(c.LAN); err != nil {

@@ -21,6 +21,9 @@ type Display struct {
 	pngVer  uint64
 	png     []byte
 	changed chan struct{} // closed and replaced on every Draw
+	// asleep is the panel switched off (Sleep): it shows black, as a real
+	// ST7789 with its backlight off does, and keeps the frame for Wake.
+	asleep bool
 }
 
 var _ display.Drawer = (*Display)(nil)
@@ -67,6 +70,33 @@ func (d *Display) Draw(dstRect image.Rectangle, src image.Image, sp image.Point)
 	return nil
 }
 
+// Sleep switches the panel off, as the UI does after its screen timeout.
+// It implements the UI's Sleeper, so the UI draws nothing while asleep and
+// the web page can say why the screen is black.
+func (d *Display) Sleep() error { d.setAsleep(true); return nil }
+
+// Wake switches the panel back on, showing the frame it had.
+func (d *Display) Wake() error { d.setAsleep(false); return nil }
+
+// Asleep reports whether the panel is switched off.
+func (d *Display) Asleep() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.asleep
+}
+
+func (d *Display) setAsleep(v bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.asleep == v {
+		return
+	}
+	d.asleep = v
+	d.version++ // what the panel shows changed: pollers re-fetch
+	close(d.changed)
+	d.changed = make(chan struct{})
+}
+
 // Changed returns a channel that is closed at the next Draw.
 func (d *Display) Changed() <-chan struct{} {
 	d.mu.Lock()
@@ -74,11 +104,16 @@ func (d *Display) Changed() <-chan struct{} {
 	return d.changed
 }
 
-// Snapshot returns a copy of the current frame and its version.
+// Snapshot returns a copy of what the panel shows (black while asleep) and
+// its version.
 func (d *Display) Snapshot() (*image.RGBA, uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cp := image.NewRGBA(d.fb.Rect)
+	if d.asleep {
+		draw.Draw(cp, cp.Rect, image.Black, image.Point{}, draw.Src)
+		return cp, d.version
+	}
 	copy(cp.Pix, d.fb.Pix)
 	return cp, d.version
 }

@@ -20,12 +20,14 @@ const pageHTML = `<!doctype html>
  button:active { filter: brightness(0.8); }
  pre { background: #111; padding: 1em; max-width: 60em; overflow: auto; }
  .hint { color: #999; }
+ .asleep { color: #fc6; max-width: 480px; }
 </style>
 </head>
 <body>
 <h1>Claude_Pi <span class="hint">sim board</span></h1>
 <div class="device">
  <img id="screen" src="/api/screen.png" alt="the appliance's display">
+ <p id="asleep" class="asleep" hidden>asleep: the screen switched off after its timeout ([ui] screen_timeout). Press any button to wake it.</p>
  <div class="buttons">
   <button id="A" title="approve (hold for a long press; key a)">A</button>
   <button id="B" title="deny (hold for a long press; key b)">B</button>
@@ -89,6 +91,7 @@ async function poll() {
     const s = await fetch('/api/state');
     const st = await s.json();
     document.getElementById('state').textContent = JSON.stringify(st, null, 2);
+    document.getElementById('asleep').hidden = st.screen !== 'asleep';
     maybeAutopress(st);
   } catch (e) {
     document.getElementById('state').textContent = 'appliance not reachable: ' + e;

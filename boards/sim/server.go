@@ -22,6 +22,26 @@ type State struct {
 	Dock     any       `json:"dock"`     // the CoreS3 dock
 	LAN      any       `json:"lan"`      // the CLI-hook bridge: paired clients, pairing code, sessions
 	Services []Service `json:"services"`
+	// Screen is ScreenOn or ScreenAsleep: after the UI's screen timeout
+	// the panel is off and /api/screen.png is black; a press wakes it.
+	Screen string `json:"screen"`
+}
+
+// ScreenStateHeader on /api/screen.png carries State.Screen, so a client
+// that saves a black frame can tell an asleep panel from a broken one.
+const ScreenStateHeader = "X-Claude-Pi-Screen"
+
+// The values of State.Screen and ScreenStateHeader.
+const (
+	ScreenOn     = "on"
+	ScreenAsleep = "asleep"
+)
+
+func (s *Server) screenState() string {
+	if s.Display != nil && s.Display.Asleep() {
+		return ScreenAsleep
+	}
+	return ScreenOn
 }
 
 // Service is one supervised service as /api/state shows it.
@@ -82,6 +102,7 @@ func (s *Server) screen(w http.ResponseWriter, r *http.Request) {
 	}
 	etag := `"` + strconv.FormatUint(v, 10) + `"`
 	w.Header().Set("ETag", etag)
+	w.Header().Set(ScreenStateHeader, s.screenState())
 	w.Header().Set("Cache-Control", "no-cache")
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
@@ -128,6 +149,7 @@ func (s *Server) state(w http.ResponseWriter, r *http.Request) {
 	if st.Services == nil {
 		st.Services = []Service{} // [] not null: the list exists, it is empty
 	}
+	st.Screen = s.screenState()
 	writeJSON(w, http.StatusOK, st)
 }
 

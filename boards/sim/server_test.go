@@ -216,3 +216,48 @@ func TestPage(t *testing.T) {
 		t.Errorf("GET /nothing = %d, want 404", resp.StatusCode)
 	}
 }
+
+// TestAsleepScreen: a panel put to sleep shows black, and both the PNG's
+// header and /api/state say "asleep"; Wake brings the frame back.
+func TestAsleepScreen(t *testing.T) {
+	b, _, ts := newTestServer(t)
+	red := image.NewUniform(color.RGBA{0xff, 0, 0, 0xff})
+	if err := b.Display.Draw(b.Display.Bounds(), red, image.Point{}); err != nil {
+		t.Fatal(err)
+	}
+	screen := func() (string, color.Color, string) {
+		t.Helper()
+		resp, body := do(t, "GET", ts.URL+"/api/screen.png")
+		img, err := png.Decode(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, sb := do(t, "GET", ts.URL+"/api/state")
+		var st State
+		if err := json.Unmarshal(sb, &st); err != nil {
+			t.Fatal(err)
+		}
+		return resp.Header.Get(ScreenStateHeader), img.At(5, 5), st.Screen
+	}
+	if h, c, st := screen(); h != ScreenOn || st != ScreenOn || c != (color.RGBA{0xff, 0, 0, 0xff}) {
+		t.Fatalf("awake: header %q, state %q, pixel %v", h, st, c)
+	}
+	changed := b.Display.Changed()
+	if err := b.Display.Sleep(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	default:
+		t.Error("Sleep did not tell pollers that the picture changed")
+	}
+	if h, c, st := screen(); h != ScreenAsleep || st != ScreenAsleep || c != (color.RGBA{0, 0, 0, 0xff}) {
+		t.Fatalf("asleep: header %q, state %q, pixel %v; want asleep and black", h, st, c)
+	}
+	if err := b.Display.Wake(); err != nil {
+		t.Fatal(err)
+	}
+	if h, c, st := screen(); h != ScreenOn || st != ScreenOn || c != (color.RGBA{0xff, 0, 0, 0xff}) {
+		t.Fatalf("woken: header %q, state %q, pixel %v; want the frame back", h, st, c)
+	}
+}
