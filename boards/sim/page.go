@@ -11,14 +11,17 @@ const pageHTML = `<!doctype html>
 <title>Claude_Pi · sim board</title>
 <style>
  body { font: 15px system-ui, sans-serif; background: #1b1b1f; color: #ddd; margin: 2em; }
- .device { display: inline-block; background: #333; padding: 18px; border-radius: 14px; }
- #screen { width: 480px; height: 480px; image-rendering: pixelated; display: block; background: #000; }
+ /* A 390 px phone shows the whole device: the screen shrinks, nothing scrolls sideways. */
+ @media (max-width: 600px) { body { margin: 8px; } h1 { font-size: 22px; } }
+ .device { display: block; width: fit-content; max-width: 100%; box-sizing: border-box; background: #333; padding: 18px; border-radius: 14px; }
+ @media (max-width: 600px) { .device { padding: 10px; } }
+ #screen { width: 480px; max-width: 100%; height: auto; aspect-ratio: auto 1; image-rendering: pixelated; display: block; background: #000; }
  .buttons { display: flex; gap: 12px; margin-top: 14px; }
- button { flex: 1; font-size: 18px; padding: 10px; border-radius: 8px; border: 0; cursor: pointer; }
+ button { flex: 1; min-width: 0; font-size: 18px; padding: 10px; border-radius: 8px; border: 0; cursor: pointer; }
  #A { background: #2e7d32; color: #fff; } #B { background: #c62828; color: #fff; }
  #X, #Y { background: #555; color: #fff; }
  button:active { filter: brightness(0.8); }
- pre { background: #111; padding: 1em; max-width: 60em; overflow: auto; }
+ pre { background: #111; padding: 1em; max-width: 60em; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
  .hint { color: #999; }
  .asleep { color: #fc6; max-width: 480px; }
 </style>
@@ -37,9 +40,35 @@ const pageHTML = `<!doctype html>
 </div>
 <p class="hint">Click for a short press; hold 0.5 s or longer for a long press. Keys a, b, x and y work too.</p>
 <p id="last" class="hint"></p>
+<p id="layout" hidden></p>
 <h2>State</h2>
 <pre id="state">loading…</pre>
 <script>
+// ?phone=390 shows the page in a 390 px wide frame, as a phone would, and
+// copies what the framed page reports (its title, its last press, its
+// layout) out here, where the headless-browser test reads them.
+const params = new URLSearchParams(location.search);
+if (params.has('phone')) phonePreview(); else run();
+
+function phonePreview() {
+  const inner = new URLSearchParams(params);
+  const width = inner.get('phone');
+  inner.delete('phone');
+  document.body.innerHTML = '<p id="layout"></p><p id="last"></p>';
+  const f = document.createElement('iframe');
+  f.src = '/?' + inner.toString();
+  f.style.cssText = 'width:' + width + 'px;height:844px;border:1px solid #555';
+  document.body.appendChild(f);
+  setInterval(() => {
+    const d = f.contentDocument;
+    if (!d || !d.getElementById('layout')) return;
+    document.title = d.title;
+    document.getElementById('layout').textContent = d.getElementById('layout').textContent;
+    document.getElementById('last').textContent = d.getElementById('last').textContent;
+  }, 100);
+}
+
+function run() {
 const down = {};
 function start(name) { if (!(name in down)) down[name] = performance.now(); }
 async function release(name) {
@@ -65,7 +94,7 @@ document.addEventListener('keyup', e => { if (keys.includes(e.key)) release(e.ke
 // ?autopress=A clicks A once, the way a user does (pointer down, pointer
 // up on the button), as soon as a prompt waits for a decision: the
 // headless-browser test drives the page through it.
-const autopress = new URLSearchParams(location.search).get('autopress');
+const autopress = params.get('autopress');
 let autopressed = false;
 function maybeAutopress(st) {
   if (!autopress || autopressed || !st.prompt || st.prompt.decided) return;
@@ -75,6 +104,14 @@ function maybeAutopress(st) {
   b.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}));
   b.dispatchEvent(new PointerEvent('pointerup', {bubbles: true}));
   document.title = 'autopressed ' + autopress;
+}
+
+// What the page measures of its own layout, for the headless-browser
+// test: the document must not be wider than the window.
+function measure() {
+  const img = document.getElementById('screen');
+  document.getElementById('layout').textContent = 'page ' + document.documentElement.scrollWidth +
+    ' window ' + innerWidth + ' screen ' + Math.round(img.getBoundingClientRect().width) + 'x' + Math.round(img.getBoundingClientRect().height);
 }
 
 let etag = '';
@@ -93,12 +130,14 @@ async function poll() {
     document.getElementById('state').textContent = JSON.stringify(st, null, 2);
     document.getElementById('asleep').hidden = st.screen !== 'asleep';
     maybeAutopress(st);
+    measure();
   } catch (e) {
     document.getElementById('state').textContent = 'appliance not reachable: ' + e;
   }
   setTimeout(poll, autopress ? 100 : 500);
 }
 poll();
+}
 </script>
 </body>
 </html>
