@@ -54,3 +54,30 @@ func TestDemoPlaysAgainstTheAppliance(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondDemoIsToldTheLinkIsBusy: while one desktop holds the sim link,
+// a second `claude-pi demo` says that another desktop is connected, instead
+// of a chain of "not connected".
+func TestSecondDemoIsToldTheLinkIsBusy(t *testing.T) {
+	a := startAppliance(t, t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"demo", "--nus", a.nus, "--script", "prompts"}, strings.NewReader(""), &out, &errb)
+	}()
+	defer func() { cancel(); <-done }()
+	poll(t, 10*time.Second, "the first demo connected", func() bool { return strings.Contains(out.String(), "connected to") })
+
+	var out2 syncBuffer
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	err := run(sctx, []string{"demo", "--nus", a.nus}, strings.NewReader(""), &out2, &out2)
+	if err == nil || !strings.Contains(err.Error(), "another desktop is already connected") {
+		t.Fatalf("second demo: %v, want \"another desktop is already connected\"\n%s", err, out2.String())
+	}
+	if strings.Contains(err.Error(), "not connected") || strings.Count(err.Error(), "desktop:") > 0 {
+		t.Errorf("second demo's error repeats itself: %v", err)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/nus"
 )
@@ -122,7 +123,12 @@ type Desktop struct {
 	wg     sync.WaitGroup
 	done   chan struct{} // closed when the connection is gone
 	err    error         // why, set before done closes
+	busy   bool          // the appliance refused us: another desktop has the link
 }
+
+// ErrBusy is why a connection the appliance refused ended: the sim link,
+// like the radio, serves one desktop at a time.
+var ErrBusy = errors.New("another desktop is already connected to the appliance (the link serves one at a time): end the other claude-pi demo first")
 
 // Dial connects to a --nus-listen address ("host:port" or "unix:/path")
 // with the zero Options plus Owner "Felix", and runs the connect sequence.
@@ -172,6 +178,10 @@ func Start(ctx context.Context, c net.Conn, opts *Options) (*Desktop, error) {
 		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		_, err := d.Command(cctx, buddy.Owner{Name: o.Owner})
 		cancel()
+		if errors.Is(err, ErrBusy) {
+			d.Close()
+			return nil, err
+		}
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			d.Close()
 			return nil, fmt.Errorf("desktop: owner: %w", err)
@@ -307,6 +317,9 @@ func (d *Desktop) command(ctx context.Context, cmd buddy.Command) (reply, error)
 		}
 		return r, nil
 	case <-d.done:
+		if err := d.Err(); errors.Is(err, ErrBusy) {
+			return reply{}, err
+		}
 		return reply{}, fmt.Errorf("desktop: %s: device: not connected", name)
 	case <-ctx.Done():
 		return reply{}, ctx.Err()
@@ -319,16 +332,24 @@ func (d *Desktop) readLoop() {
 	defer d.wg.Done()
 	asm := nus.NewAssembler(64 << 10)
 	buf := make([]byte, 4096)
-	for {
+	for first := true; ; first = false {
 		n, err := d.conn.Read(buf)
 		at := time.Now()
+		// A refused client reads the sim's one refusal line (no JSON, so
+		// the assembler would skip it) and then EOF.
+		if first && n > len("claude-pi sim: ") && strings.HasPrefix(blesim.Refusal, string(buf[:n])) {
+			d.busy = true
+		}
 		asm.Feed(buf[:n], func(line []byte, lerr error) {
 			if lerr == nil {
 				d.handleLine(line, at)
 			}
 		})
 		if err != nil {
-			if d.ctx.Err() == nil {
+			switch {
+			case d.busy:
+				d.err = ErrBusy
+			case d.ctx.Err() == nil:
 				d.err = fmt.Errorf("desktop: connection lost: %w", err)
 			}
 			close(d.done)

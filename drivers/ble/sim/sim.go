@@ -31,8 +31,9 @@ const DefaultMTU = 185
 // the owner sees write-sized pieces like real ATT writes (at most 512).
 const MaxRead = 512
 
-// refusal is written to a second client before it is closed.
-const refusal = "claude-pi sim: another central is already connected; the NUS link serves one at a time\n"
+// Refusal is the line a second client reads before it is closed, so a
+// client can tell "busy" from a link that broke.
+const Refusal = "claude-pi sim: another central is already connected; the NUS link serves one at a time\n"
 
 // Options configures the backend. The zero value works.
 type Options struct {
@@ -260,7 +261,7 @@ func readLoop(c net.Conn, reads chan<- read, stop <-chan struct{}) {
 func (p *Peripheral) refuse(c net.Conn) {
 	p.log.Warn("sim: refusing a second central", "central", clientName(c))
 	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-	_, _ = c.Write([]byte(refusal))
+	_, _ = c.Write([]byte(Refusal))
 	_ = c.Close()
 }
 

@@ -228,8 +228,8 @@ func TestSecondCentralIsRefusedWithAReason(t *testing.T) {
 	}
 	defer second.Close()
 	msg, err := io.ReadAll(second) // ends when the backend closes it
-	if err != nil || string(msg) != refusal {
-		t.Fatalf("second client read %q, %v; want %q", msg, err, refusal)
+	if err != nil || string(msg) != Refusal {
+		t.Fatalf("second client read %q, %v; want %q", msg, err, Refusal)
 	}
 	// The first central is undisturbed.
 	if err := h.p.Notify([]byte("still here\n")); err != nil {
