@@ -6,8 +6,14 @@ package main
 // code; this file holds the cases that cross services.
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/gif"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +76,46 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 	}
 	if clients, _ := a.lanState(t)["clients"].([]any); len(clients) != 0 {
 		t.Fatalf("the stranger was paired: %v", clients)
+	}
+}
+
+// TestHostileGIFBombRefusedAtCharEnd: a pushed pack whose 2 KB GIF
+// declares 100 frames on a 1024×1024 screen (400 MB once composed) is
+// refused at char_end with an error the desktop shows, and the old pack
+// stays installed and on the screen.
+func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
+	a := startAppliance(t, t.TempDir())
+	d := a.dial(t, &desktop.Options{StatusEvery: -1})
+	ctx := context.Background()
+	pack := filepath.Join(t.TempDir(), "frog")
+	writeGIFPack(t, pack, "frog", 2)
+	if err := d.PushPack(ctx, pack); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 10*time.Second, "the frog on the screen", func() bool { return a.uiView(t).Character == "frog" })
+
+	pal := color.Palette{color.Black, color.White}
+	g := &gif.GIF{Config: image.Config{Width: 1024, Height: 1024, ColorModel: pal}}
+	for range 100 {
+		g.Image = append(g.Image, image.NewPaletted(image.Rect(0, 0, 1, 1), pal))
+		g.Delay = append(g.Delay, 10)
+	}
+	var bomb bytes.Buffer
+	if err := gif.EncodeAll(&bomb, g); err != nil {
+		t.Fatal(err)
+	}
+	err := d.PushFiles(ctx, "bomb", []desktop.PackFile{
+		{Name: "idle.gif", Data: bomb.Bytes()},
+		{Name: "manifest.json", Data: []byte(`{"name":"bomb","states":{"idle":"idle.gif"}}`)},
+	})
+	var pe *desktop.PushError
+	if !errors.As(err, &pe) || pe.Step != "char_end" || pe.Ack == nil || !strings.Contains(pe.Ack.Error, "too large to load") {
+		t.Fatalf("push of the GIF bomb: %v, want char_end refused as too large to load", err)
+	}
+	if got := buddyState(t, a).Pack; got != "frog" {
+		t.Fatalf("after the refused push the pack is %q, want frog", got)
+	}
+	if v := a.uiView(t); v.Character != "frog" {
+		t.Fatalf("the screen shows %q, want the frog", v.Character)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
+	"github.com/claude-pi/claude-pi/protocols/gifscan"
 )
 
 // PackDir is where the installed character pack lives under the data dir
@@ -52,15 +53,33 @@ func LoadPack(dir string) (screens.Character, string, error) {
 		}
 		return p, m.Name, nil
 	}
+	read := func(name string) ([]byte, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil && len(b) > maxGIFFile {
+			err = fmt.Errorf("%s is %d bytes, limit %d", name, len(b), maxGIFFile)
+		}
+		return b, err
+	}
+	// The same check as char_end's, before anything is decoded: a pack
+	// installed by an older version, or copied in by hand, must not cost
+	// more either.
+	if err := folderpush.CheckMemory(m, read); err != nil {
+		return nil, "", fmt.Errorf("pack %s: %w", dir, err)
+	}
 	p := &screens.GIFPack{States: map[screens.Persona][]*screens.GIFAnim{}, BG: bg}
+	loaded := map[string]*screens.GIFAnim{} // a GIF several states name is decoded once
 	for st, files := range m.GIFs {
 		for _, name := range files {
-			b, err := os.ReadFile(filepath.Join(dir, name))
+			if a := loaded[name]; a != nil {
+				p.States[screens.Persona(st)] = append(p.States[screens.Persona(st)], a)
+				continue
+			}
+			b, err := read(name)
 			if err != nil {
 				return nil, "", fmt.Errorf("pack %s: %w", dir, err)
 			}
-			if len(b) > maxGIFFile {
-				return nil, "", fmt.Errorf("pack %s: %s is %d bytes, limit %d", dir, name, len(b), maxGIFFile)
+			if _, err := gifscan.Scan(b, folderpush.MaxGIFFrames); err != nil {
+				return nil, "", fmt.Errorf("pack %s: %s: %w", dir, name, err)
 			}
 			g, err := gif.DecodeAll(bytes.NewReader(b))
 			if err != nil {
@@ -70,6 +89,7 @@ func LoadPack(dir string) (screens.Character, string, error) {
 			if err != nil {
 				return nil, "", fmt.Errorf("pack %s: %s: %w", dir, name, err)
 			}
+			loaded[name] = a
 			p.States[screens.Persona(st)] = append(p.States[screens.Persona(st)], a)
 		}
 	}

@@ -167,6 +167,17 @@ func (st *staging) Create(name string) (folderpush.File, error) {
 	return &stagedFile{st: st, name: name, f: f, w: bufio.NewWriterSize(f, 32<<10)}, nil
 }
 
+func (st *staging) ReadFile(name string) ([]byte, error) {
+	if err := folderpush.CheckName(name); err != nil {
+		return nil, fmt.Errorf("storage: reading staged %q: %w", name, err)
+	}
+	b, err := os.ReadFile(filepath.Join(st.dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("storage: reading staged %q: %w", name, err)
+	}
+	return b, nil
+}
+
 func (st *staging) step(name string) error {
 	if st.s.hook != nil {
 		return st.s.hook(name)

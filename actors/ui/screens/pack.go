@@ -9,12 +9,16 @@ import (
 	"time"
 
 	xdraw "golang.org/x/image/draw"
+
+	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
 )
 
 // GIFAnim is one decoded GIF, composed into full frames once at load so
 // playback is a copy per frame. Delays and disposal are honoured (the
 // reference firmware ignores disposal; packs made for it use full frames,
-// which compose the same either way).
+// which compose the same either way). Frames are kept at most
+// folderpush.FrameBox in size: a larger GIF is scaled down once here, so
+// what a pack costs is its frame count, not the screen size it declares.
 type GIFAnim struct {
 	Frames []*image.RGBA
 	Delays []time.Duration
@@ -31,6 +35,9 @@ func NewGIFAnim(g *gif.GIF, bg color.Color) (*GIFAnim, error) {
 	if g == nil || len(g.Image) == 0 {
 		return nil, fmt.Errorf("screens: gif has no frames")
 	}
+	if len(g.Image) > folderpush.MaxGIFFrames {
+		return nil, fmt.Errorf("screens: gif has %d frames, more than %d", len(g.Image), folderpush.MaxGIFFrames)
+	}
 	w, h := g.Config.Width, g.Config.Height
 	if w <= 0 || h <= 0 {
 		b := g.Image[0].Bounds()
@@ -42,20 +49,30 @@ func NewGIFAnim(g *gif.GIF, bg color.Color) (*GIFAnim, error) {
 	if w > 1024 || h > 1024 {
 		return nil, fmt.Errorf("screens: gif is %dx%d, larger than 1024x1024", w, h)
 	}
+	kept := folderpush.KeptSize(w, h)
 	canvas := image.NewRGBA(image.Rect(0, 0, w, h))
 	clear(canvas, canvas.Bounds(), bg)
+	var saved *image.RGBA // one buffer for every DisposalPrevious
 	a := &GIFAnim{}
 	for i, f := range g.Image {
-		var saved *image.RGBA
 		disposal := byte(0)
 		if i < len(g.Disposal) {
 			disposal = g.Disposal[i]
 		}
 		if disposal == gif.DisposalPrevious {
-			saved = cloneRGBA(canvas)
+			if saved == nil {
+				saved = image.NewRGBA(canvas.Bounds())
+			}
+			copy(saved.Pix, canvas.Pix)
 		}
 		draw.Draw(canvas, f.Bounds(), f, f.Bounds().Min, draw.Over)
-		a.Frames = append(a.Frames, cloneRGBA(canvas))
+		frame := image.NewRGBA(image.Rect(0, 0, kept.X, kept.Y))
+		if kept == canvas.Bounds().Size() {
+			copy(frame.Pix, canvas.Pix)
+		} else {
+			xdraw.ApproxBiLinear.Scale(frame, frame.Bounds(), canvas, canvas.Bounds(), draw.Src, nil)
+		}
+		a.Frames = append(a.Frames, frame)
 		d := 100 * time.Millisecond // GIF delays of 0 and 1 mean "default"
 		if i < len(g.Delay) && g.Delay[i] > 1 {
 			d = max(time.Duration(g.Delay[i])*10*time.Millisecond, minDelay)
@@ -66,16 +83,10 @@ func NewGIFAnim(g *gif.GIF, bg color.Color) (*GIFAnim, error) {
 		case gif.DisposalBackground:
 			clear(canvas, f.Bounds(), bg)
 		case gif.DisposalPrevious:
-			canvas = saved
+			copy(canvas.Pix, saved.Pix)
 		}
 	}
 	return a, nil
-}
-
-func cloneRGBA(m *image.RGBA) *image.RGBA {
-	c := image.NewRGBA(m.Bounds())
-	copy(c.Pix, m.Pix)
-	return c
 }
 
 // Frame returns the frame showing at t. Loop false freezes on the last

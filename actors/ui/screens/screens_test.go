@@ -412,3 +412,9 @@ func TestLockIcon(t *testing.T) {
 		}
 	}
 }
+
+func cloneRGBA(m *image.RGBA) *image.RGBA {
+	c := image.NewRGBA(m.Bounds())
+	copy(c.Pix, m.Pix)
+	return c
+}

@@ -14,6 +14,7 @@ func (nullFS) Free() (int64, error)                   { return 1 << 40, nil }
 func (nullFS) Stage() (folderpush.Staging, error)     { return nullFS{}, nil }
 func (nullFS) Create(string) (folderpush.File, error) { return nullFS{}, nil }
 func (nullFS) Commit() error                          { return nil }
+func (nullFS) ReadFile(string) ([]byte, error)        { return nil, nil }
 func (nullFS) Discard() error                         { return nil }
 func (nullFS) Write(p []byte) (int, error)            { return len(p), nil }
 func (nullFS) Close() error                           { return nil }

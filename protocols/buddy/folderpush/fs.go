@@ -22,6 +22,9 @@ type Staging interface {
 	// Create opens name for writing, truncating it if this push already
 	// wrote it.
 	Create(name string) (File, error)
+	// ReadFile returns what was written to name, once it is closed:
+	// char_end reads the GIFs back to check what loading them costs.
+	ReadFile(name string) ([]byte, error)
 	// Commit makes the staged folder the installed pack in one atomic step:
 	// flush and sync every file and the folder, then swap it with the
 	// current pack, and only then delete the previous one. If Commit

@@ -372,6 +372,13 @@ func (r *Receiver) end() Result {
 	if err != nil {
 		return r.fail(0, "manifest invalid", err)
 	}
+	if err := CheckMemory(m, r.stage.ReadFile); err != nil {
+		wire := "pack invalid"
+		if errors.Is(err, ErrOverBudget) {
+			wire = fmt.Sprintf("too large to load: over %d MB of RAM", MemoryBudget>>20)
+		}
+		return r.fail(0, wire, fmt.Errorf("char_end: pack %q: %w", r.name, err))
+	}
 	if err := r.stage.Commit(); err != nil {
 		return r.fail(0, "install failed", fmt.Errorf("committing pack %q: %w", r.name, err))
 	}

@@ -5,6 +5,7 @@
 package memfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -148,6 +149,20 @@ func (s *staging) Create(name string) (folderpush.File, error) {
 	}
 	s.open[name] = f
 	return f, nil
+}
+
+func (s *staging) ReadFile(name string) ([]byte, error) {
+	if err := s.live("read"); err != nil {
+		return nil, err
+	}
+	if s.open[name] != nil {
+		return nil, s.fs.misuse("read %q while it is still open", name)
+	}
+	b, ok := s.files[name]
+	if !ok {
+		return nil, fmt.Errorf("memfs: %q not staged", name)
+	}
+	return bytes.Clone(b), nil
 }
 
 func (s *staging) Commit() error {
