@@ -76,7 +76,7 @@ func startPi(t *testing.T) *pi {
 			p.events <- m
 		}
 	}))
-	p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Subscribe{PID: sub})
+	p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), supervisor.Subscribe{PID: sub})
 	return p
 }
 

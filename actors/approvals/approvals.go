@@ -87,6 +87,9 @@ type tick struct{ deadline time.Time }
 
 // Receive handles the messages of the package and the actor lifecycle.
 func (a *Actor) Receive(c actor.Context) {
+	if a.subs.Receive(c, func() any { return a.st.pending() }) {
+		return
+	}
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.system, a.self = c.ActorSystem(), c.Self()
@@ -95,35 +98,23 @@ func (a *Actor) Receive(c actor.Context) {
 		// previous incarnation must drop theirs too (the sources send
 		// their sets again within seconds).
 		pending := a.st.pending()
-		a.subs.Each(func(pid *actor.PID) { c.Send(pid, pending) })
+		a.subs.Publish(c, pending)
 	case *actor.Stopping:
 		a.stopped = true
 		a.cancelTimer()
 	case SetPrompts:
 		a.setPrompts(c, m)
-	case *SetPrompts:
-		a.setPrompts(c, *m)
 	case Decide:
 		a.decide(c, m)
-	case *Decide:
-		a.decide(c, *m)
 	case tick:
 		if m.deadline.Equal(a.deadline) {
 			a.deadline, a.stopTimer = time.Time{}, nil
 		}
 		a.deliver(c, a.st.tick(a.cfg.now()))
 		a.describe()
-	case GetPending, *GetPending:
+	case GetPending:
 		c.Respond(a.st.pending())
-	case Subscribe:
-		a.subscribe(c, m.PID)
-	case *Subscribe:
-		a.subscribe(c, m.PID)
-	case Unsubscribe:
-		a.unsubscribe(m.PID)
-	case *Unsubscribe:
-		a.unsubscribe(m.PID)
-	case supervisor.Reload, *supervisor.Reload:
+	case supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
 	}
 }
@@ -192,7 +183,7 @@ func (a *Actor) deliver(c actor.Context, out []any) {
 			c.Send(supervisor.ServicePID(a.system, a.owner(d.Source)), *d)
 			continue
 		}
-		a.subs.Each(func(pid *actor.PID) { c.Send(pid, msg) })
+		a.subs.Publish(c, msg)
 	}
 	a.plan()
 }
@@ -219,18 +210,6 @@ func (a *Actor) cancelTimer() {
 		a.stopTimer()
 	}
 	a.stopTimer, a.deadline = nil, time.Time{}
-}
-
-func (a *Actor) subscribe(c actor.Context, pid *actor.PID) {
-	if pid == nil {
-		return
-	}
-	a.subs.Add(pid)
-	c.Send(pid, a.st.pending())
-}
-
-func (a *Actor) unsubscribe(pid *actor.PID) {
-	a.subs.Remove(pid)
 }
 
 func (a *Actor) describe() { a.h.SetDescription(a.st.describe(a.cfg.now())) }

@@ -111,7 +111,7 @@ func newRig(t *testing.T) *rig {
 	})
 	r.tree, r.sys = tree, tree.System()
 	r.approvalPID = supervisor.ServicePID(r.sys, "approvals")
-	r.sys.Root.Send(r.approvalPID, Subscribe{PID: supervisor.ServicePID(r.sys, "ui")})
+	r.sys.Root.Send(r.approvalPID, supervisor.Subscribe{PID: supervisor.ServicePID(r.sys, "ui")})
 	if got := r.uiEvents(); len(got) != 1 || len(got[0].(Pending).Prompts) != 0 {
 		t.Fatalf("on subscribe: %#v, want an empty Pending", got)
 	}

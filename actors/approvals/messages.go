@@ -2,13 +2,15 @@
 // turns each source's complete prompt set into appeared/resolved events,
 // accepts at most one decision per prompt from any input, forwards it to the
 // source's owner, and re-arms a prompt whose answer seems lost.
+//
+// A supervisor.Subscribe gets a Pending snapshot at once, then
+// PromptAppeared, PromptDecided, PromptResolved, PromptRearmed and
+// LinkChanged.
 package approvals
 
 import (
 	"strconv"
 	"time"
-
-	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 )
@@ -72,14 +74,6 @@ type Decided struct {
 	Decision   buddy.Decision
 	By         string
 }
-
-// Subscribe registers PID for events: a Pending snapshot at once, then
-// PromptAppeared, PromptDecided, PromptResolved, PromptRearmed and
-// LinkChanged. Pass the subscriber's supervisor.ServicePID.
-type Subscribe struct{ PID *actor.PID }
-
-// Unsubscribe removes a PID registered with Subscribe.
-type Unsubscribe struct{ PID *actor.PID }
 
 // GetPending asks for the current Pending snapshot (answered with Respond).
 type GetPending struct{}

@@ -70,6 +70,9 @@ type runEnded struct{ err error }
 
 // Receive handles the package's messages and the actor lifecycle.
 func (a *Actor) Receive(c actor.Context) {
+	if a.subs.Receive(c, func() any { return a.link }) {
+		return
+	}
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
@@ -90,23 +93,13 @@ func (a *Actor) Receive(c actor.Context) {
 		a.h.Fail(fmt.Errorf("ble: %w", m.err))
 	case Send:
 		a.send(m.Line)
-	case *Send:
-		a.send(m.Line)
-	case Unpair, *Unpair:
+	case Unpair:
 		if err := a.p.RemoveBonds(); err != nil {
 			a.h.Logger().Error("unpair: removing bonds failed", "err", err)
 		} else {
 			a.h.Logger().Info("unpair: bonds removed")
 		}
-	case Subscribe:
-		a.subscribe(c, m.PID)
-	case *Subscribe:
-		a.subscribe(c, m.PID)
-	case Unsubscribe:
-		a.unsubscribe(m.PID)
-	case *Unsubscribe:
-		a.unsubscribe(m.PID)
-	case supervisor.Reload, *supervisor.Reload:
+	case supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
 	}
 }
@@ -118,7 +111,7 @@ func (a *Actor) start(c actor.Context) {
 	a.h.SetDescription("starting " + a.cfg.Name)
 	// A restarted link knows nothing yet: tell subscribers kept from the
 	// previous incarnation, so no one trusts a connection that is gone.
-	a.subs.Each(func(pid *actor.PID) { c.Send(pid, a.link) })
+	a.subs.Publish(c, a.link)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
@@ -181,7 +174,7 @@ func (a *Actor) handle(c actor.Context, ev drv.Event) {
 	}
 	a.link = next
 	a.h.SetDescription(describe(a.link, a.cfg.Name))
-	a.subs.Each(func(pid *actor.PID) { c.Send(pid, a.link) })
+	a.subs.Publish(c, a.link)
 }
 
 func (a *Actor) feed(c actor.Context, p []byte) {
@@ -251,16 +244,4 @@ func prefixNewline(line []byte, mtu int) [][]byte {
 		buf = buf[k:]
 	}
 	return out
-}
-
-func (a *Actor) subscribe(c actor.Context, pid *actor.PID) {
-	if pid == nil {
-		return
-	}
-	a.subs.Add(pid)
-	c.Send(pid, a.link)
-}
-
-func (a *Actor) unsubscribe(pid *actor.PID) {
-	a.subs.Remove(pid)
 }

@@ -123,7 +123,7 @@ func newRig(t *testing.T, cfg Config, runErrs ...error) *rig {
 		if ctx.Err() != nil {
 			t.Fatal("ble never advertised")
 		}
-		r.sys.Root.Send(r.ble, Subscribe{PID: supervisor.ServicePID(r.sys, "buddy")})
+		r.sys.Root.Send(r.ble, supervisor.Subscribe{PID: supervisor.ServicePID(r.sys, "buddy")})
 		time.Sleep(20 * time.Millisecond)
 	}
 	return r
@@ -143,7 +143,7 @@ func (r *rig) sync() {
 		return n
 	}
 	before := count()
-	r.sys.Root.Send(r.ble, Subscribe{PID: supervisor.ServicePID(r.sys, "buddy")})
+	r.sys.Root.Send(r.ble, supervisor.Subscribe{PID: supervisor.ServicePID(r.sys, "buddy")})
 	r.waitFor(func() bool { return count() > before }, "ble to catch up")
 }
 

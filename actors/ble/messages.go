@@ -3,8 +3,6 @@
 // service, and is the single ordered writer of TX notifications.
 package ble
 
-import "github.com/asynkron/protoactor-go/actor"
-
 // ServiceName is the link actor's name in the supervision tree (not a GATT
 // service: that is protocols/nus).
 const ServiceName = "ble"
@@ -20,14 +18,6 @@ type Send struct{ Line []byte }
 // line first, then Unpair, so the desktop still hears the ack.
 type Unpair struct{}
 
-// Subscribe registers PID for LinkState: the current one at once, then every
-// change. Pass the subscriber's supervisor.ServicePID so the subscription
-// survives the subscriber's restarts.
-type Subscribe struct{ PID *actor.PID }
-
-// Unsubscribe removes a PID registered with Subscribe.
-type Unsubscribe struct{ PID *actor.PID }
-
 // Line is one complete line assembled from RX writes, without its "\n". Data
 // is a copy the receiver owns. Sent to the "buddy" service.
 type Line struct{ Data []byte }
@@ -36,7 +26,8 @@ type Line struct{ Data []byte }
 // *nus.LineTooLongError); the next line is unaffected. Sent to "buddy".
 type LineError struct{ Err error }
 
-// LinkState is the link as subscribers see it, published on every change.
+// LinkState is the link as subscribers see it: a supervisor.Subscribe
+// gets the current one at once, then every change.
 type LinkState struct {
 	// Advertising is true while the device is discoverable.
 	Advertising bool

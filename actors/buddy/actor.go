@@ -116,6 +116,9 @@ func (a *Actor) Receive(c actor.Context) {
 		// Start failed and the supervisor is about to restart us.
 		return
 	}
+	if a.subs.Receive(c, func() any { return a.s.state() }) {
+		return
+	}
 	switch m := c.Message().(type) {
 	case ble.Line:
 		a.perform(a.s.line(m.Data, a.cfg.Now()))
@@ -131,14 +134,7 @@ func (a *Actor) Receive(c actor.Context) {
 		a.timer = time.AfterFunc(a.cfg.TickEvery, a.sendTick)
 	case GetState:
 		c.Respond(a.s.state())
-	case Subscribe:
-		a.subs.Add(m.PID)
-		if m.PID != nil {
-			c.Send(m.PID, a.s.state())
-		}
-	case Unsubscribe:
-		a.subs.Remove(m.PID)
-	case supervisor.Reload, *supervisor.Reload:
+	case supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
 	}
 	a.publish(c)
@@ -150,7 +146,7 @@ func (a *Actor) publish(c actor.Context) {
 	if a.s.changed {
 		a.s.changed = false
 		st := a.s.state()
-		a.subs.Each(func(p *actor.PID) { c.Send(p, st) })
+		a.subs.Publish(c, st)
 		if d := a.s.description(); d != a.lastDesc {
 			a.lastDesc = d
 			a.h.SetDescription(d)
@@ -188,7 +184,7 @@ func (a *Actor) start(c actor.Context) bool {
 	// Whatever the previous incarnation told approvals is stale: the
 	// next heartbeat re-creates the prompt.
 	c.Send(a.approvalsPID, approvals.SetPrompts{Source: Source, LinkUp: false})
-	c.Send(a.blePID, ble.Subscribe{PID: a.stable})
+	c.Send(a.blePID, supervisor.Subscribe{PID: a.stable})
 	a.timer = time.AfterFunc(a.cfg.TickEvery, a.sendTick)
 	log.Info("started", "data", a.cfg.DataDir, "name", a.s.name(), "stats", tr.String())
 	return true
@@ -208,7 +204,7 @@ func (a *Actor) stop() {
 	}
 	// Persist on shutdown as well as on the rate limit (spec §9.3).
 	a.saveStats(a.s.stats.Stats(), a.cfg.Now())
-	a.system.Root.Send(a.blePID, ble.Unsubscribe{PID: a.stable})
+	a.system.Root.Send(a.blePID, supervisor.Unsubscribe{PID: a.stable})
 }
 
 func (a *Actor) perform(effs []effect) {
@@ -227,7 +223,7 @@ func (a *Actor) perform(effs []effect) {
 		case saveIdentity:
 			a.saveIdentity(e.id)
 		case publishTurn:
-			a.subs.Each(func(p *actor.PID) { a.system.Root.Send(p, Turn{Event: e.ev}) })
+			a.subs.Publish(a.system.Root, Turn{Event: e.ev})
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/supervisor"
 )
 
 func TestActorStatusRoundTrip(t *testing.T) {
@@ -316,7 +317,7 @@ func TestActorSubscribersSurviveRestart(t *testing.T) {
 			got <- s
 		}
 	}))
-	h.send(Subscribe{PID: sub})
+	h.send(supervisor.Subscribe{PID: sub})
 	next := func() State {
 		select {
 		case s := <-got:

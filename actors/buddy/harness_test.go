@@ -24,7 +24,7 @@ type fakeBLE struct {
 
 func (f *fakeBLE) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
-	case ble.Subscribe:
+	case supervisor.Subscribe:
 		c.Send(m.PID, ble.LinkState{Connected: true, Central: "desktop", Subscribed: true, Secured: true, MTU: 185, CanPair: true, Security: "bonded"})
 	case ble.Send:
 		f.sent <- append([]byte(nil), m.Line...)

@@ -3,8 +3,6 @@ package buddy
 import (
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
@@ -20,13 +18,6 @@ const Source = "desktop"
 // (for /api/state and the UI).
 type GetState struct{}
 
-// Subscribe registers PID for State: the current one at once, then every
-// change. Pass the subscriber's supervisor.ServicePID.
-type Subscribe struct{ PID *actor.PID }
-
-// Unsubscribe removes a PID registered with Subscribe.
-type Unsubscribe struct{ PID *actor.PID }
-
 // Turn is one transcript message from the desktop ({"evt":"turn"}), sent
 // to every subscriber: the dock speaks assistant text, the UI may show it.
 // It never changes the prompt or the snapshot.
@@ -36,7 +27,8 @@ type Turn struct{ Event pbuddy.TurnEvent }
 type Progress = folderpush.Progress
 
 // State is the desktop session as the UI and /api/state see it. It is a
-// copy: the receiver may keep it.
+// copy: the receiver may keep it. A supervisor.Subscribe gets the current
+// State at once, then every change, and every Turn.
 type State struct {
 	// Connected is true while the desktop is alive: a valid line arrived
 	// within the last 30 s on a connected link (spec §5.4).

@@ -62,6 +62,9 @@ type Actor struct {
 	h    *supervisor.Handle
 	opts Options
 	host *host
+	subs *supervisor.Subscribers
+	// published is the State last sent to subscribers.
+	published State
 
 	system *actor.ActorSystem
 	self   *actor.PID
@@ -85,6 +88,9 @@ type Actor struct {
 // Receive handles the lifecycle, the approvals and buddy messages, and the
 // messages of the actor's own goroutines.
 func (a *Actor) Receive(c actor.Context) {
+	if a.host != nil && a.subs.Receive(c, func() any { return a.state() }) {
+		return
+	}
 	now := a.opts.Now()
 	switch m := c.Message().(type) {
 	case *actor.Started:
@@ -179,8 +185,8 @@ func (a *Actor) start(c actor.Context) {
 		voice: len(a.opts.STT) > 0 && a.opts.Synth != nil, listenFor: a.opts.ListenFor,
 	})
 	self := supervisor.ServicePID(a.system, a.h.Name())
-	c.Send(supervisor.ServicePID(a.system, a.opts.Approvals), approvals.Subscribe{PID: self})
-	c.Send(supervisor.ServicePID(a.system, a.opts.Buddy), buddy.Subscribe{PID: self})
+	c.Send(supervisor.ServicePID(a.system, a.opts.Approvals), supervisor.Subscribe{PID: self})
+	c.Send(supervisor.ServicePID(a.system, a.opts.Buddy), supervisor.Subscribe{PID: self})
 	if a.opts.Port != "" {
 		a.device = &serial.Plugged{Path: a.opts.Port}
 		a.open()
@@ -343,6 +349,10 @@ func (a *Actor) flush(c actor.Context) {
 	}
 	a.plan()
 	a.h.SetDescription(a.describe())
+	if st := a.state(); st != a.published {
+		a.published = st
+		a.subs.Publish(c, st)
+	}
 }
 
 func (a *Actor) effect(c actor.Context, e any) {
@@ -451,7 +461,9 @@ func (a *Actor) describe() string {
 }
 
 func (a *Actor) state() State {
-	s := State{Connected: a.port != nil, Ready: a.host.phase == ready, Event: a.host.eventReady(),
+	// A closed port is never ready, even before the host notices (Stopping).
+	up := a.port != nil
+	s := State{Connected: up, Ready: up && a.host.phase == ready, Event: up && a.host.eventReady(),
 		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.speech.maxCreditWait}
 	if a.device != nil {
 		s.Path, s.Serial = a.device.Path, a.device.Serial

@@ -428,3 +428,37 @@ func (u *runtimeUsage) read() {
 		u.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 }
+
+// TestStatePublished: a subscriber hears the State at once, every change
+// (the CoreS3 plugged, unplugged) without asking, and the port closing
+// when the dock stops.
+func TestStatePublished(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true})
+	states := func() []State {
+		r.bud.mu.Lock()
+		defer r.bud.mu.Unlock()
+		var out []State
+		for _, m := range r.bud.msgs {
+			if s, ok := m.(State); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	last := func() State { s := states(); return s[len(s)-1] }
+	r.send(supervisor.Subscribe{PID: supervisor.ServicePID(r.tree.System(), "buddy")})
+	waitFor(t, "the State on subscribing", func() bool { return len(states()) == 1 })
+	if s := last(); s.Connected || s.Description != "waiting for a CoreS3" {
+		t.Fatalf("first State %+v, want a dock waiting for its CoreS3", s)
+	}
+	r.core.plug()
+	waitFor(t, "a ready State", func() bool { s := states(); return len(s) > 1 && last().Ready && last().Event })
+	r.core.unplug()
+	waitFor(t, "a disconnected State", func() bool { return !last().Connected })
+	r.core.plug()
+	waitFor(t, "connected again", func() bool { return last().Ready })
+	if err := r.tree.StopProcess("dock", true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the port closed on Stopping", func() bool { s := last(); return !s.Connected && !s.Ready && !s.Event })
+}

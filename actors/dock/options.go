@@ -65,7 +65,8 @@ type Options struct {
 type Turn pbuddy.TurnEvent
 
 // GetState asks for the dock's State (answered with Respond), for
-// /api/state.
+// /api/state. A supervisor.Subscribe gets the State at once, then each
+// change (including the port closing on Stopping).
 type GetState struct{}
 
 // State is the dock as /api/state and the UI show it.
@@ -113,7 +114,10 @@ func New(opts Options) func(h *supervisor.Handle) actor.Actor {
 	if opts.Buddy == "" {
 		opts.Buddy = buddy.ServiceName
 	}
+	// Subscribers outlive incarnations: the ui subscribed once with its
+	// ServicePID and must hear the dock again after a restart.
+	subs := &supervisor.Subscribers{}
 	return func(h *supervisor.Handle) actor.Actor {
-		return &Actor{h: h, opts: opts}
+		return &Actor{h: h, opts: opts, subs: subs}
 	}
 }

@@ -112,14 +112,18 @@ func New(o Options) func(h *supervisor.Handle) actor.Actor {
 		o.Now = time.Now
 	}
 	o.defaults()
-	return func(h *supervisor.Handle) actor.Actor { return &Actor{h: h, o: o} }
+	// Subscribers outlive incarnations: the ui subscribed once with its
+	// ServicePID and must see the next incarnation's pairing requests.
+	subs := &supervisor.Subscribers{}
+	return func(h *supervisor.Handle) actor.Actor { return &Actor{h: h, o: o, subs: subs} }
 }
 
 // Actor is the lan service; use New.
 type Actor struct {
-	h  *supervisor.Handle
-	o  Options
-	st *state
+	h    *supervisor.Handle
+	o    Options
+	st   *state
+	subs *supervisor.Subscribers
 
 	system  *actor.ActorSystem
 	self    *actor.PID
@@ -137,11 +141,18 @@ func (a *Actor) clientsPath() string { return filepath.Join(a.o.DataDir, "lan", 
 
 // Receive handles the package's messages and the actor lifecycle.
 func (a *Actor) Receive(c actor.Context) {
+	if a.subs.Receive(c, func() any { return a.state() }) {
+		return
+	}
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
+		a.changed()
 	case *actor.Stopping:
 		a.stop(c)
+		// Subscribers must not keep showing a pairing code or sessions
+		// nobody answers for any more.
+		a.subs.Publish(a.system.Root, State{Device: a.o.Device})
 	case *actor.Stopped:
 		a.serving.Wait()
 	case permIn:
@@ -170,7 +181,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case pairGone:
 		if a.st.pairing != nil && a.st.pairing.fp == m.fp {
 			a.st.pairing, a.pairReply = nil, nil
-			a.describe()
+			a.changed()
 		}
 	case AcceptPairing:
 		a.acceptPairing(m)
@@ -179,7 +190,7 @@ func (a *Actor) Receive(c actor.Context) {
 			a.pairReply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "refused", Reason: "refused on " + a.o.Device}}
 		}
 		a.st.pairing, a.pairReply = nil, nil
-		a.describe()
+		a.changed()
 	case pairConfirm:
 		a.confirm(m)
 	case Revoke:
@@ -196,12 +207,7 @@ func (a *Actor) Receive(c actor.Context) {
 			c.Respond(r)
 		}
 	case GetState:
-		st := a.st.view()
-		st.Addr, st.Device = a.addr, a.o.Device
-		if a.conns != nil {
-			st.Conns, st.ConnsRefused = a.conns.count(), a.conns.refused.Load()
-		}
-		c.Respond(st)
+		c.Respond(a.state())
 	case supervisor.Reload:
 		a.reload(c)
 	}
@@ -267,7 +273,6 @@ func (a *Actor) start(c actor.Context) {
 		}
 	}()
 	a.h.Logger().Info("LAN API listening", "addr", a.addr, "fingerprint", hookbridge.Fingerprint(own))
-	a.describe()
 }
 
 func (a *Actor) stop(c actor.Context) {
@@ -324,7 +329,7 @@ func (a *Actor) apply(c actor.Context, ch changes, why string) {
 	for _, id := range ch.sessions {
 		c.Send(a.approvals(), approvals.SetPrompts{Source: SourcePrefix + id, Prompts: a.st.prompts(id), LinkUp: true})
 	}
-	a.describe()
+	a.changed()
 }
 
 func (a *Actor) decided(c actor.Context, m approvals.Decided) {
@@ -369,7 +374,7 @@ func (a *Actor) pairRequest(m pairIn) {
 	a.pairReply = m.reply
 	m.reply <- answer{} // shown
 	a.h.Logger().Info("pairing request", "name", name, "code", m.code)
-	a.describe()
+	a.changed()
 }
 
 func (a *Actor) acceptPairing(m AcceptPairing) {
@@ -383,7 +388,7 @@ func (a *Actor) acceptPairing(m AcceptPairing) {
 		a.pairReply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "accepted", Device: a.o.Device}}
 		a.pairReply = nil
 	}
-	a.describe()
+	a.changed()
 }
 
 // confirm pairs the client once both users agreed: approve on the Pi,
@@ -403,7 +408,7 @@ func (a *Actor) confirm(m pairConfirm) {
 	}
 	a.h.Logger().Info("paired", "name", p.Name, "fingerprint", p.fp)
 	m.reply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "paired", Device: a.o.Device}}
-	a.describe()
+	a.changed()
 }
 
 // reload is HUP (`supervisorctl signal HUP lan`, sent by `claude-pi pair
@@ -440,8 +445,30 @@ func (a *Actor) publishPaired() {
 	a.paired.Store(&m)
 }
 
+// changed refreshes the status line and tells subscribers; every change
+// of the state ends here.
+func (a *Actor) changed() {
+	a.describe()
+	a.publish()
+}
+
+// state is what GetState answers and subscribers get.
+func (a *Actor) state() State {
+	if a.st == nil { // start failed: nothing is served
+		return State{Device: a.o.Device}
+	}
+	st := a.st.view()
+	st.Addr, st.Device = a.addr, a.o.Device
+	if a.conns != nil {
+		st.Conns, st.ConnsRefused = a.conns.count(), a.conns.refused.Load()
+	}
+	return st
+}
+
+func (a *Actor) publish() { a.subs.Publish(a.system.Root, a.state()) }
+
 func (a *Actor) describe() {
-	if a.o.Listen == "" {
+	if a.o.Listen == "" || a.st == nil {
 		return
 	}
 	v := a.st.view()

@@ -236,3 +236,42 @@ func TestRestartLeavesNoGoroutines(t *testing.T) {
 	}
 	waitFor(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= before })
 }
+
+// TestStatePublished: a subscriber hears the State at once, after each
+// change without asking, and an empty one when the lan stops.
+func TestStatePublished(t *testing.T) {
+	r := newRig(t)
+	got := make(chan State, 64)
+	sub := r.system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		if s, ok := c.Message().(State); ok {
+			got <- s
+		}
+	}))
+	next := func(what string, ok func(State) bool) State {
+		t.Helper()
+		for deadline := time.After(5 * time.Second); ; {
+			select {
+			case s := <-got:
+				if ok(s) {
+					return s
+				}
+			case <-deadline:
+				t.Fatalf("no published State with %s", what)
+			}
+		}
+	}
+	r.system.Root.Send(supervisor.ServicePID(r.system, "lan"), supervisor.Subscribe{PID: sub})
+	first := next("the current clients", func(s State) bool { return len(s.Clients) == 2 })
+	resp, err := r.ask(t, r.httpClient(t), first.Addr, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	next("the prompt pending", func(s State) bool { return s.Pending == 1 && len(s.Sessions) == 1 })
+	if err := r.tree.StopProcess("lan", true); err != nil {
+		t.Fatal(err)
+	}
+	next("nothing left once stopped", func(s State) bool {
+		return s.Addr == "" && s.Pending == 0 && s.Pairing == nil && len(s.Sessions) == 0
+	})
+}

@@ -31,7 +31,9 @@ type Reply struct {
 	Text             string
 }
 
-// GetState asks for the current State (answered with Respond).
+// GetState asks for the current State (answered with Respond). A
+// supervisor.Subscribe gets the State at once, then after every change,
+// and an empty one (no pairing, no sessions) when the lan stops.
 type GetState struct{}
 
 // State is what the UI and /api/state show.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"net"
-	"reflect"
 	"sync"
 	"time"
 
@@ -16,15 +15,10 @@ import (
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
 	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
-	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
-
-// dockEvery is how often the dock is asked for its state while the screen
-// is on: it publishes no events, and its icon may lag this much.
-const dockEvery = 5 * time.Second
 
 // Actor is the ui service; exported only so its type shows in logs.
 type Actor struct {
@@ -45,9 +39,6 @@ type Actor struct {
 	asleep     bool        // the Sleeper display was put to sleep
 	offDrawn   bool        // the black frame of a screen without Sleep is up
 	stopTimer  func() bool
-	stopDock   func() bool
-	stopLAN    func() bool
-	lanMisses  int // lan polls unanswered in a row
 	gen        uint64
 	stopped    bool
 	charName   string
@@ -67,8 +58,11 @@ func (a *Actor) start(c actor.Context) {
 	a.stable = supervisor.ServicePID(a.system, a.h.Name())
 	a.quit = make(chan struct{})
 	a.charName = "built-in"
-	for _, svc := range []string{approvals.ServiceName, abuddy.ServiceName, ableactor.ServiceName} {
-		c.Send(supervisor.ServicePID(a.system, svc), subscribe(svc, a.stable))
+	if a.cfg.LAN != "" {
+		a.st.lanOn = true
+	}
+	for _, svc := range a.publishers() {
+		c.Send(supervisor.ServicePID(a.system, svc), supervisor.Subscribe{PID: a.stable})
 	}
 	if d := a.cfg.Display; d != nil {
 		b := d.Bounds()
@@ -126,11 +120,6 @@ func (a *Actor) start(c actor.Context) {
 		a.wg.Add(1)
 		go a.player(ctx, p, a.chimes)
 	}
-	a.askDock(c)
-	if a.cfg.LAN != "" {
-		a.st.lanOn = true
-		a.askLAN(c)
-	}
 	a.refresh()
 }
 
@@ -139,21 +128,25 @@ func (a *Actor) stop(c actor.Context) {
 	if a.stopTimer != nil {
 		a.stopTimer()
 	}
-	if a.stopDock != nil {
-		a.stopDock()
-	}
-	if a.stopLAN != nil {
-		a.stopLAN()
-	}
 	if a.quit != nil {
 		close(a.quit)
 	}
 	if a.cancel != nil {
 		a.cancel()
 	}
-	for _, svc := range []string{approvals.ServiceName, abuddy.ServiceName, ableactor.ServiceName} {
-		c.Send(supervisor.ServicePID(a.system, svc), unsubscribe(svc, a.stable))
+	for _, svc := range a.publishers() {
+		c.Send(supervisor.ServicePID(a.system, svc), supervisor.Unsubscribe{PID: a.stable})
 	}
+}
+
+// publishers are the services whose events the screen shows: each
+// answers Subscribe with its current state and then sends every change.
+func (a *Actor) publishers() []string {
+	svcs := []string{approvals.ServiceName, abuddy.ServiceName, ableactor.ServiceName, dock.ServiceName}
+	if a.cfg.LAN != "" {
+		svcs = append(svcs, a.cfg.LAN)
+	}
+	return svcs
 }
 
 func findRole(roles map[string]Role, r Role) (string, bool) {
@@ -163,38 +156,6 @@ func findRole(roles map[string]Role, r Role) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func subscribe(svc string, pid *actor.PID) any {
-	switch svc {
-	case approvals.ServiceName:
-		return approvals.Subscribe{PID: pid}
-	case abuddy.ServiceName:
-		return abuddy.Subscribe{PID: pid}
-	}
-	return ableactor.Subscribe{PID: pid}
-}
-
-func unsubscribe(svc string, pid *actor.PID) any {
-	switch svc {
-	case approvals.ServiceName:
-		return approvals.Unsubscribe{PID: pid}
-	case abuddy.ServiceName:
-		return abuddy.Unsubscribe{PID: pid}
-	}
-	return ableactor.Unsubscribe{PID: pid}
-}
-
-func derefMore(m any) any {
-	switch m := m.(type) {
-	case *abuddy.State:
-		return *m
-	case *dock.State:
-		return *m
-	case *lan.State:
-		return *m
-	}
-	return m
 }
 
 // refresh renders the screen, sends the damaged rectangles to the
@@ -207,10 +168,6 @@ func (a *Actor) refresh() {
 	a.st.settle(now)
 	sc := a.st.screen()
 	a.describe()
-	if a.st.on && a.stopDock == nil {
-		system, self := a.system, a.self
-		a.stopDock = a.cfg.AfterFunc(dockEvery, func() { system.Root.Send(self, dockTick{}) })
-	}
 	var again time.Duration
 	if a.paint != nil {
 		again = a.render(sc, now)
@@ -286,87 +243,6 @@ func (a *Actor) arm(d time.Duration) {
 	}
 	system, self, gen := a.system, a.self, a.gen
 	a.stopTimer = a.cfg.AfterFunc(d, func() { system.Root.Send(self, tick{gen}) })
-}
-
-// askDock asks the dock for its state (it publishes none) and schedules
-// the next question while the screen is on.
-func (a *Actor) askDock(c actor.Context) {
-	if a.stopped {
-		return
-	}
-	f := c.RequestFuture(supervisor.ServicePID(a.system, dock.ServiceName), dock.GetState{}, time.Second)
-	c.ReenterAfter(f, func(res any, err error) {
-		if s, ok := res.(dock.State); ok && err == nil {
-			a.event(s)
-		}
-	})
-	if a.stopDock != nil {
-		a.stopDock()
-		a.stopDock = nil
-	}
-	if a.st.on {
-		system, self := a.system, a.self
-		a.stopDock = a.cfg.AfterFunc(dockEvery, func() { system.Root.Send(self, dockTick{}) })
-	}
-}
-
-// lanAsk bounds one question to the lan: it answers from its mailbox, so
-// anything slower means it is busy or restarting.
-const lanAsk = 200 * time.Millisecond
-
-// askLAN asks the lan for its state (it publishes none); the answer, or
-// its absence, arms the next question.
-func (a *Actor) askLAN(c actor.Context) {
-	if a.stopped || a.cfg.LAN == "" {
-		return
-	}
-	f := c.RequestFuture(supervisor.ServicePID(a.system, a.cfg.LAN), lan.GetState{}, lanAsk)
-	c.ReenterAfter(f, func(res any, err error) {
-		defer a.armLAN()
-		st, ok := res.(lan.State)
-		if p, isPtr := res.(*lan.State); isPtr && p != nil {
-			st, ok = *p, true
-		}
-		if err != nil || !ok {
-			// A lan that stopped answering must not leave its pairing
-			// code on the screen, nor its sessions in the counts.
-			if a.lanMisses++; a.lanMisses == 3 && a.st.lan != nil {
-				a.h.Logger().Warn("lan not answering: its pairing and sessions are hidden", "service", a.cfg.LAN, "err", err)
-				a.st.lan = nil
-				a.refresh()
-			}
-			return
-		}
-		a.lanMisses = 0
-		if a.st.lan != nil && reflect.DeepEqual(*a.st.lan, st) {
-			return // nothing to redraw
-		}
-		a.event(st)
-	})
-}
-
-// armLAN replaces the lan poll timer: every second while the screen is
-// on, every 250 ms while a pairing shows, every 3 s while off so a
-// pairing request still wakes it. Replacing, not adding, keeps one chain
-// of polls when a press asks out of turn.
-func (a *Actor) armLAN() {
-	if a.stopped {
-		return
-	}
-	if a.stopLAN != nil {
-		a.stopLAN()
-	}
-	every := time.Second
-	switch {
-	case a.st.pairing() != nil:
-		// The user is pairing: the code must leave the screen as soon as
-		// the computer confirms, and the first prompt is right behind it.
-		every = 250 * time.Millisecond
-	case !a.st.on:
-		every = 3 * time.Second
-	}
-	system, self := a.system, a.self
-	a.stopLAN = a.cfg.AfterFunc(every, func() { system.Root.Send(self, lanTick{}) })
 }
 
 // loadPack loads the installed pack off the actor.

@@ -15,17 +15,26 @@ import (
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
-// fakeLAN stands in for the lan service: it answers GetState with what
-// the test set and records the pairing answers.
+// fakeLAN stands in for the lan service: like it, it sends its State to
+// a subscriber at once and again on every set, and it records the pairing
+// answers.
 type fakeLAN struct {
 	mu      sync.Mutex
 	st      lan.State
-	asked   int
+	sys     *actor.ActorSystem
+	sub     *actor.PID
 	answers []any
 	decided []approvals.Decided
 }
 
-func (f *fakeLAN) set(st lan.State) { f.mu.Lock(); f.st = st; f.mu.Unlock() }
+func (f *fakeLAN) set(st lan.State) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.st = st
+	if f.sub != nil {
+		f.sys.Root.Send(f.sub, st)
+	}
+}
 
 func (f *fakeLAN) got() []any {
 	f.mu.Lock()
@@ -37,9 +46,9 @@ func (f *fakeLAN) Receive(c actor.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch m := c.Message().(type) {
-	case lan.GetState:
-		f.asked++
-		c.Respond(f.st)
+	case supervisor.Subscribe:
+		f.sys, f.sub = c.ActorSystem(), m.PID
+		c.Send(m.PID, f.st)
 	case lan.AcceptPairing, lan.RefusePairing:
 		f.answers = append(f.answers, m)
 	case approvals.Decided:
@@ -55,12 +64,12 @@ func newLANRig(t *testing.T) (*rig, *fakeLAN) {
 	return r, f
 }
 
-// poll lets the ui's next lan poll happen and waits until ok holds.
-func (r *rig) poll(t *testing.T, what string, ok func(View) bool) View {
+// seen waits until the ui's view satisfies ok. The fake clock stands
+// still: what the lan publishes must reach the screen without any timer.
+func (r *rig) seen(t *testing.T, what string, ok func(View) bool) View {
 	t.Helper()
 	var v View
 	r.waitFor(t, what, func() bool {
-		r.clk.advance(time.Second)
 		v = r.view(t)
 		return ok(v)
 	})
@@ -76,7 +85,7 @@ func TestLANPairingThroughButtons(t *testing.T) {
 	r.prompt("p1", "Bash")
 	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
 	f.set(lan.State{Addr: "127.0.0.1:7787", Pairing: &lan.Pairing{Name: "mallory", Code: "318054", Since: t0}})
-	v := r.poll(t, "the pairing request seen", func(v View) bool { return v.Pairing == "318054" })
+	v := r.seen(t, "the pairing request seen", func(v View) bool { return v.Pairing == "318054" })
 	if v.Screen != ScreenApproval || v.Tool != "Bash" {
 		t.Fatalf("a pairing request with a prompt pending shows %s (%q), want the prompt", v.Screen, v.Tool)
 	}
@@ -96,7 +105,7 @@ func TestLANPairingThroughButtons(t *testing.T) {
 	// The prompt gone, the pairing screen comes up; the user's next
 	// short A (meant for a prompt, or a reflex) does nothing.
 	r.send("approvals", approvals.SetPrompts{Source: "desktop", LinkUp: true})
-	r.poll(t, "the pairing screen", func(v View) bool { return v.Screen == ScreenPairing })
+	r.seen(t, "the pairing screen", func(v View) bool { return v.Screen == ScreenPairing })
 	fb, _ := r.board.Display.Snapshot()
 	if g := near(fb, image.Rect(0, 204, 120, 240), green); g < 1000 {
 		t.Fatalf("%d approve-green pixels on the pairing screen, want the legend", g)
@@ -124,11 +133,11 @@ func TestLANPairingThroughButtons(t *testing.T) {
 		t.Fatalf("lan got %d answers, want 1", n)
 	}
 	f.set(lan.State{Addr: "127.0.0.1:7787", Clients: []lan.Client{{Name: "mallory", Paired: t0}}})
-	r.poll(t, "the home screen back", func(v View) bool { return v.Screen == ScreenHome && v.Pairing == "" })
+	r.seen(t, "the home screen back", func(v View) bool { return v.Screen == ScreenHome && v.Pairing == "" })
 
 	// A second request, refused with B: the screen leaves at once.
 	f.set(lan.State{Addr: "127.0.0.1:7787", Pairing: &lan.Pairing{Name: "eve", Code: "000111", Since: t0}})
-	r.poll(t, "the second pairing", func(v View) bool { return v.Pairing == "000111" && v.Screen == ScreenPairing })
+	r.seen(t, "the second pairing", func(v View) bool { return v.Pairing == "000111" && v.Screen == ScreenPairing })
 	r.press(t, "B")
 	r.waitFor(t, "RefusePairing at the lan", func() bool { return len(f.got()) == 2 })
 	if got := f.got()[1]; got != (lan.RefusePairing{}) {
@@ -148,36 +157,13 @@ func TestLANPairingWakesTheScreen(t *testing.T) {
 	r, f := newLANRig(t)
 	r.clk.advance(30 * time.Second)
 	r.waitFor(t, "the screen off", func() bool { return r.view(t).Screen == ScreenOff })
-	f.mu.Lock()
-	asked := f.asked
-	f.mu.Unlock()
 	f.set(lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: "318054"}})
-	r.poll(t, "the pairing screen", func(v View) bool { return v.Screen == ScreenPairing })
-	// While off the lan is asked every 3 s, not every second: the poll
-	// advances the fake clock a second at a time, so ≤ 3 s passed.
-	f.mu.Lock()
-	n := f.asked - asked
-	f.mu.Unlock()
-	if n > 2 {
-		t.Fatalf("%d polls to see a pairing while off, want at most 2 (one per 3 s)", n)
-	}
-	// While a pairing shows, every 250 ms.
-	f.mu.Lock()
-	asked = f.asked
-	f.mu.Unlock()
-	// Over 2 s of fake time, advanced in 50 ms steps that give the ui time
-	// to arm each next poll, a 250 ms cadence asks about eight times; the
-	// screen-on cadence of 1 s would ask only twice.
-	count := func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.asked }
-	for range 40 {
-		seen := count()
-		r.clk.advance(50 * time.Millisecond)
-		for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline) && count() == seen; {
-			time.Sleep(2 * time.Millisecond)
-		}
-	}
-	if n := count() - asked; n < 5 {
-		t.Fatalf("%d polls in 2 s while a pairing code shows, want about 8 (every 250 ms)", n)
+	// The code shows at once: no fake time passes between the lan
+	// publishing it and the pairing screen, so nothing waits for a poll.
+	r.seen(t, "the pairing screen", func(v View) bool { return v.Screen == ScreenPairing && v.Pairing == "318054" })
+	fb, _ := r.board.Display.Snapshot()
+	if g := near(fb, image.Rect(0, 204, 120, 240), green); g < 1000 {
+		t.Fatalf("%d approve-green pixels: the pairing screen was not drawn", g)
 	}
 	// The pairing keeps the screen on past the timeout.
 	r.clk.advance(time.Minute)
@@ -194,7 +180,7 @@ func TestLANPromptsSourceAndCount(t *testing.T) {
 			{ID: "77aa", Client: "ada-laptop", Project: "docs", State: "running"},
 		}})
 	r.send("ui", abuddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Running: 1}})
-	r.poll(t, "CLI sessions counted with the desktop's", func(v View) bool { return v.Sessions == 3 })
+	r.seen(t, "CLI sessions counted with the desktop's", func(v View) bool { return v.Sessions == 3 })
 	r.prompt("d1", "Bash")
 	r.send("approvals", approvals.SetPrompts{Source: "cli:9f3c2a10-aaaa", LinkUp: true, Prompts: []approvals.Prompt{
 		{Source: "cli:9f3c2a10-aaaa", ID: "c1", Tool: "Edit", Label: "CLI engine · 9f3c2a10"},
@@ -247,7 +233,7 @@ func TestLANInfoPage(t *testing.T) {
 	r, f := newLANRig(t)
 	f.set(lan.State{Addr: "192.0.2.7:7787", Clients: []lan.Client{{Name: "ada-laptop", Paired: t0}, {Name: "ci-box"}},
 		Sessions: []lan.Session{{ID: "s1", Client: "ada-laptop", State: "waiting", Pending: 1}}})
-	r.poll(t, "the lan state", func(v View) bool { return v.Sessions == 1 })
+	r.seen(t, "the lan state", func(v View) bool { return v.Sessions == 1 })
 	for range 3 {
 		r.press(t, "X")
 	}

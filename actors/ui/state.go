@@ -71,7 +71,7 @@ type state struct {
 	link    *ableactor.LinkState
 	buddy   *abuddy.State
 	dock    *dock.State
-	// lan is the last lan.State polled, nil before one or without a LAN
+	// lan is the last lan.State published, nil before one or without a LAN
 	// service (lanOn false). pairAccepted and pairRefused hold the code
 	// of a pairing answered here until the lan state catches up.
 	lan                       *lan.State

@@ -60,9 +60,8 @@ type Config struct {
 	Started time.Time
 	// LAN names the lan service (actors/lan) whose pairing requests,
 	// paired computers and terminal sessions the screen shows; "" means
-	// the appliance has no LAN bridge. The lan publishes no events, so
-	// the ui asks it every second while the screen is on (every 3 s while
-	// off, so a pairing request still wakes it).
+	// the appliance has no LAN bridge. The ui subscribes to it like to
+	// the others, so a pairing code is drawn as soon as the lan has it.
 	LAN string
 	// Services lists the supervised services (kept for the sim page).
 	Services func() []sim.Service
@@ -161,8 +160,6 @@ type (
 		held time.Duration // how long the button was down
 	}
 	tick       struct{ gen uint64 }
-	dockTick   struct{}
-	lanTick    struct{}
 	packLoaded struct {
 		char screens.Character
 		name string
@@ -187,18 +184,14 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 		a.st.tick(a.cfg.Now())
 		a.refresh()
-	case dockTick:
-		a.askDock(c)
-	case lanTick:
-		a.askLAN(c)
 	case packLoaded:
 		a.packLoaded(m)
-	case GetView, *GetView:
+	case GetView:
 		c.Respond(a.view())
-	case supervisor.Reload, *supervisor.Reload:
+	case supervisor.Reload:
 		a.loadPack()
 	default:
-		a.event(deref(m))
+		a.event(m)
 	}
 }
 
@@ -228,7 +221,6 @@ func (a *Actor) press(c actor.Context, p pressed) {
 		a.h.Logger().Info("pairing answered", "button", p.name, "long", p.long, "answer", fmt.Sprintf("%T", m))
 		c.Send(supervisor.ServicePID(a.system, a.cfg.LAN), m)
 		a.refresh()
-		a.askLAN(c) // catch up with the lan at once
 		return
 	}
 	if p.long || !known {
@@ -286,25 +278,6 @@ func (a *Actor) view() View {
 	}
 	v.Sessions = homeView(a.st, "", 0).Total
 	return v
-}
-
-// deref lets the events arrive as values or pointers.
-func deref(m any) any {
-	switch m := m.(type) {
-	case *approvals.Pending:
-		return *m
-	case *approvals.PromptAppeared:
-		return *m
-	case *approvals.PromptDecided:
-		return *m
-	case *approvals.PromptRearmed:
-		return *m
-	case *approvals.PromptResolved:
-		return *m
-	case *ableactor.LinkState:
-		return *m
-	}
-	return derefMore(m)
 }
 
 // play queues a chime; a full queue drops it rather than block the screen.

@@ -52,6 +52,19 @@ func (c *clock) AfterFunc(d time.Duration, f func()) func() bool {
 	}
 }
 
+// armed counts the timers not yet fired or stopped.
+func (c *clock) armed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, t := range c.timers {
+		if !t.stopped {
+			n++
+		}
+	}
+	return n
+}
+
 // advance moves time on and fires the timers that fell due, in order.
 func (c *clock) advance(d time.Duration) {
 	c.mu.Lock()
@@ -146,9 +159,11 @@ func newRig(t *testing.T, mod func(*Config), extra ...supervisor.Service) *rig {
 		{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return &recorder{got: r.got} }},
 		{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("desktop", "buddy"), approvals.WithOwner("cli:*", "lan"))},
 		{Name: "dock", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
-		{Name: "ui", Policy: supervisor.DefaultPolicy, DependsOn: []string{"approvals"}, New: New(cfg)},
 	}
+	// The ui subscribes in Started to everything it shows: the extras run
+	// before it.
 	svcs = append(svcs, extra...)
+	svcs = append(svcs, supervisor.Service{Name: "ui", Policy: supervisor.DefaultPolicy, DependsOn: []string{"approvals"}, New: New(cfg)})
 	r.tree, err = supervisor.New(supervisor.Options{}, svcs...)
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +311,10 @@ func TestScreenTimeoutAndWakingPress(t *testing.T) {
 	}
 	frames := r.view(t).Frames
 	r.disp.take()
-	// Nothing ticks while the screen is off: only the dock poll may be armed.
+	// Nothing ticks while the screen is off: no timer is armed at all.
+	if n := r.clk.armed(); n != 0 {
+		t.Fatalf("%d timers armed while the screen is off", n)
+	}
 	r.clk.advance(time.Minute)
 	if v := r.view(t); v.Frames != frames {
 		t.Fatalf("%d frames rendered while off", v.Frames-frames)
