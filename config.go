@@ -139,7 +139,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 var (
 	boardNames    = append([]string{"auto"}, boards.Names()...)
 	securityModes = []string{"bonded", "open"}
-	bleBackends   = []string{"bluez", "hci"}
+	bleBackends   = []string{"sim", "bluez", "hci"}
 	ttsEngines    = []string{"espeak-ng", "piper", "off"}
 	logLevels     = []string{"debug", "info", "warn", "error"}
 )

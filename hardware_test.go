@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,6 +62,36 @@ func TestServicesPerBoard(t *testing.T) {
 				t.Error("the bluez link cannot pair")
 			}
 		})
+	}
+}
+
+// Board sim with [ble] backend = "bluez": the simulated screen and buttons
+// with the real radio, and no socket link (its address may even be taken).
+func TestSimBoardWithTheBlueZBackend(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	c := Config{Board: "sim", BLE: BLEConfig{Backend: "bluez", NUSListen: taken.Addr().String()}}
+	s, err := resolve(c, "test", laptop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.http == "" {
+		t.Error("board sim with bluez must keep the web page (the screen a test reads)")
+	}
+	s.tts.Engine = "off"
+	hw, release, err := boardHardware(s, slog.Default(), func() []sim.Service { return nil })
+	if err != nil {
+		t.Fatalf("the sim link's address must not matter with backend bluez: %v", err)
+	}
+	defer release()
+	if hw.board == nil || !hw.link.CanPair() {
+		t.Fatalf("link %T (can pair %v), sim board %v: want the bluez link and the sim board", hw.link, hw.link.CanPair(), hw.board != nil)
+	}
+	if _, isSim := hw.link.(*simLink); isSim {
+		t.Fatal("backend bluez on board sim still got the socket link")
 	}
 }
 

@@ -156,16 +156,22 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 	if err != nil {
 		return hardware{}, nil, err
 	}
+	// The sim has no speaker: the ui plays no chimes here.
+	screen.Display, screen.Buttons = board.Display, board.Buttons
+	hw.ui = ui.New(screen)
+	hw.audio = absent.New("no audio output on this board")
+	hw.board = board
+	if s.ble.Backend != "sim" {
+		// Simulated screen and buttons, real radio.
+		hw.link = radioLink(s.ble, sec, log)
+		return hw, func() {}, nil
+	}
 	nusLn, err := blesim.Listen(s.ble.NUSListen)
 	if err != nil {
 		return hardware{}, nil, fmt.Errorf("ble.nus_listen: %w (another claude-pi running? choose another with --nus-listen)", err)
 	}
 	link := newSimLink(nusLn, s.ble.NUSListen, blesim.Options{MTU: s.ble.MTU, Logger: log.With("actor", "ble")})
-	hw.board, hw.link = board, link
-	// The sim has no speaker: the ui plays no chimes here.
-	screen.Display, screen.Buttons = board.Display, board.Buttons
-	hw.ui = ui.New(screen)
-	hw.audio = absent.New("no audio output on this board")
+	hw.link = link
 	return hw, link.Close, nil
 }
 
@@ -270,7 +276,7 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 	}
 	log.Info("started", "board", s.board, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
 	fmt.Fprintf(stdout, "Claude_Pi on board %s: web %s · supervisorctl -s unix://%s status\n", s.board, webURL, s.controlSocket)
-	if s.simulated() {
+	if _, ok := hw.link.(*simLink); ok {
 		fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", nus, nus)
 	}
 	if ready != nil {

@@ -106,7 +106,7 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 		if !s.simulated() {
 			// The page draws the sim framebuffer and presses sim buttons;
 			// a HAT has neither, and exposing buttons on a LAN is no default.
-			return fail(fmt.Errorf("http = %q: the web page belongs to the simulator; on board %s set http = \"off\"", s.http, board))
+			return fail(fmt.Errorf("http = %q: the web page draws the simulator's screen and buttons; on board %s set http = \"off\" (for the sim screen with a real radio, run board \"sim\" with [ble] backend = \"bluez\")", s.http, board))
 		}
 		if err := validateAddr("http", s.http); err != nil {
 			return fail(err)
@@ -136,9 +136,15 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 	}
 	if s.ble.Backend == "" {
 		s.ble.Backend = "bluez"
+		if s.simulated() {
+			s.ble.Backend = "sim"
+		}
 	}
 	if !slices.Contains(bleBackends, s.ble.Backend) {
-		return fail(fmt.Errorf("ble.backend = %q: want \"bluez\" or \"hci\"", s.ble.Backend))
+		return fail(fmt.Errorf("ble.backend = %q: want one of %s", s.ble.Backend, strings.Join(bleBackends, ", ")))
+	}
+	if s.ble.Backend == "sim" && !s.simulated() {
+		return fail(fmt.Errorf("ble.backend = \"sim\" serves NUS on a socket and belongs to board sim; on board %s use \"bluez\" (the default)", board))
 	}
 	if s.ble.Backend == "hci" && s.ble.Security != "open" {
 		return fail(fmt.Errorf("ble.backend = \"hci\" cannot pair: set ble.security = \"open\" with it, or use backend \"bluez\""))
