@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
-	"sync"
 
 	"github.com/godbus/dbus/v5"
 
@@ -65,83 +62,18 @@ func dockOptions(d DockConfig, v voiceSettings, synth tts.Synth, log *slog.Logge
 	}
 }
 
-// lazyLink is a BLE backend opened afresh by each Run: the ble actor runs
-// it again after every restart, and a new D-Bus connection is what
-// recovers from a restarted dbus-daemon. Until the first Run the link
-// reports no subscriber.
-type lazyLink struct {
-	open    func() (drv.Peripheral, func(), error)
-	canPair bool
-
-	mu  sync.Mutex
-	cur drv.Peripheral
-}
-
-var _ drv.Peripheral = (*lazyLink)(nil)
-
-// Run implements drv.Peripheral.
-func (l *lazyLink) Run(ctx context.Context, events chan<- drv.Event) error {
-	p, closeFn, err := l.open()
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	l.mu.Lock()
-	l.cur = p
-	l.mu.Unlock()
-	defer func() {
-		l.mu.Lock()
-		l.cur = nil
-		l.mu.Unlock()
-	}()
-	return p.Run(ctx, events)
-}
-
-func (l *lazyLink) current() drv.Peripheral {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.cur
-}
-
-// Notify implements drv.Peripheral.
-func (l *lazyLink) Notify(b []byte) error {
-	if p := l.current(); p != nil {
-		return p.Notify(b)
-	}
-	return drv.ErrNotSubscribed
-}
-
-// MTU implements drv.Peripheral.
-func (l *lazyLink) MTU() int {
-	if p := l.current(); p != nil {
-		return p.MTU()
-	}
-	return drv.DefaultMTU
-}
-
-// RemoveBonds implements drv.Peripheral.
-func (l *lazyLink) RemoveBonds() error {
-	if p := l.current(); p != nil {
-		return p.RemoveBonds()
-	}
-	return errors.New("ble: the link is not running; cannot remove bonds now")
-}
-
-// CanPair implements drv.Peripheral.
-func (l *lazyLink) CanPair() bool { return l.canPair }
-
 // radioLink is the over-the-air link: BlueZ on the system bus, or go-ble
 // on the raw HCI socket with [ble] backend = "hci".
-func radioLink(b BLEConfig, sec drv.Security, log *slog.Logger) *lazyLink {
+func radioLink(b BLEConfig, sec drv.Security, log *slog.Logger) *drv.Reopening {
 	log = log.With("actor", "ble")
 	if b.Backend == "hci" {
 		device, _ := adapterIndex(b.Adapter) // validated by resolve; "" is hci0
-		return &lazyLink{open: func() (drv.Peripheral, func(), error) {
+		return &drv.Reopening{Open: func() (drv.Peripheral, func(), error) {
 			p, err := hci.New(&hci.Options{Name: b.Name, Security: sec, Device: device, Logger: log})
 			return p, func() {}, err
 		}}
 	}
-	return &lazyLink{canPair: true, open: func() (drv.Peripheral, func(), error) {
+	return &drv.Reopening{Pairs: true, Open: func() (drv.Peripheral, func(), error) {
 		conn, err := dbus.ConnectSystemBus()
 		if err != nil {
 			return nil, nil, fmt.Errorf("bluez: connecting to the D-Bus system bus: %w (is dbus running? is the user in the bluetooth group?)", err)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/boards/sim"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
+	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -53,8 +55,8 @@ func TestServicesPerBoard(t *testing.T) {
 					t.Errorf("service %s policy %+v", w.name, svcs[i].Policy)
 				}
 			}
-			_, isSim := hw.link.(*simLink)
-			_, isRadio := hw.link.(*lazyLink)
+			_, isSim := hw.link.(*blesim.Link)
+			_, isRadio := hw.link.(*drv.Reopening)
 			if isSim != (board == "sim") || isRadio == (board == "sim") || (hw.board != nil) != (board == "sim") {
 				t.Errorf("link %T, sim board %v", hw.link, hw.board != nil)
 			}
@@ -90,7 +92,7 @@ func TestSimBoardWithTheBlueZBackend(t *testing.T) {
 	if hw.board == nil || !hw.link.CanPair() {
 		t.Fatalf("link %T (can pair %v), sim board %v: want the bluez link and the sim board", hw.link, hw.link.CanPair(), hw.board != nil)
 	}
-	if _, isSim := hw.link.(*simLink); isSim {
+	if _, isSim := hw.link.(*blesim.Link); isSim {
 		t.Fatal("backend bluez on board sim still got the socket link")
 	}
 }

@@ -170,7 +170,7 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 	if err != nil {
 		return hardware{}, nil, fmt.Errorf("ble.nus_listen: %w (another claude-pi running? choose another with --nus-listen)", err)
 	}
-	link := newSimLink(nusLn, s.ble.NUSListen, blesim.Options{MTU: s.ble.MTU, Logger: log.With("actor", "ble")})
+	link := blesim.NewLink(nusLn, s.ble.NUSListen, blesim.Options{MTU: s.ble.MTU, Logger: log.With("actor", "ble")})
 	hw.link = link
 	return hw, link.Close, nil
 }
@@ -271,12 +271,12 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 		}
 	}
 	nus := "over the air"
-	if l, ok := hw.link.(*simLink); ok {
+	if l, ok := hw.link.(*blesim.Link); ok {
 		nus = l.Addr()
 	}
 	log.Info("started", "board", s.board, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
 	fmt.Fprintf(stdout, "Claude_Pi on board %s: web %s · supervisorctl -s unix://%s status\n", s.board, webURL, s.controlSocket)
-	if _, ok := hw.link.(*simLink); ok {
+	if _, ok := hw.link.(*blesim.Link); ok {
 		fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", nus, nus)
 	}
 	if ready != nil {
