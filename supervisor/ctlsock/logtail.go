@@ -27,10 +27,17 @@ func (s *Server) serveLogtail(w http.ResponseWriter, req *http.Request) {
 	}
 	spec, channel := splitLogtailPath(req.URL.Path)
 	ps, group, f := s.rpc.lookup(spec)
-	// Like supervisord, every reason there is nothing to follow is a 404;
-	// stderr never has a log of its own here.
-	if f != nil || group || channel != "stdout" {
+	// Like supervisord, every reason there is nothing to follow is a 404.
+	if f != nil || group || (channel != "stdout" && channel != "stderr") {
 		http.NotFound(w, req)
+		return
+	}
+	if channel == "stderr" {
+		// Merged into stdout here, so empty: supervisorctl fg follows both
+		// streams and would print "Cannot read" for a 404.
+		w.Header().Set("Content-Type", "text/plain;charset=utf-8")
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(http.StatusOK)
 		return
 	}
 	s.follow(w, req, ps[0].Name)

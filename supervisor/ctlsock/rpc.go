@@ -26,8 +26,9 @@ type method struct {
 
 // rpc serves XML-RPC calls against one Backend.
 type rpc struct {
-	b   Backend
-	now func() time.Time
+	b    Backend
+	now  func() time.Time
+	life lifecycle
 }
 
 // methods is filled by init functions in rpc_*.go, one per method group.

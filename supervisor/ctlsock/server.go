@@ -28,6 +28,12 @@ type Options struct {
 	// Logger receives one Debug line per call and Warn lines for trouble.
 	// Nil discards.
 	Logger *slog.Logger
+	// Shutdown and Restart are what supervisorctl shutdown and reload do:
+	// stop the whole program, or stop it and start it again with its
+	// configuration re-read. They must only begin that and return; the
+	// program then shuts the server down, which finishes the call. Nil
+	// answers the call with a FAILED fault.
+	Shutdown, Restart func()
 }
 
 // Server serves supervisord's XML-RPC and log-tail endpoints on a unix
@@ -81,7 +87,7 @@ func Listen(path string, b Backend, opts Options) (*Server, error) {
 		path:   path,
 		fi:     fi,
 		ln:     ln,
-		rpc:    &rpc{b: b, now: time.Now},
+		rpc:    &rpc{b: b, now: time.Now, life: lifecycle{shutdown: opts.Shutdown, restart: opts.Restart}},
 		log:    log,
 		closed: make(chan struct{}),
 		served: make(chan error, 1),

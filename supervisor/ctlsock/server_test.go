@@ -134,7 +134,10 @@ func TestHTTPErrors(t *testing.T) {
 		{"unknown path", "GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n", 404},
 		{"logtail unknown", "GET /logtail/foo/stdout HTTP/1.1\r\nHost: \r\n\r\n", 404},
 		{"logtail group", "GET /logtail/ble:*/stdout HTTP/1.1\r\nHost: \r\n\r\n", 404},
-		{"logtail stderr", "GET /logtail/ble/stderr HTTP/1.1\r\nHost: \r\n\r\n", 404},
+		// stderr is merged into stdout: an empty answer, so supervisorctl
+		// fg (which follows both) shows no error.
+		{"logtail stderr", "GET /logtail/ble/stderr HTTP/1.1\r\nHost: \r\n\r\n", 200},
+		{"logtail other channel", "GET /logtail/ble/stdin HTTP/1.1\r\nHost: \r\n\r\n", 404},
 		{"logtail POST", "POST /logtail/ble HTTP/1.1\r\nHost: \r\nContent-Length: 0\r\n\r\n", 400},
 		// supervisorctl always sends Content-Length (SupervisorTransport);
 		// an HTTP/1.0 client gets its answer and the connection closes.

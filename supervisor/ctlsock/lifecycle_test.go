@@ -1,0 +1,131 @@
+package ctlsock
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/supervisor/ctlsock/ctlsocktest"
+)
+
+// lifecycleServer is a socket whose Shutdown and Restart hooks report on
+// calls.
+func lifecycleServer(t *testing.T) (sock string, calls chan string) {
+	t.Helper()
+	calls = make(chan string, 4)
+	fake := ctlsocktest.New([]string{"ble", "dock"})
+	path := filepath.Join(t.TempDir(), "ctl.sock")
+	s, err := Listen(path, fake, Options{
+		Shutdown: func() { calls <- "shutdown" },
+		Restart:  func() { calls <- "restart" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return path, calls
+}
+
+// TestSupervisorctlReloadShutdown: Debian's supervisorctl gets
+// supervisord's answers to reload and shutdown, and its own clean message
+// for a second one; update and reread get a CANT_REREAD that names reload.
+func TestSupervisorctlReloadShutdown(t *testing.T) {
+	needSupervisorctl(t)
+	for _, verb := range []string{"reload", "shutdown"} {
+		sock, calls := lifecycleServer(t)
+		want := map[string]string{"reload": "Restarted supervisord\n", "shutdown": "Shut down\n"}[verb]
+		hook := map[string]string{"reload": "restart", "shutdown": "shutdown"}[verb]
+		if got, code := ctl(t, sock, verb); got != want || code != 0 {
+			t.Errorf("supervisorctl %s: (exit %d) %q, want %q", verb, code, got, want)
+		}
+		select {
+		case c := <-calls:
+			if c != hook {
+				t.Errorf("supervisorctl %s ran the %s hook", verb, c)
+			}
+		default:
+			t.Errorf("supervisorctl %s ran no hook", verb)
+		}
+		// The program is stopping now; supervisord says so.
+		if got, _ := ctl(t, sock, verb); got != "ERROR: already shutting down\n" {
+			t.Errorf("a second supervisorctl %s: %q", verb, got)
+		}
+		if len(calls) != 0 {
+			t.Errorf("a second %s ran the hook again", verb)
+		}
+	}
+	sock, calls := lifecycleServer(t)
+	for _, verb := range []string{"update", "reread"} {
+		got, code := ctl(t, sock, verb)
+		if code == 0 || !strings.Contains(got, "CANT_REREAD") || !strings.Contains(got, "supervisorctl reload") || strings.Contains(got, "UNKNOWN_METHOD") {
+			t.Errorf("supervisorctl %s: (exit %d) %q, want a CANT_REREAD fault naming supervisorctl reload", verb, code, got)
+		}
+	}
+	if len(calls) != 0 {
+		t.Errorf("update ran a lifecycle hook")
+	}
+	if got, _ := ctl(t, sock, "reload", "now"); !strings.Contains(got, "reload accepts no arguments") {
+		t.Errorf("supervisorctl reload now: %q", got)
+	}
+}
+
+// TestSupervisorctlFg: fg follows the actor's log with no "Cannot read"
+// for the stderr stream, and a typed line is answered with what fg is for.
+func TestSupervisorctlFg(t *testing.T) {
+	needSupervisorctl(t)
+	s, fake, _ := startServer(t)
+	fake.WriteLog("ble", "before\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := ctlCommand(t, ctx, s.Path(), "fg", "ble")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout // the "Cannot read" line goes to stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	next := func() string {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("fg output ended: %v", lines.Err())
+		}
+		return lines.Text()
+	}
+	for _, want := range []string{"==> Press Ctrl-C to exit <==", "before"} {
+		if got := next(); got != want {
+			t.Fatalf("fg printed %q, want %q", got, want)
+		}
+	}
+	fake.WriteLog("ble", "live\n")
+	if got := next(); got != "live" {
+		t.Fatalf("fg printed %q, want the live line", got)
+	}
+	io.WriteString(stdin, "hello\n")
+	got := next()
+	// fg's log thread notices that fg ended only when a line arrives (or
+	// after asyncore's 30 s poll), as with supervisord: write one.
+	fake.WriteLog("ble", "after\n")
+	if !strings.Contains(got, "NO_FILE") || !strings.Contains(got, "reads no input") {
+		t.Errorf("a typed line: %q, want the NO_FILE fault saying fg only follows the log", got)
+	}
+	rest, _ := io.ReadAll(out)
+	cmd.Wait()
+	all := got + "\n" + string(rest)
+	if strings.Contains(all, "Cannot read") || strings.Contains(all, "404") {
+		t.Errorf("fg reported an unreadable stream:\n%s", all)
+	}
+	if !strings.Contains(all, "Exiting foreground") {
+		t.Errorf("fg did not exit cleanly:\n%s", all)
+	}
+}
