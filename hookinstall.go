@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/drivers/storage"
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
 // eventHookNames are the events `claude-pi hook event` follows.
@@ -95,6 +96,14 @@ func editSettings(path, exe string, install bool, now time.Time, stdout io.Write
 	for _, ev := range eventHookNames {
 		want[ev] = map[string]any{"type": "command", "command": exe + " hook event", "async": true, "timeout": 10}
 	}
+	// Stop carries Claude's reply for the CoreS3 to say. `claude -p`
+	// cancels async hooks (SIGTERM) as soon as its turn ends, a few ms
+	// after starting Stop's, before the reply can reach the Pi; a
+	// synchronous Stop hook is waited for. It costs the end of each turn
+	// one short request (at most the 2 s connect timeout when the Pi is
+	// unreachable), and it always exits 0 with nothing on stdout, so it
+	// never keeps Claude from stopping.
+	delete(want[hookbridge.EventStop], "async")
 	events := append([]string{"PermissionRequest"}, eventHookNames...)
 	for _, ev := range events {
 		already := hasExact(hooks[ev], want[ev])

@@ -30,6 +30,9 @@ func TestEditSettingsIdempotentWithBackup(t *testing.T) {
 			t.Fatalf("settings lack %s:\n%s", want, b)
 		}
 	}
+	if strings.Count(string(b), `"async": true`) != len(eventHookNames)-1 {
+		t.Fatalf("want every event hook but Stop async:\n%s", b)
+	}
 	if strings.Count(string(b), "hook event") != len(eventHookNames) {
 		t.Fatalf("want one event hook per event:\n%s", b)
 	}
