@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -45,17 +44,37 @@ func runCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err := checkBoardFlag("run", o.board); o.board != "" && err != nil {
 		return err
 	}
-	c, err := loadConfig(o.config, configExplicit(fs))
+	load := func() (settings, error) {
+		c, err := loadConfig(o.config, configExplicit(fs))
+		if err != nil {
+			return settings{}, err
+		}
+		o.apply(fs, &c)
+		return resolve(c, o.config, thisHost())
+	}
+	s, err := load()
 	if err != nil {
 		return err
 	}
-	o.apply(fs, &c)
-	s, err := resolve(c, o.config, thisHost())
-	if err != nil {
-		return err
+	for {
+		err := serve(ctx, s, stdout, stderr)
+		if !errors.Is(err, errRestart) {
+			return err
+		}
+		// supervisorctl reload: like supervisord, read the file again and
+		// start every service anew, in this same process.
+		if s, err = load(); err != nil {
+			return fmt.Errorf("supervisorctl reload: %w", err)
+		}
 	}
-	return serve(ctx, s, stdout, stderr)
 }
+
+// errRestart ends serveWith for supervisorctl reload; errShutdown is the
+// cause of a stop asked for by supervisorctl shutdown.
+var (
+	errRestart  = errors.New("restart requested (supervisorctl reload)")
+	errShutdown = errors.New("shutdown requested (supervisorctl shutdown)")
+)
 
 // hardware is what the services drive on this board.
 type hardware struct {
@@ -192,9 +211,14 @@ type running struct {
 // serveWith is serve, calling ready (if not nil) once everything runs.
 func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready func(running)) (err error) {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
-	if err := os.MkdirAll(s.dataDir, 0o750); err != nil {
-		return fmt.Errorf("data_dir: %w", err)
+	unlock, err := lockDataDir(s.dataDir)
+	if err != nil {
+		return err
 	}
+	defer unlock()
+	// supervisorctl shutdown and reload end this run as a signal does.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	var tree *supervisor.Tree
 	hw, release, err := boardHardware(s, log, func() []sim.Service { return simServices(tree.Processes()) })
 	if err != nil {
@@ -222,7 +246,9 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 		}
 		errs = append(errs, tree.Shutdown(sctx))
 		if sock != nil {
-			errs = append(errs, sock.Close())
+			// Shutdown, not Close: a supervisorctl shutdown or reload
+			// that began this gets its answer.
+			errs = append(errs, sock.Shutdown(sctx))
 		}
 		if serr := errors.Join(errs...); serr != nil {
 			log.Error("shutdown incomplete", "err", serr, "took", time.Since(began).Round(time.Millisecond))
@@ -243,7 +269,8 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 		}
 		return err
 	}
-	sock, err = ctlsock.Listen(s.controlSocket, tree, ctlsock.Options{Group: s.controlGroup, Logger: log.With("actor", "ctlsock")})
+	sock, err = ctlsock.Listen(s.controlSocket, tree, ctlsock.Options{Group: s.controlGroup, Logger: log.With("actor", "ctlsock"),
+		Shutdown: func() { stop(errShutdown) }, Restart: func() { stop(errRestart) }})
 	if err != nil {
 		return fmt.Errorf("control_socket: %w", err)
 	}
@@ -285,6 +312,9 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 
 	<-ctx.Done()
 	log.Info("stopping", "cause", context.Cause(ctx))
+	if errors.Is(context.Cause(ctx), errRestart) {
+		return errRestart
+	}
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/user"
+	"strconv"
 	"syscall"
 )
 
@@ -87,9 +89,42 @@ func (c *Client) explain(err error) error {
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("no claude-pi running at %s: start it with `claude-pi run`", c.path)
 	case errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("permission denied on %s: run as root or as a member of the socket's group", c.path)
+		return fmt.Errorf("permission denied on %s: %s", c.path, whoMayConnect(c.path))
 	}
 	return fmt.Errorf("talking to claude-pi at %s: %w", c.path, err)
+}
+
+// whoMayConnect reads the socket's owner, group and mode, so the advice
+// fits: joining the group helps only when the group may connect (0660,
+// control_group set), not on the default owner-only 0600 socket.
+func whoMayConnect(path string) string {
+	fi, err := os.Stat(path)
+	st, ok := statOf(fi)
+	if err != nil || !ok {
+		return "run as root (sudo) or as the user the appliance runs as"
+	}
+	owner := strconv.FormatUint(uint64(st.Uid), 10)
+	if u, err := user.LookupId(owner); err == nil {
+		owner = u.Username
+	}
+	if fi.Mode().Perm()&0o060 != 0o060 {
+		return fmt.Sprintf("the socket is mode %04o, for its owner %s only: run as %s or root (sudo), "+
+			"or set control_group in the appliance's configuration to let a group in", fi.Mode().Perm(), owner, owner)
+	}
+	group := strconv.FormatUint(uint64(st.Gid), 10)
+	if g, err := user.LookupGroupId(group); err == nil {
+		group = g.Name
+	}
+	return fmt.Sprintf("the socket is mode %04o, group %s: run as root (sudo), as %s, or as a member of %s "+
+		"(sudo usermod -aG %s $USER, then log in again)", fi.Mode().Perm(), group, owner, group, group)
+}
+
+func statOf(fi os.FileInfo) (*syscall.Stat_t, bool) {
+	if fi == nil {
+		return nil, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return st, ok
 }
 
 // readAllLimited reads at most n bytes and says so if there were more.

@@ -3,6 +3,8 @@ package ctlsock
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"os"
 	"io"
 	"path/filepath"
 	"strings"
@@ -127,5 +129,30 @@ func TestSupervisorctlFg(t *testing.T) {
 	}
 	if !strings.Contains(all, "Exiting foreground") {
 		t.Errorf("fg did not exit cleanly:\n%s", all)
+	}
+}
+
+// TestPermissionAdviceFitsTheMode: only a group-writable socket gets the
+// advice to join its group; the default 0600 one names its owner and
+// control_group instead.
+func TestPermissionAdviceFitsTheMode(t *testing.T) {
+	s, _, c := startServer(t)
+	for _, tt := range []struct {
+		mode       os.FileMode
+		want, lack string
+	}{
+		{0o600, "for its owner", "member of"},
+		{0o660, "member of", "for its owner"},
+	} {
+		if err := os.Chmod(s.Path(), tt.mode); err != nil {
+			t.Fatal(err)
+		}
+		msg := c.explain(os.ErrPermission).Error()
+		if !strings.Contains(msg, tt.want) || strings.Contains(msg, tt.lack) || !strings.Contains(msg, fmt.Sprintf("%04o", tt.mode)) {
+			t.Errorf("mode %04o: %q, want it to say %q and not %q", tt.mode, msg, tt.want, tt.lack)
+		}
+		if tt.mode == 0o600 && !strings.Contains(msg, "control_group") {
+			t.Errorf("mode 0600: %q does not name control_group", msg)
+		}
 	}
 }
