@@ -6,14 +6,21 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/godbus/dbus/v5"
+	"periph.io/x/conn/v3/gpio"
 
+	"github.com/claude-pi/claude-pi/actors/absent"
 	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/actors/ui"
+	"github.com/claude-pi/claude-pi/boards"
+	"github.com/claude-pi/claude-pi/drivers/audio"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/ble/bluez"
 	"github.com/claude-pi/claude-pi/drivers/ble/hci"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/drivers/tts"
+	"github.com/claude-pi/claude-pi/supervisor"
 )
 
 // buildSynth is the dock's voice from [tts]; nil for engine "off". A
@@ -85,4 +92,68 @@ func radioLink(b BLEConfig, sec drv.Security, log *slog.Logger) *drv.Reopening {
 		}
 		return p, func() { conn.Close() }, nil
 	}}
+}
+
+// hatOpener opens a board's devices for the ui; openHAT on a Pi, a fake
+// in tests.
+type hatOpener func(boards.Profile) (ui.Devices, error)
+
+// openHAT opens the real devices through boards.Open: the panel, the
+// buttons, and aplay on the board's sound device behind its amplifier pin.
+func openHAT(p boards.Profile) (ui.Devices, error) {
+	hw, err := boards.Open(p, nil)
+	if err != nil {
+		return ui.Devices{}, err
+	}
+	// Copied field by field: a nil *st7789.Dev in an interface is not nil.
+	d := ui.Devices{Audio: hatPlayer(p, hw.Amp), Close: hw.Close}
+	if hw.Display != nil {
+		d.Display = hw.Display
+	}
+	if hw.Buttons != nil {
+		d.Input = hw.Buttons
+	}
+	return d, nil
+}
+
+// audioDevice is the ALSA device the board's chimes play on.
+func audioDevice(p boards.Profile) string {
+	if p.Audio != nil && p.Audio.Device != "" {
+		return p.Audio.Device
+	}
+	return "default"
+}
+
+// hatPlayer plays the ui's chimes on the board's sound device, raising
+// the amplifier pin (if any) only while one plays.
+func hatPlayer(p boards.Profile, amp gpio.PinOut) audio.Player {
+	return &audio.Aplay{Device: audioDevice(p), Amp: amp}
+}
+
+// uiRoles maps the board's buttons to the ui's roles.
+func uiRoles(p boards.Profile) map[string]ui.Role {
+	roles := make(map[string]ui.Role, len(p.Buttons))
+	for _, b := range p.Buttons {
+		if b.Role != boards.RoleNone {
+			roles[b.Name] = ui.Role(b.Role)
+		}
+	}
+	return roles
+}
+
+// hatAudio is the audio service on a HAT board. The chimes are the ui's
+// (it knows when a prompt arrives), so this service only says where they
+// go; it becomes real when something else needs the speaker.
+func hatAudio(p boards.Profile) func(*supervisor.Handle) actor.Actor {
+	return absent.New(fmt.Sprintf("chimes play through the ui service on aplay -D %s", audioDevice(p)))
+}
+
+// hatUI is the ui service on a HAT board: the ui opens the hardware in
+// each incarnation's Started (see ui.Config.Open) and drives the panel,
+// the buttons by the profile's roles, and the board's speaker; cfg gives
+// the rest (board name, data dir, version, clocks in tests).
+func hatUI(p boards.Profile, open hatOpener, cfg ui.Config) func(*supervisor.Handle) actor.Actor {
+	cfg.Roles = uiRoles(p)
+	cfg.Open = func() (ui.Devices, error) { return open(p) }
+	return ui.New(cfg)
 }

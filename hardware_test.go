@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards"
-	"github.com/claude-pi/claude-pi/boards/sim"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -38,7 +37,7 @@ func TestServicesPerBoard(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.tts.Engine = "off"
-			hw, release, err := boardHardware(s, slog.Default(), func() []sim.Service { return nil })
+			hw, release, err := boardHardware(s, slog.Default(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +83,7 @@ func TestSimBoardWithTheBlueZBackend(t *testing.T) {
 		t.Error("board sim with bluez must keep the web page (the screen a test reads)")
 	}
 	s.tts.Engine = "off"
-	hw, release, err := boardHardware(s, slog.Default(), func() []sim.Service { return nil })
+	hw, release, err := boardHardware(s, slog.Default(), nil)
 	if err != nil {
 		t.Fatalf("the sim link's address must not matter with backend bluez: %v", err)
 	}

@@ -147,7 +147,7 @@ func services(s settings, hw hardware) []supervisor.Service {
 // framebuffer, buttons and socket link, or a HAT's radio, panel, buttons
 // and speaker. Nothing on a HAT is opened here; each service opens its part
 // when it starts, so a broken part fails one service, visibly.
-func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service) (hardware, func(), error) {
+func boardHardware(s settings, log *slog.Logger, processes func() []supervisor.ProcessInfo) (hardware, func(), error) {
 	sec, err := drv.ParseSecurity(s.ble.Security)
 	if err != nil {
 		return hardware{}, nil, err
@@ -176,7 +176,7 @@ func boardHardware(s settings, log *slog.Logger, processes func() []sim.Service)
 		return hardware{}, nil, err
 	}
 	// The sim has no speaker: the ui plays no chimes here.
-	screen.Display, screen.Buttons = board.Display, board.Buttons
+	screen.Display, screen.Input = board.Display, board.Buttons
 	hw.ui = ui.New(screen)
 	hw.audio = absent.New("no audio output on this board")
 	hw.board = board
@@ -220,7 +220,7 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var tree *supervisor.Tree
-	hw, release, err := boardHardware(s, log, func() []sim.Service { return simServices(tree.Processes()) })
+	hw, release, err := boardHardware(s, log, func() []supervisor.ProcessInfo { return tree.Processes() })
 	if err != nil {
 		return err
 	}

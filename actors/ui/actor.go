@@ -39,6 +39,7 @@ type Actor struct {
 	asleep     bool        // the Sleeper display was put to sleep
 	offDrawn   bool        // the black frame of a screen without Sleep is up
 	stopTimer  func() bool
+	closeDevs  func() error // what Config.Open opened; nil when nothing
 	gen        uint64
 	stopped    bool
 	charName   string
@@ -50,6 +51,18 @@ type Actor struct {
 }
 
 func (a *Actor) start(c actor.Context) {
+	if open := a.cfg.Open; open != nil {
+		devs, err := open()
+		if err != nil {
+			a.h.Fail(err)
+			return // a.st stays nil: nothing else is handled
+		}
+		a.closeDevs = devs.Close
+		a.cfg.Display, a.cfg.Input = devs.Display, devs.Input
+		if devs.Audio != nil {
+			a.cfg.Audio = devs.Audio
+		}
+	}
 	now := a.cfg.Now()
 	_, hasNext := findRole(a.cfg.Roles, RoleNext)
 	_, hasBack := findRole(a.cfg.Roles, RoleBack)
@@ -76,25 +89,6 @@ func (a *Actor) start(c actor.Context) {
 		a.next = r.NewFrame()
 	}
 	system, self := a.system, a.self
-	if b := a.cfg.Buttons; b != nil {
-		ch, stop := b.Subscribe(16)
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			defer stop()
-			for {
-				select {
-				case p, ok := <-ch:
-					if !ok {
-						return
-					}
-					system.Root.Send(self, pressed{p.Name, p.Long, p.Hold})
-				case <-a.quit:
-					return
-				}
-			}
-		}()
-	}
 	if src := a.cfg.Input; src != nil {
 		ch := src.Events()
 		a.wg.Add(1)
@@ -121,6 +115,16 @@ func (a *Actor) start(c actor.Context) {
 		go a.player(ctx, p, a.chimes)
 	}
 	a.refresh()
+}
+
+func (a *Actor) closeDevices() {
+	if a.closeDevs == nil {
+		return
+	}
+	if err := a.closeDevs(); err != nil {
+		a.h.Logger().Warn("closing the board", "board", a.cfg.Board, "err", err)
+	}
+	a.closeDevs = nil
 }
 
 func (a *Actor) stop(c actor.Context) {

@@ -11,7 +11,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
-	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/supervisor"
 )
 
 // facts are what the info pages show that no service publishes.
@@ -19,7 +19,7 @@ type facts struct {
 	board, version string
 	started        time.Time
 	addrs          []string
-	services       []sim.Service
+	services       []supervisor.ProcessInfo
 }
 
 // legend is the button labels for each role on this board.

@@ -67,7 +67,7 @@ func TestApprovalOverSPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	port.take()
-	r := newRig(t, func(c *Config) { c.Display = dev; c.Buttons = nil })
+	r := newRig(t, func(c *Config) { c.Display = dev; c.Input = nil })
 	full, _ := port.take()
 	r.send("ui", abuddy.State{Connected: true})
 	r.waitFor(t, "home connected", func() bool { return r.view(t).Frames >= 2 })

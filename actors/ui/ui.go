@@ -25,7 +25,6 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
-	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/drivers/input"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -41,10 +40,15 @@ type Config struct {
 	// Drawer that also has Sleep() and Wake() (st7789.Dev) is put to sleep
 	// when the screen times out; others get a black frame.
 	Display display.Drawer
-	// Buttons are the sim board's, Input a hardware (or inputtest)
-	// source; either, both or neither.
-	Buttons *sim.Buttons
-	Input   input.Source
+	// Input is the board's buttons: a HAT's GPIO, the sim's, or an
+	// inputtest source; nil for none.
+	Input input.Source
+	// Open, if set, opens the devices in each incarnation's Started and
+	// they are closed after its Stopped: an unusable board (SPI off, no
+	// GPIO access) fails the ui service with the driver's message and
+	// fix, and it goes FATAL after the retries while the others run on.
+	// What it opens replaces Display and Input, and Audio unless nil.
+	Open func() (Devices, error)
 	// Roles maps button names to roles; nil means DefaultRoles. Without
 	// next/back buttons, approve and deny page through info while no
 	// prompt is shown.
@@ -63,8 +67,8 @@ type Config struct {
 	// the appliance has no LAN bridge. The ui subscribes to it like to
 	// the others, so a pairing code is drawn as soon as the lan has it.
 	LAN string
-	// Services lists the supervised services (kept for the sim page).
-	Services func() []sim.Service
+	// Services lists the supervised services (kept for the info page).
+	Services func() []supervisor.ProcessInfo
 	// Addrs lists the IP addresses for the info page; nil means the
 	// machine's non-loopback addresses.
 	Addrs func() []string
@@ -78,6 +82,17 @@ type Config struct {
 	// DecideTimeout bounds the wait for approvals to accept a press; 2 s
 	// if zero. A press that times out shows the buttons again.
 	DecideTimeout time.Duration
+}
+
+// Devices are what Config.Open opens: a board's panel, buttons and
+// speaker, and what closes them.
+type Devices struct {
+	// Display is the panel itself, not a wrapper, so the ui can see that
+	// it sleeps (st7789.Dev); nil when the board has none.
+	Display display.Drawer
+	Input   input.Source // nil when the board has no buttons
+	Audio   audio.Player // nil: Config.Audio plays
+	Close   func() error // nil when nothing needs closing
 }
 
 // Sleeper is a display that can switch itself off (st7789.Dev).
@@ -169,13 +184,23 @@ type (
 
 // Receive handles the lifecycle, the other services' events and presses.
 func (a *Actor) Receive(c actor.Context) {
-	switch m := c.Message().(type) {
+	switch c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
+		return
+	case *actor.Stopped:
+		// The goroutines are gone once Wait returns: nothing reads the
+		// buttons or drives the panel when the devices close.
+		a.wg.Wait()
+		a.closeDevices()
+		return
+	}
+	if a.st == nil {
+		return // the devices did not open; the supervisor restarts us
+	}
+	switch m := c.Message().(type) {
 	case *actor.Stopping:
 		a.stop(c)
-	case *actor.Stopped:
-		a.wg.Wait()
 	case pressed:
 		a.press(c, m)
 	case tick:

@@ -149,7 +149,7 @@ func newRig(t *testing.T, mod func(*Config), extra ...supervisor.Service) *rig {
 	}
 	r := &rig{board: board, disp: &recDrawer{Display: board.Display}, clk: &clock{now: t0},
 		got: make(chan approvals.Decided, 4), audio: &audio.Fake{}}
-	cfg := Config{Board: "sim", Display: r.disp, Buttons: board.Buttons, Now: r.clk.Now, AfterFunc: r.clk.AfterFunc,
+	cfg := Config{Board: "sim", Display: r.disp, Input: board.Buttons, Now: r.clk.Now, AfterFunc: r.clk.AfterFunc,
 		Audio: r.audio, Addrs: func() []string { return []string{"192.0.2.7"} }}
 	if mod != nil {
 		mod(&cfg)

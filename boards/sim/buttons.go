@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/claude-pi/claude-pi/drivers/input"
 )
 
 // Button names. A and B match the two buttons every supported HAT has; X
@@ -39,8 +41,26 @@ type Buttons struct {
 
 	mu      sync.Mutex
 	subs    map[int]chan Press
+	events  chan input.Event // made by the first Events call
 	next    int
 	dropped int
+}
+
+var _ input.Source = (*Buttons)(nil)
+
+// eventsBuffer is how many presses wait for a slow ui, as on hardware.
+const eventsBuffer = 16
+
+// Events implements input.Source, so the ui reads the sim's buttons as it
+// reads a HAT's: one channel, the same on every call and never closed,
+// since the board outlives the ui's incarnations.
+func (b *Buttons) Events() <-chan input.Event {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.events == nil {
+		b.events = make(chan input.Event, eventsBuffer)
+	}
+	return b.events
 }
 
 // NewButtons returns the buttons with the given names (ButtonA and ButtonB
@@ -82,8 +102,8 @@ func (b *Buttons) Subscribe(buf int) (<-chan Press, func()) {
 }
 
 // Press presses and releases the named button after hold, delivering the
-// press to every subscriber at once (the hold is not waited for: the web
-// page measures it). It returns how many subscribers received it.
+// press to Events and every subscriber at once (the hold is not waited
+// for: the web page measures it). It returns how many received it.
 func (b *Buttons) Press(name string, hold time.Duration) (Press, int, error) {
 	if !b.Has(name) {
 		return Press{}, 0, fmt.Errorf("sim buttons: no button %q (have %v)", name, b.names)
@@ -95,6 +115,14 @@ func (b *Buttons) Press(name string, hold time.Duration) (Press, int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := 0
+	if b.events != nil {
+		select {
+		case b.events <- input.Event{Name: p.Name, Long: p.Long, Held: p.Hold}:
+			n++
+		default:
+			b.dropped++
+		}
+	}
 	for _, ch := range b.subs {
 		select {
 		case ch <- p:

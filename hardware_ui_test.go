@@ -98,12 +98,12 @@ func newHATRig(t *testing.T, board string, cfg ui.Config) *hatRig {
 		t.Fatal(err)
 	}
 	r := &hatRig{panel: newFakePanel(t, profile), decided: make(decisions, 4)}
-	open := func(boards.Profile) (hatDevices, error) {
+	open := func(boards.Profile) (ui.Devices, error) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.opens++
 		r.src = inputtest.NewSource(8)
-		return hatDevices{Display: r.panel, Input: r.src, Close: func() error {
+		return ui.Devices{Display: r.panel, Input: r.src, Close: func() error {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.closes++
@@ -186,7 +186,7 @@ func TestHATUIFailsWithTheFix(t *testing.T) {
 	}
 	spiOff := errors.New("board pirate-audio: display: /dev/spidev0.1 missing: SPI not enabled: add dtparam=spi=on to /boot/firmware/config.txt and reboot")
 	opens := 0
-	open := func(boards.Profile) (hatDevices, error) { opens++; return hatDevices{}, spiOff }
+	open := func(boards.Profile) (ui.Devices, error) { opens++; return ui.Devices{}, spiOff }
 	fast := supervisor.Policy{Autostart: true, MaxRestarts: 2, Window: time.Minute, BackoffMin: time.Millisecond, BackoffMax: 2 * time.Millisecond}
 	tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)},
 		supervisor.Service{Name: "ui", Policy: fast, New: hatUI(profile, open, ui.Config{})},
