@@ -20,6 +20,7 @@ Device::Device(const DeviceConfig& cfg, Transport& usb, AudioOut& speaker, Audio
       spk_(new SpeakerGuard()),
       conv_(*this, cfg.bootToken),
       approvals_(*this),
+      diagOn_(cfg.capabilities & kCapDiagnostics),
       media_(cfg.mediaEnabled) {}
 
 Device::~Device() { delete spk_; }
@@ -99,14 +100,14 @@ void Device::SetUsbConnected(bool connected, uint32_t now) {
   if (usb_ && Elapsed(now, lastSof_) >= cfg_.disconnectDebounceMs) disconnect(now);
 }
 
-void Device::resetSessions(bool forgetLast) {
+void Device::resetSessions(bool forgetLast, uint32_t now) {
   if (mic_.active()) {
     in_.End();
     mic_.ForceStop();
   }
   if (spk_->active().id) {
     Session s = spk_->ForceStop();
-    speakerEnded(s, false);
+    speakerEnded(s, false, now);
   }
   if (forgetLast) {
     mic_.Reset();
@@ -115,9 +116,8 @@ void Device::resetSessions(bool forgetLast) {
 }
 
 void Device::disconnect(uint32_t now) {
-  (void)now;
   usb_ = false;
-  resetSessions(true);
+  resetSessions(true, now);
   hello_ = false;
   peerMax_ = peerCaps_ = 0;
   parser_.Reset();
@@ -125,6 +125,7 @@ void Device::disconnect(uint32_t now) {
   events_.Clear();
   reasm_.Reset();
   ctrlSeq_ = 0;
+  diagSeq_ = 0;
   nextEventId_ = 1;
   setStatus(0);
   updateTransport();
@@ -142,10 +143,9 @@ void Device::updateTransport() {
 }
 
 void Device::SetMediaEnabled(bool on, uint32_t now) {
-  (void)now;
   media_ = on;
   if (!on) {
-    resetSessions(false);
+    resetSessions(false, now);
     setStatus(0);
   }
   flush();
@@ -170,8 +170,9 @@ void Device::handle(const Frame& f, uint32_t now) {
       Outcome o = spk_->Pcm(f.stream, f.sampleRate, f.sequence, f.payload, f.length);
       if (o.error) {
         sendError(f.stream, o.error);
-        if (before.id && !spk_->active().id) speakerEnded(before, false);
+        if (before.id && !spk_->active().id) speakerEnded(before, false, now);
       } else if (o.result == Result::Accepted) {
+        diag_.OnPcm(f.length, now);
         topUp();
         pumpAudio(now);
       }
@@ -186,14 +187,13 @@ void Device::handle(const Frame& f, uint32_t now) {
 }
 
 void Device::handleHello(const Frame& f, uint32_t now) {
-  (void)now;
   Hello h;
   if (f.stream != 0 || !DecodeHelloPayload(f.payload, f.length, &h) || h.maxPayload < kMinHostMaxPayload ||
       !(h.capabilities & kCapStreamId)) {
     sendError(0, kErrInvalidRequest);
     return;
   }
-  resetSessions(true);
+  resetSessions(true, now);
   setStatus(0);
   reasm_.Reset();
   events_.Clear();
@@ -269,13 +269,16 @@ void Device::handleControl(const Frame& f, uint32_t now) {
         sumSq_ = 0;
         samples_ = 0;
         mouthAt_ = now;
+        diag_.Begin(now);
+        audioStarted_ = false;
         if (!out_.Begin(f.sampleRate)) {
           Session s = spk_->ForceStop();
           sendError(f.stream, kErrAudioOutput);
-          speakerEnded(s, false);
+          speakerEnded(s, false, now);
           return;
         }
         topUp();
+        sendDiagnostics(DiagEvent::SessionStarted, spk_->active(), now);
       }
       return;
     }
@@ -289,7 +292,7 @@ void Device::handleControl(const Frame& f, uint32_t now) {
       Session before = spk_->active();
       Outcome o = spk_->Abort(f.stream, f.sampleRate, f.length);
       if (o.error) sendError(f.stream, o.error);
-      if (o.result == Result::Accepted) speakerEnded(before, false);
+      if (o.result == Result::Accepted) speakerEnded(before, false, now);
       return;
     }
     case kSpeakerText: {
@@ -366,15 +369,22 @@ void Device::topUp() {
 void Device::pumpAudio(uint32_t now) {
   Session s = spk_->active();
   if (!s.id) return;
+  if (spk_->playing() && !audioStarted_) {
+    audioStarted_ = true;
+    sendDiagnostics(DiagEvent::AudioStarted, s, now);
+  }
+  bool polled = false;
   while (spk_->playing() && spk_->queued() > 0) {
     size_t room = out_.Writable(now);
+    if (!polled && room >= 2) diag_.OnWritable(now);
+    polled = true;
     if (room < 2) break;
     size_t n = spk_->Take(scratch_, room < sizeof scratch_ ? room : sizeof scratch_);
     if (n == 0) break;
     if (!out_.Write(scratch_, n, now)) {
       spk_->ForceStop();
       sendError(s.id, kErrAudioOutput);
-      speakerEnded(s, false);
+      speakerEnded(s, false, now);
       return;
     }
     played_ += n;
@@ -386,25 +396,75 @@ void Device::pumpAudio(uint32_t now) {
     std::string caption;
     while (spk_->NextCaption(&caption)) ui_.Caption(caption);
   }
+  // Starving: the output runs dry while the host still owes PCM.
+  diag_.SetStarving(spk_->playing() && !spk_->ended() && spk_->queued() == 0 && out_.Drained(now));
   if (spk_->WrittenOut() && out_.Drained(now)) {
     spk_->Clear(s.id);
-    speakerEnded(s, true);
+    speakerEnded(s, true, now);
     sendControl(kSpeakerDone, s.id, s.rate);
     return;
   }
   topUp();
 }
 
-void Device::speakerEnded(Session s, bool completed) {
+void Device::speakerEnded(Session s, bool completed, uint32_t now) {
   if (!completed) out_.Stop();
   tx_.Drop(uint8_t(Type::Control), s.id, kSpeakerCredit);
+  // Queued reports of the session are stale now; the final one replaces them.
   tx_.Drop(uint8_t(Type::Diagnostics), s.id);
+  sendDiagnostics(completed ? DiagEvent::Completed : DiagEvent::Aborted, s, now);
   ui_.Caption("");
   setMouth(0);
   ui_.AudioPlayed(played_, s.rate, completed);
   played_ = 0;
   sumSq_ = 0;
   samples_ = 0;
+}
+
+// sendDiagnostics queues one DIAGNOSTICS frame when the build advertises
+// bit 7. A report that does not fit the TX queue is dropped and counted:
+// diagnostics never take room from protocol frames.
+void Device::sendDiagnostics(DiagEvent ev, Session s, uint32_t now) {
+  if (!diagOn_ || !s.id) return;
+  bool active = spk_->active().id == s.id;
+  DiagSnapshot d;
+  d.event = ev;
+  d.ticksMs = now;
+  d.sampleRate = s.rate;
+  size_t buffered = out_.Buffered(now);
+  size_t queued = (active ? spk_->queued() : 0) + buffered;
+  d.queuedBytes = uint32_t(queued);
+  d.writableBytes = uint32_t(out_.Writable(now));
+  d.receivedBytes = diag_.receivedBytes();
+  d.writtenBytes = uint32_t(played_);
+  d.receivedFrames = diag_.receivedFrames();
+  d.writableCallbacks = diag_.writableCallbacks();
+  d.starvationEvents = diag_.starvationEvents();
+  d.maxReceiveGapMs = diag_.maxReceiveGapMs();
+  d.maxWritableGapMs = diag_.maxWritableGapMs();
+  d.txQueueBytes = uint32_t(tx_.bytes());
+  bool ended = ev == DiagEvent::Completed || (active && spk_->ended());
+  if (active && spk_->playing() && buffered > 0) d.flags |= kDiagAudioActive;
+  if (ended) d.flags |= kDiagSpeakerEnded;
+  if (active && spk_->WrittenOut()) d.flags |= kDiagAwaitingDrain;
+  if (queued == 0) d.flags |= kDiagBufferEmpty;
+  if (active && diag_.starving()) d.flags |= kDiagStarving;
+  uint8_t p[kDiagPayloadBytes];
+  EncodeDiagnostics(d, p);
+  Frame f;
+  f.type = uint8_t(Type::Diagnostics);
+  f.stream = s.id;
+  f.sequence = diagSeq_;
+  f.sampleRate = s.rate;
+  f.payload = p;
+  f.length = kDiagPayloadBytes;
+  if (tx_.Push(f)) {
+    diagSeq_++;
+    stats_.framesOut++;
+    stats_.diagnosticsOut++;
+  } else {
+    stats_.diagnosticsDropped++;
+  }
 }
 
 void Device::setMouth(float open) {
@@ -486,6 +546,7 @@ std::string Device::Swipe(bool forward, uint32_t now) {
 
 void Device::Tick(uint32_t now) {
   pumpAudio(now);
+  if (spk_->active().id && diag_.PeriodicDue(now)) sendDiagnostics(DiagEvent::Periodic, spk_->active(), now);
   if (spk_->active().id && Elapsed(now, mouthAt_) >= cfg_.mouthPeriodMs) {
     mouthAt_ = now;
     float open = 0;

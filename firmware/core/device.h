@@ -16,6 +16,7 @@
 
 #include "appevent.h"
 #include "apps.h"
+#include "diagnostics.h"
 #include "event.h"
 #include "frame_queue.h"
 #include "media.h"
@@ -26,6 +27,7 @@ namespace sc {
 
 struct DeviceConfig {
   /// Capabilities sent in HELLO_ACK (0xF7F release, 0xFFF diagnostics).
+  /// With bit 7 (kCapDiagnostics) the Device sends DIAGNOSTICS frames.
   uint32_t capabilities = kFirmwareCaps;
   /// 8 hex digits, random per boot: conversation-<token>-<n> request ids.
   std::string bootToken = "00000000";
@@ -48,6 +50,7 @@ struct DeviceStats {
   uint64_t errorsSent = 0;
   uint64_t eventsIn = 0, eventsDropped = 0, rawEvents = 0;
   uint64_t eventsOut = 0;
+  uint64_t diagnosticsOut = 0, diagnosticsDropped = 0;
 };
 
 class Device : private EventSender {
@@ -79,6 +82,7 @@ class Device : private EventSender {
   float mouth() const { return mouth_; }
   const MicGuard& mic() const { return mic_; }
   const SpeakerGuard& speaker() const { return *spk_; }
+  const SpeakerCounters& speakerCounters() const { return diag_; }
   const ConversationRequests& conversation() const { return conv_; }
   const ApprovalSession& approvals() const { return approvals_; }
   const DeviceStats& stats() const { return stats_; }
@@ -97,9 +101,10 @@ class Device : private EventSender {
   void sendU32(uint16_t code, uint16_t stream, uint32_t rate, uint32_t v);
   void topUp();
   void pumpAudio(uint32_t now);
-  void speakerEnded(Session s, bool completed);
+  void speakerEnded(Session s, bool completed, uint32_t now);
+  void sendDiagnostics(DiagEvent ev, Session s, uint32_t now);
   void micStopped();
-  void resetSessions(bool forgetLast);
+  void resetSessions(bool forgetLast, uint32_t now);
   void disconnect(uint32_t now);
   void updateTransport();
   void setStatus(uint8_t v);
@@ -127,6 +132,10 @@ class Device : private EventSender {
   bool hello_ = false;
   uint32_t peerMax_ = 0, peerCaps_ = 0;
   uint32_t ctrlSeq_ = 0;
+  uint32_t diagSeq_ = 0;  // DIAGNOSTICS sequence: its own counter (§3.3)
+  bool diagOn_ = false;   // capabilities has bit 7
+  bool audioStarted_ = false;
+  SpeakerCounters diag_;
   uint16_t nextEventId_ = 1;
   TransportState transport_ = TransportState::Disconnected;
   bool media_ = true;

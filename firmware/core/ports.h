@@ -28,6 +28,8 @@ class AudioOut {
   virtual bool Write(const uint8_t* pcm, size_t len, uint32_t now_ms) = 0;
   // Drained: everything written has been played.
   virtual bool Drained(uint32_t now_ms) = 0;
+  // Buffered: bytes written but not yet played (diagnostics report it).
+  virtual size_t Buffered(uint32_t now_ms) = 0;
   virtual void Stop() = 0;
 };
 

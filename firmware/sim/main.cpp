@@ -4,6 +4,10 @@
 //
 //   cores3-sim --serial /dev/pts/7 [--control unix:/tmp/cores3.sock]
 //              [--mic-wav voice.wav] [--boot-token a1b2c3d4] [--caps 0xF7F]
+//              [--diagnostics]
+//
+// --diagnostics is the diagnostic build: caps 0xFFF and DIAGNOSTICS frames
+// (the same as --caps with bit 7 set).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -66,6 +70,10 @@ class SimSpeaker : public sc::AudioOut {
     return true;
   }
   bool Drained(uint32_t now) override { return double(now) >= until_; }
+  size_t Buffered(uint32_t now) override {
+    double ahead = until_ > now ? until_ - now : 0;
+    return size_t(ahead * rate_ * 2 / 1000.0) & ~size_t(1);
+  }
   void Stop() override { until_ = 0; }
 
  private:
@@ -108,7 +116,7 @@ struct Client {
 int Usage(const char* msg) {
   std::fprintf(stderr,
                "cores3-sim: %s\nusage: cores3-sim --serial PATH [--control unix:PATH] [--mic-wav FILE] "
-               "[--boot-token HEX8] [--caps 0xF7F]\n",
+               "[--boot-token HEX8] [--caps 0xF7F] [--diagnostics]\n",
                msg);
   return 2;
 }
@@ -135,6 +143,7 @@ int main(int argc, char** argv) {
     } else if (a == "--mic-wav") wavPath = val();
     else if (a == "--boot-token") token = val();
     else if (a == "--caps") caps = uint32_t(std::strtoul(val().c_str(), nullptr, 0));
+    else if (a == "--diagnostics") caps = sc::kFirmwareCapsDiag;
     else return Usage(("unknown argument " + a).c_str());
   }
   if (serialPath.empty()) return Usage("--serial is required");

@@ -55,16 +55,25 @@ class Speaker : public sc::AudioOut {
   size_t Writable(uint32_t) override { return M5.Speaker.isPlaying(kSpkChannel) < 2 ? kSlotBytes : 0; }
   bool Write(const uint8_t* pcm, size_t n, uint32_t) override {
     int16_t* slot = slots_[next_];
+    sizes_[next_] = n;
     next_ = (next_ + 1) % 3;
     memcpy(slot, pcm, n);
     return M5.Speaker.playRaw(slot, n / 2, rate_, false, 1, kSpkChannel, false);
   }
   bool Drained(uint32_t) override { return M5.Speaker.isPlaying(kSpkChannel) == 0; }
+  // Buffered: the slots still in M5.Speaker (playing + queued). The playing
+  // one counts whole, so this is an upper bound by at most one slot.
+  size_t Buffered(uint32_t) override {
+    size_t inUse = M5.Speaker.isPlaying(kSpkChannel), sum = 0;
+    for (size_t i = 0; i < inUse && i < 3; i++) sum += sizes_[(next_ + 2 - i) % 3];
+    return sum;
+  }
   void Stop() override { M5.Speaker.stop(kSpkChannel); }
 
  private:
   uint32_t rate_ = 24000;
   int16_t slots_[3][kSlotBytes / 2];
+  size_t sizes_[3] = {0, 0, 0};
   int next_ = 0;
 };
 
@@ -181,6 +190,13 @@ void setup() {
   gInput = xQueueCreate(16, sizeof(Input));
 
   sc::DeviceConfig dc;
+#if STACKCHAN_DIAGNOSTICS
+  // The diagnostic build (env:m5stack-cores3-diagnostics): caps 0xFFF, so
+  // the core sends DIAGNOSTICS; silent like upstream's diagnostic builds,
+  // so a bench run of the PC tool does not blare a sine wave.
+  dc.capabilities = sc::kFirmwareCapsDiag;
+  M5.Speaker.setVolume(0);
+#endif
   char token[9];
   snprintf(token, sizeof token, "%08lx", (unsigned long)esp_random());
   dc.bootToken = token;

@@ -140,11 +140,12 @@ class FakeSpeaker : public sc::AudioOut {
     return writeOk;
   }
   bool Drained(uint32_t) override { return drained; }
+  size_t Buffered(uint32_t) override { return drained ? 0 : buffered; }
   void Stop() override { stops++; }
   uint32_t rate = 0;
   int began = 0, stops = 0;
   bool beginOk = true, writeOk = true, drained = true;
-  size_t writable = 0;
+  size_t writable = 0, buffered = 0;
   Bytes data;
 };
 
@@ -183,7 +184,8 @@ class FakeUi : public sc::Ui {
 
 // Rig is a Device with fakes, connected, optionally after a HELLO.
 struct Rig {
-  explicit Rig(bool hello = true, uint32_t hostCaps = 0xF27) : dev(cfg(), usb, spk, mic, ui) {
+  explicit Rig(bool hello = true, uint32_t hostCaps = 0xF27, uint32_t fwCaps = sc::kFirmwareCaps)
+      : dev(cfg(fwCaps), usb, spk, mic, ui) {
     dev.SetUsbConnected(true, now);
     if (hello) {
       Send(HelloFrame(4096, hostCaps));
@@ -192,8 +194,9 @@ struct Rig {
       REQUIRE(fs[0].flags == sc::kHelloAck);
     }
   }
-  static sc::DeviceConfig cfg() {
+  static sc::DeviceConfig cfg(uint32_t caps = sc::kFirmwareCaps) {
     sc::DeviceConfig c;
+    c.capabilities = caps;
     c.bootToken = "a1b2c3d4";
     return c;
   }
