@@ -7,6 +7,7 @@
 #include <deque>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +16,19 @@
 #include "wire.h"
 
 using Bytes = std::vector<uint8_t>;
+
+// The seeded fuzz loops' knobs: FUZZ_SEED (0 or unset = a fresh one, which
+// the loop prints) and FUZZ_ITERS (default 20000).
+inline uint64_t FuzzSeed() {
+  const char* s = std::getenv("FUZZ_SEED");
+  uint64_t seed = s && *s ? std::strtoull(s, nullptr, 10) : 0;
+  return seed ? seed : std::random_device{}();
+}
+inline int FuzzIters() {
+  const char* s = std::getenv("FUZZ_ITERS");
+  int n = s && *s ? std::atoi(s) : 20000;
+  return n > 0 ? n : 20000;
+}
 
 inline Bytes FromHex(const std::string& h) {
   Bytes b;

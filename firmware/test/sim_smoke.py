@@ -15,63 +15,14 @@ import sys
 import tempfile
 import time
 import tty
-import zlib
 
-
-def frame(ftype, flags, stream, seq, rate, payload=b""):
-    head = struct.pack("<HBBHHIII", 0x5343, 2, ftype, flags, stream, seq, rate, len(payload))
-    body = head + payload
-    return body + struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF)
-
-
-def control(code, stream=0, rate=0, payload=b"", seq=0):
-    return frame(0, code, stream, seq, rate, payload)
+from dockhost import Host, control, frame
 
 
 def event(msg_id, obj):
     data = json.dumps(obj, separators=(",", ":")).encode()
     assert len(data) <= 4096
     return frame(6, 3, msg_id, 0, 0, data)
-
-
-class Host:
-    def __init__(self, fd):
-        self.fd = fd
-        self.buf = b""
-
-    def send(self, data):
-        os.write(self.fd, data)
-
-    def frames(self, timeout):
-        end = time.time() + timeout
-        while time.time() < end:
-            r, _, _ = select.select([self.fd], [], [], 0.05)
-            if r:
-                self.buf += os.read(self.fd, 65536)
-            while len(self.buf) >= 24:
-                i = self.buf.find(b"CS")
-                if i < 0:
-                    self.buf = self.buf[-1:]
-                    break
-                self.buf = self.buf[i:]
-                if len(self.buf) < 24:
-                    break
-                magic, ver, ftype, flags, stream, seq, rate, n = struct.unpack("<HBBHHIII", self.buf[:20])
-                if len(self.buf) < 24 + n:
-                    break
-                crc = struct.unpack("<I", self.buf[20 + n:24 + n])[0]
-                if zlib.crc32(self.buf[:20 + n]) & 0xFFFFFFFF != crc or ver != 2:
-                    self.buf = self.buf[1:]
-                    continue
-                payload = self.buf[20:20 + n]
-                self.buf = self.buf[24 + n:]
-                yield (ftype, flags, stream, seq, rate, payload)
-
-    def expect(self, pred, what, timeout=3.0):
-        for f in self.frames(timeout):
-            if pred(f):
-                return f
-        fail("no " + what + " from the sim")
 
 
 class Ui:

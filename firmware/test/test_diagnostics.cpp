@@ -3,6 +3,8 @@
 // release build (0xF7F) never sends type 5; a diagnostic build (0xFFF)
 // reports session start, audio start, every 100 ms, and completion or abort,
 // with its own sequence counter; stale reports never outlive their session.
+#include <cstdio>
+
 #include "helpers.h"
 
 using namespace sc;
@@ -234,4 +236,26 @@ TEST_CASE("diagnostic build: ABORT drops the session's queued reports and sends 
   CHECK(ds[0].event == DiagEvent::Aborted);
   CHECK(IndexOf(fs, 0, kSpeakerDone) == SIZE_MAX);
   CHECK(r.dev.stats().diagnosticsOut == 5);  // start, 3 periodic (dropped unsent), aborted
+}
+
+TEST_CASE("fuzz: the DIAGNOSTICS decoder takes exactly 52 bytes of version 1 and round-trips them") {
+  uint64_t seed = FuzzSeed();
+  int iters = FuzzIters();
+  std::printf("fuzz diagnostics decoder: seed=%llu iterations=%d\n", (unsigned long long)seed, iters);
+  std::mt19937_64 rng(seed);
+  int decoded = 0;
+  for (int it = 0; it < iters; it++) {
+    Bytes p(rng() % 4 == 0 ? rng() % 60 : kDiagPayloadBytes);
+    for (auto& b : p) b = uint8_t(rng());
+    if (!p.empty() && rng() % 2) p[0] = kDiagVersion;
+    DiagSnapshot d;
+    bool ok = DecodeDiagnostics(p.data(), p.size(), &d);
+    REQUIRE(ok == (p.size() == kDiagPayloadBytes && p[0] == kDiagVersion));
+    if (!ok) continue;
+    decoded++;
+    uint8_t again[kDiagPayloadBytes];
+    EncodeDiagnostics(d, again);
+    REQUIRE(ToHex(again, sizeof again) == ToHex(p));
+  }
+  CHECK(decoded > 0);
 }

@@ -13,16 +13,8 @@
 using namespace sc;
 
 namespace {
-uint64_t Seed() {
-  const char* s = std::getenv("FUZZ_SEED");
-  uint64_t seed = s && *s && std::strtoull(s, nullptr, 10) ? std::strtoull(s, nullptr, 10) : std::random_device{}();
-  return seed;
-}
-int Iters() {
-  const char* s = std::getenv("FUZZ_ITERS");
-  int n = s && *s ? std::atoi(s) : 20000;
-  return n > 0 ? n : 20000;
-}
+uint64_t Seed() { return FuzzSeed(); }
+int Iters() { return FuzzIters(); }
 }  // namespace
 
 TEST_CASE("fuzz: parser over mutated frame streams finds every intact frame") {
