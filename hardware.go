@@ -10,7 +10,6 @@ import (
 	"github.com/godbus/dbus/v5"
 	"periph.io/x/conn/v3/gpio"
 
-	"github.com/claude-pi/claude-pi/actors/absent"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards"
@@ -139,13 +138,6 @@ func uiRoles(p boards.Profile) map[string]ui.Role {
 		}
 	}
 	return roles
-}
-
-// hatAudio is the audio service on a HAT board. The chimes are the ui's
-// (it knows when a prompt arrives), so this service only says where they
-// go; it becomes real when something else needs the speaker.
-func hatAudio(p boards.Profile) func(*supervisor.Handle) actor.Actor {
-	return absent.New(fmt.Sprintf("chimes play through the ui service on aplay -D %s", audioDevice(p)))
 }
 
 // hatUI is the ui service on a HAT board: the ui opens the hardware in
