@@ -213,7 +213,7 @@ func must(t *testing.T, err error) {
 func TestRXLinesReachBuddy(t *testing.T) {
 	r := newRig(t, Config{})
 	r.connect(185)
-	if p, _ := r.tree.Process("ble"); p.Description != "advertising as Claude_Pi · 1 central · encrypted · MTU 185" {
+	if p, _ := r.tree.Process("ble"); p.Description != "advertising as Claude_Pi · 1 central · link encrypted · security bonded · MTU 185" {
 		t.Errorf("description %q", p.Description)
 	}
 	uni := `{"msg":"` + strings.Repeat("é漢🐙", 40) + `"}`

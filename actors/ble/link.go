@@ -39,8 +39,10 @@ func apply(s LinkState, ev drv.Event) LinkState {
 	return s
 }
 
-// describe is the supervisorctl status line, e.g.
-// "advertising as Claude_Pi · 1 central · encrypted".
+// describe is the supervisorctl status line, e.g. "advertising as
+// Claude_Pi · 1 central · link encrypted · security bonded · MTU 185": what
+// the link has now ("link ...") apart from the configured mode
+// ("security ...").
 func describe(s LinkState, name string) string {
 	var parts []string
 	switch {
@@ -51,8 +53,9 @@ func describe(s LinkState, name string) string {
 	case !s.Connected:
 		parts = append(parts, "not advertising")
 	}
+	mode := "security " + s.Security
 	if !s.Connected {
-		parts = append(parts, "no central", s.Security)
+		parts = append(parts, "no central", mode)
 	} else {
 		c := "1 central"
 		if !s.Subscribed {
@@ -61,13 +64,13 @@ func describe(s LinkState, name string) string {
 		parts = append(parts, c)
 		switch {
 		case s.Secured:
-			parts = append(parts, "encrypted")
+			parts = append(parts, "link encrypted")
 		case s.Security == drv.Open.String():
-			parts = append(parts, "open: unencrypted")
+			parts = append(parts, "link unencrypted")
 		default:
-			parts = append(parts, "not yet encrypted")
+			parts = append(parts, "link not encrypted yet")
 		}
-		parts = append(parts, fmt.Sprintf("MTU %d", s.MTU))
+		parts = append(parts, mode, fmt.Sprintf("MTU %d", s.MTU))
 	}
 	if s.Passkey != "" {
 		parts = append(parts, "pairing: passkey shown")

@@ -47,13 +47,13 @@ func TestDescribe(t *testing.T) {
 		s    LinkState
 		want string
 	}{
-		{LinkState{Advertising: true, Security: "bonded"}, "advertising as Claude_Pi · no central · bonded"},
-		{LinkState{AdvertiseErr: "bluez: bluetoothd stopped", Security: "bonded"}, "not advertising: bluez: bluetoothd stopped · no central · bonded"},
+		{LinkState{Advertising: true, Security: "bonded"}, "advertising as Claude_Pi · no central · security bonded"},
+		{LinkState{AdvertiseErr: "bluez: bluetoothd stopped", Security: "bonded"}, "not advertising: bluez: bluetoothd stopped · no central · security bonded"},
 		{LinkState{Advertising: true, Connected: true, Subscribed: true, Secured: true, MTU: 185, Security: "bonded"},
-			"advertising as Claude_Pi · 1 central · encrypted · MTU 185"},
+			"advertising as Claude_Pi · 1 central · link encrypted · security bonded · MTU 185"},
 		{LinkState{Connected: true, MTU: 23, Security: "bonded", Passkey: "123456"},
-			"1 central (not subscribed) · not yet encrypted · MTU 23 · pairing: passkey shown"},
-		{LinkState{Connected: true, Subscribed: true, MTU: 185, Security: "open"}, "1 central · open: unencrypted · MTU 185"},
+			"1 central (not subscribed) · link not encrypted yet · security bonded · MTU 23 · pairing: passkey shown"},
+		{LinkState{Connected: true, Subscribed: true, MTU: 185, Security: "open"}, "1 central · link unencrypted · security open · MTU 185"},
 	}
 	for _, tc := range tests {
 		if got := describe(tc.s, "Claude_Pi"); got != tc.want {

@@ -221,12 +221,21 @@ func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
 	default:
 		row("BLE", "off "+l.AdvertiseErr, true)
 	}
+	// What is configured and what the link has now are two facts: a
+	// bonded appliance with no central is not "unencrypted".
 	if l := s.link; l != nil {
-		enc := "encrypted (" + l.Security + ")"
-		if !l.Secured {
-			enc = "none (" + l.Security + ")"
+		mode := l.Security
+		if mode == "open" {
+			mode = "open (no pairing)"
 		}
-		row("Encryption", enc, !l.Secured)
+		row("Security", mode, l.Security == "open")
+		if l.Connected {
+			link := "encrypted"
+			if !l.Secured {
+				link = "not encrypted"
+			}
+			row("Link", link, !l.Secured)
+		}
 	}
 	switch d := s.dock; {
 	case d == nil:

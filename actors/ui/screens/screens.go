@@ -128,14 +128,23 @@ func (r *Renderer) Home(dst *image.RGBA, v HomeView) {
 			lines = append(block, lines...)
 		}
 	}
+	// The newest entry gets one bar beside all its lines, however many it
+	// wraps onto: a bar per line would read as several entries.
+	barTop, barBottom := -1, -1
 	for _, l := range lines {
 		c := dim
 		if l.newest {
 			c = fg
-			clear(dst, image.Rect(hud.Min.X, y+2, hud.Min.X+2, y+lh-2), accent)
+			if barTop < 0 {
+				barTop = y + 2
+			}
+			barBottom = y + lh - 2
 		}
 		r.f.text(dst, hud.Min.X+6, y, Regular, size, c, l.s)
 		y += lh
+	}
+	if barTop >= 0 {
+		clear(dst, image.Rect(hud.Min.X, barTop, hud.Min.X+2, barBottom), accent)
 	}
 }
 
