@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,7 +67,6 @@ type cliRun struct {
 }
 
 type claudeRig struct {
-	t      *testing.T
 	bin    string
 	home   string
 	api    *fakeAPI
@@ -75,11 +75,13 @@ type claudeRig struct {
 	work   string
 }
 
-func (r *claudeRig) start(name, prompt string, p plan, extraEnv ...string) *cliRun {
-	r.t.Helper()
+// start runs claude -p; it is killed when t ends, so a failed scenario
+// leaves no prompt behind for the next.
+func (r *claudeRig) start(t *testing.T, name, prompt string, p plan, extraEnv ...string) *cliRun {
+	t.Helper()
 	c := &cliRun{name: name, dir: filepath.Join(r.work, name), done: make(chan struct{})}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	r.api.script(name, p)
 	c.cmd = exec.Command(r.bin, "-p", "[[scenario:"+name+"]] "+prompt)
@@ -88,14 +90,14 @@ func (r *claudeRig) start(name, prompt string, p plan, extraEnv ...string) *cliR
 	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
 	c.start = time.Now()
 	if err := c.cmd.Start(); err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	go func() {
 		c.err = c.cmd.Wait()
 		c.exited = time.Now()
 		close(c.done)
 	}()
-	r.t.Cleanup(func() {
+	t.Cleanup(func() {
 		c.cmd.Process.Kill()
 		<-c.done
 	})
@@ -116,7 +118,7 @@ func (c *cliRun) wait(t *testing.T) string {
 	t.Helper()
 	select {
 	case <-c.done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatalf("claude -p (%s) did not exit; output:\n%s", c.name, c.out.String())
 	}
 	if c.err != nil {
@@ -133,21 +135,28 @@ func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 // and returns it.
 func (r *claudeRig) shown(t *testing.T, c *cliRun) approvals.PromptView {
 	t.Helper()
+	return r.shownFrom(t, c.name, "")
+}
+
+// shownFrom waits for an undecided prompt from project (the working
+// directory's name) with the hint, any hint when "", on the screen.
+func (r *claudeRig) shownFrom(t *testing.T, project, hint string) approvals.PromptView {
+	t.Helper()
 	var pv approvals.PromptView
-	poll(t, 20*time.Second, "a prompt of "+c.name+" on the screen", func() bool {
+	poll(t, time.Minute, "a prompt of "+project+" on the screen", func() bool {
 		v := r.a.uiView(t)
 		if v.Screen != "approval" || v.Sent || v.Index < 1 || v.Index > len(v.Prompts) {
 			return false
 		}
 		pv = v.Prompts[v.Index-1]
-		return strings.HasPrefix(v.Source, "CLI "+c.name+" ·")
+		return strings.HasPrefix(v.Source, "CLI "+project+" ·") && (hint == "" || pv.Hint == hint)
 	})
 	return pv
 }
 
 func (r *claudeRig) gone(t *testing.T, id string) {
 	t.Helper()
-	poll(t, 10*time.Second, "prompt "+id+" gone from the screen", func() bool {
+	poll(t, 30*time.Second, "prompt "+id+" gone from the screen", func() bool {
 		return !slices.ContainsFunc(r.a.uiView(t).Prompts, func(p approvals.PromptView) bool { return p.ID == id })
 	})
 }
@@ -192,10 +201,10 @@ func TestClaudeCodeCLI(t *testing.T) {
 	if err != nil || !strings.Contains(string(settings), hook+" hook permission") {
 		t.Fatalf("settings.json after hook install (%v):\n%s", err, settings)
 	}
-	r := &claudeRig{t: t, bin: bin, home: home, api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}
+	r := &claudeRig{bin: bin, home: home, api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}
 
 	t.Run("allow: the tool runs, and the reply is spoken", func(t *testing.T) {
-		c := r.start("allow", "create A", plan{
+		c := r.start(t, "allow", "create A", plan{
 			turns: [][]toolCall{{bash("touch A")}},
 			final: "I created the file A. Nothing else changed.",
 		})
@@ -228,7 +237,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 	})
 
 	t.Run("deny: the model gets the hook's message", func(t *testing.T) {
-		c := r.start("deny", "create B", plan{turns: [][]toolCall{{bash("touch B")}}, final: "Understood."})
+		c := r.start(t, "deny", "create B", plan{turns: [][]toolCall{{bash("touch B")}}, final: "Understood."})
 		pv := r.shown(t, c)
 		a.press(t, "B")
 		c.wait(t)
@@ -244,7 +253,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 
 	t.Run("Pi down: the terminal decides at once", func(t *testing.T) {
 		down := deadPiConfig(t, config)
-		c := r.start("pidown", "create C", plan{turns: [][]toolCall{{bash("touch C")}}, final: "Understood."}, "CLAUDE_PI_CONFIG="+down)
+		c := r.start(t, "pidown", "create C", plan{turns: [][]toolCall{{bash("touch C")}}, final: "Understood."}, "CLAUDE_PI_CONFIG="+down)
 		c.wait(t)
 		t.Logf("Pi down: claude -p finished in %v", c.exited.Sub(c.start))
 		if exists(c.file("C")) {
@@ -256,7 +265,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 	})
 
 	t.Run("nobody presses: the hook times out, the prompt leaves", func(t *testing.T) {
-		c := r.start("timeout", "create D", plan{turns: [][]toolCall{{bash("touch D")}}, final: "Understood."}, "CLAUDE_PI_HOOK_TIMEOUT=2s")
+		c := r.start(t, "timeout", "create D", plan{turns: [][]toolCall{{bash("touch D")}}, final: "Understood."}, "CLAUDE_PI_HOOK_TIMEOUT=2s")
 		pv := r.shown(t, c)
 		c.wait(t)
 		r.gone(t, pv.ID)
@@ -269,12 +278,11 @@ func TestClaudeCodeCLI(t *testing.T) {
 	})
 
 	t.Run("two sessions at once", func(t *testing.T) {
-		c1 := r.start("two-a", "create E", plan{turns: [][]toolCall{{bash("touch E")}}, final: "Done."})
-		c2 := r.start("two-b", "create F", plan{turns: [][]toolCall{{bash("touch F")}}, final: "Done."})
-		poll(t, 20*time.Second, "both prompts on the Pi", func() bool { return a.uiView(t).Of == 2 })
-		for range 2 {
-			v := a.uiView(t)
-			pv := v.Prompts[v.Index-1]
+		c1 := r.start(t, "two-a", "create E", plan{turns: [][]toolCall{{bash("touch E")}}, final: "Done."})
+		c2 := r.start(t, "two-b", "create F", plan{turns: [][]toolCall{{bash("touch F")}}, final: "Done."})
+		poll(t, time.Minute, "both prompts on the Pi", func() bool { return a.uiView(t).Of == 2 })
+		for _, project := range []string{"two-a", "two-b"} {
+			pv := r.shownFrom(t, project, "")
 			a.press(t, "A")
 			r.gone(t, pv.ID)
 		}
@@ -298,9 +306,13 @@ func TestClaudeCodeCLI(t *testing.T) {
 			p.turns = append(p.turns, calls)
 		}
 		p.final = "All thirty files exist."
-		c := r.start("three", "create thirty files", p)
+		c := r.start(t, "three", "create thirty files", p)
 		pressed := map[string]bool{}
+		deadline := time.Now().Add(3 * time.Minute)
 		for !c.exitedNow() && len(pressed) < len(want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("after 3 min, %d prompts pressed; output:\n%s", len(pressed), c.out.String())
+			}
 			v := a.uiView(t)
 			if v.Screen == "approval" && !v.Sent && v.Index >= 1 && v.Index <= len(v.Prompts) {
 				if pv := v.Prompts[v.Index-1]; !pressed[pv.ID] {
@@ -324,12 +336,64 @@ func TestClaudeCodeCLI(t *testing.T) {
 	})
 
 	t.Run("SIGKILL of the CLI: the prompt leaves the Pi", func(t *testing.T) {
-		c := r.start("killed", "create G", plan{turns: [][]toolCall{{bash("touch G")}}, final: "Done."})
+		c := r.start(t, "killed", "create G", plan{turns: [][]toolCall{{bash("touch G")}}, final: "Done."})
 		pv := r.shown(t, c)
 		killed := time.Now()
 		c.cmd.Process.Signal(syscall.SIGKILL)
 		r.gone(t, pv.ID)
 		t.Logf("SIGKILL of claude → prompt off the screen in %v", time.Since(killed))
+	})
+
+	t.Run("interactive under tmux: approved on the Pi, then Esc in the terminal", func(t *testing.T) {
+		if _, err := exec.LookPath("tmux"); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("tmux not installed (.ci/run installs it)")
+			}
+			t.Skip("tmux not installed (apt-get install tmux)")
+		}
+		dir := filepath.Join(r.work, "tmux")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		trustFolder(t, r.home, dir)
+		r.api.script("tmux", plan{turns: [][]toolCall{{bash("touch H")}, {bash("touch I")}}, final: "Done."})
+		term := &tmuxTerm{sock: filepath.Join(t.TempDir(), "tmux.sock")}
+		// Interactive sessions of this version start in auto mode, which
+		// asks a classifier, not the user; default mode shows the dialog.
+		args := append([]string{"new-session", "-d", "-x", "150", "-y", "45", "-c", dir, "env", "-i"}, claudeEnv(r.home, r.api.URL(), r.config)...)
+		args = append(args, r.bin, "--permission-mode", "default", "[[scenario:tmux]] create H, then I")
+		if out, err := term.run(args...); err != nil {
+			t.Fatalf("tmux new-session: %v\n%s", err, out)
+		}
+		pid := term.panePID(t)
+		t.Cleanup(func() {
+			// The CLI writes its session files under HOME until it is
+			// gone, and HOME is removed after the test.
+			term.run("kill-server")
+			poll(t, 10*time.Second, "the interactive claude gone", func() bool { return syscall.Kill(pid, 0) != nil })
+		})
+
+		// The terminal's dialog and the Pi show the call together; the Pi
+		// answers first.
+		pv := r.shownFrom(t, "tmux", "touch H")
+		term.await(t, "the terminal's dialog for touch H", "Do you want to proceed?")
+		a.press(t, "A")
+		poll(t, time.Minute, "H created after the approve on the Pi", func() bool { return exists(filepath.Join(dir, "H")) })
+		r.gone(t, pv.ID)
+
+		// Esc in the terminal: the hook is cancelled, and its prompt
+		// leaves the Pi.
+		pv = r.shownFrom(t, "tmux", "touch I")
+		term.await(t, "the terminal's dialog for touch I", "touch I")
+		esc := time.Now()
+		if out, err := term.run("send-keys", "Escape"); err != nil {
+			t.Fatalf("tmux send-keys: %v\n%s", err, out)
+		}
+		r.gone(t, pv.ID)
+		t.Logf("Esc in the terminal → prompt off the Pi's screen in %v", time.Since(esc))
+		if exists(filepath.Join(dir, "I")) {
+			t.Fatal("I was created after Esc")
+		}
 	})
 
 	// Nothing but the Messages API was called.
@@ -371,4 +435,62 @@ func deadPiConfig(t *testing.T, config string) string {
 		}
 	}
 	return dir
+}
+
+// trustFolder marks the onboarding done, the fake API key approved and
+// dir trusted in the CLI's ~/.claude.json, so the interactive CLI goes
+// straight to the prompt.
+func trustFolder(t *testing.T, home, dir string) {
+	t.Helper()
+	path := filepath.Join(home, ".claude.json")
+	cfg := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(b, &cfg)
+	}
+	key := "sk-ant-fake-for-tests"
+	cfg["hasCompletedOnboarding"] = true
+	cfg["theme"] = "dark"
+	cfg["customApiKeyResponses"] = map[string]any{"approved": []string{key[len(key)-20:]}, "rejected": []string{}}
+	projects, _ := cfg["projects"].(map[string]any)
+	if projects == nil {
+		projects = map[string]any{}
+	}
+	projects[dir] = map[string]any{"hasTrustDialogAccepted": true}
+	cfg["projects"] = projects
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tmuxTerm is a private tmux server with one pane.
+type tmuxTerm struct{ sock string }
+
+func (m *tmuxTerm) run(args ...string) ([]byte, error) {
+	return exec.Command("tmux", append([]string{"-S", m.sock}, args...)...).CombinedOutput()
+}
+
+// panePID is the pid of the pane's process (env execs the CLI in its
+// place).
+func (m *tmuxTerm) panePID(t *testing.T) int {
+	t.Helper()
+	out, err := m.run("display-message", "-p", "#{pane_pid}")
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || perr != nil {
+		t.Fatalf("tmux pane_pid: %v %v %q", err, perr, out)
+	}
+	return pid
+}
+
+// await waits until the pane shows text.
+func (m *tmuxTerm) await(t *testing.T, what, text string) {
+	t.Helper()
+	var pane []byte
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		pane, _ = m.run("capture-pane", "-p")
+		if strings.Contains(string(pane), text) {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s; the pane:\n%s", what, pane)
 }
