@@ -30,8 +30,8 @@ func (t *Tree) Process(name string) (ProcessInfo, error) {
 }
 
 // info describes s the way supervisorctl status shows it: the actor's own
-// line while RUNNING, the last error in BACKOFF and FATAL, and the stop
-// time otherwise.
+// line while RUNNING, "FATAL: " and the last error when it gave up, and
+// otherwise supervisord's computed line (Describe).
 func info(name string, s snap, now time.Time) ProcessInfo {
 	pi := ProcessInfo{
 		Name: name, Group: name, State: s.state,
@@ -40,24 +40,43 @@ func info(name string, s snap, now time.Time) ProcessInfo {
 	if s.alive && (s.state == Starting || s.state == Running || s.state == Stopping) {
 		pi.PID = os.Getpid()
 	}
+	pi.Description = Describe(pi, now)
 	switch s.state {
 	case Running:
-		pi.Description = s.h.description()
-		if pi.Description == "" {
-			pi.Description = fmt.Sprintf("pid %d, uptime %s", pi.PID, uptime(now.Sub(s.start)))
+		if d := s.h.description(); d != "" {
+			pi.Description = d
 		}
-	case Backoff:
-		pi.Description = s.lastErr
 	case Fatal:
 		pi.Description = "FATAL: " + s.lastErr
-	case Stopped, Exited:
-		if s.stop.IsZero() {
-			pi.Description = "Not started"
-		} else {
-			pi.Description = s.stop.Format("Jan 02 03:04 PM")
-		}
 	}
 	return pi
+}
+
+// Describe is supervisord's _interpretProcessInfo: the status line of a
+// process that has none of its own. The tree and the control socket (for
+// any Backend) both use it, so they cannot drift apart.
+func Describe(p ProcessInfo, now time.Time) string {
+	switch p.State {
+	case Running:
+		up := now.Sub(p.Start)
+		if p.Start.IsZero() || up < 0 {
+			up = 0
+		}
+		return fmt.Sprintf("pid %d, uptime %s", p.PID, uptime(up))
+	case Fatal, Backoff:
+		if p.SpawnErr != "" {
+			return p.SpawnErr
+		}
+		return fmt.Sprintf("unknown error (try \"tail %s\")", p.Name)
+	case Stopped, Exited:
+		// supervisord keys on start alone; a missing stop time would
+		// print the epoch, which says nothing.
+		if p.Start.IsZero() || p.Stop.IsZero() {
+			return "Not started"
+		}
+		return p.Stop.Local().Format("Jan 02 03:04 PM")
+	}
+	return ""
 }
 
 // uptime formats d as supervisord does: "1:02:03", "2 days, 1:02:03".
@@ -131,7 +150,7 @@ func (t *Tree) SignalProcess(name, signal string) error {
 	if err != nil {
 		return err
 	}
-	sig, err := signalName(signal)
+	sig, err := SignalName(signal)
 	if err != nil {
 		return err
 	}

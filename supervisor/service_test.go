@@ -88,15 +88,18 @@ func TestBackoffDoublesUpToMax(t *testing.T) {
 func TestSignalName(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"HUP", "HUP"}, {"hup", "HUP"}, {"SIGKILL", "KILL"}, {"sigusr1", "USR1"}, {"15", "TERM"}, {"9", "KILL"},
+		// supervisord's too (Python's signal module), which the tree once
+		// refused while its control socket took them.
+		{"STKFLT", "STKFLT"}, {"16", "STKFLT"}, {"IOT", "ABRT"}, {"sigcld", "CHLD"}, {"POLL", "IO"}, {" term ", "TERM"},
 	}
 	for _, tt := range tests {
-		if got, err := signalName(tt.in); got != tt.want || err != nil {
-			t.Errorf("signalName(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		if got, err := SignalName(tt.in); got != tt.want || err != nil {
+			t.Errorf("SignalName(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
-	for _, bad := range []string{"", "BOGUS", "SIG", "99", "-1"} {
-		if _, err := signalName(bad); err == nil {
-			t.Errorf("signalName(%q) succeeded", bad)
+	for _, bad := range []string{"", "BOGUS", "SIG", "99", "-1", "0", "32"} {
+		if _, err := SignalName(bad); err == nil {
+			t.Errorf("SignalName(%q) succeeded", bad)
 		}
 	}
 }
@@ -114,6 +117,30 @@ func TestUptime(t *testing.T) {
 	for _, tt := range tests {
 		if got := uptime(tt.d); got != tt.want {
 			t.Errorf("uptime(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+// TestDescribe pins supervisord's computed status lines, which the
+// control socket shows for any Backend that leaves a description empty.
+func TestDescribe(t *testing.T) {
+	now := time.Unix(1700000000+86400+3723, 0)
+	start := time.Unix(1700000000, 0)
+	tests := []struct {
+		p    ProcessInfo
+		want string
+	}{
+		{ProcessInfo{State: Running, PID: 7, Start: start}, "pid 7, uptime 1 day, 1:02:03"},
+		{ProcessInfo{State: Running, PID: 7, Start: now.Add(-5 * time.Second)}, "pid 7, uptime 0:00:05"},
+		{ProcessInfo{State: Fatal, SpawnErr: "boom"}, "boom"},
+		{ProcessInfo{Name: "x", State: Backoff}, `unknown error (try "tail x")`},
+		{ProcessInfo{State: Stopped}, "Not started"},
+		{ProcessInfo{State: Stopped, Start: start, Stop: start.Add(time.Hour)}, start.Add(time.Hour).Local().Format("Jan 02 03:04 PM")},
+		{ProcessInfo{State: Stopping}, ""},
+	}
+	for _, tt := range tests {
+		if got := Describe(tt.p, now); got != tt.want {
+			t.Errorf("Describe(%v) = %q, want %q", tt.p.State, got, tt.want)
 		}
 	}
 }

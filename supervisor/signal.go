@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,28 +18,38 @@ type Signal struct {
 	Name string
 }
 
-// signals maps the names supervisorctl accepts onto Linux numbers, which it
-// also accepts ("signal 9 ble").
-var signals = map[string]int{
-	"HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "BUS": 7,
-	"FPE": 8, "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13,
-	"ALRM": 14, "TERM": 15, "CHLD": 17, "CONT": 18, "STOP": 19, "TSTP": 20,
-	"TTIN": 21, "TTOU": 22, "URG": 23, "XCPU": 24, "XFSZ": 25, "VTALRM": 26,
-	"PROF": 27, "WINCH": 28, "IO": 29, "PWR": 30, "SYS": 31,
+// signals are the Linux signals supervisord's signal_number accepts,
+// indexed by number: this tree and its control socket take exactly these,
+// by name ("HUP", "SIGHUP") or number ("signal 9 ble").
+var signals = [...]string{
+	1: "HUP", 2: "INT", 3: "QUIT", 4: "ILL", 5: "TRAP", 6: "ABRT", 7: "BUS", 8: "FPE",
+	9: "KILL", 10: "USR1", 11: "SEGV", 12: "USR2", 13: "PIPE", 14: "ALRM", 15: "TERM",
+	16: "STKFLT", 17: "CHLD", 18: "CONT", 19: "STOP", 20: "TSTP", 21: "TTIN", 22: "TTOU",
+	23: "URG", 24: "XCPU", 25: "XFSZ", 26: "VTALRM", 27: "PROF", 28: "WINCH", 29: "IO",
+	30: "PWR", 31: "SYS",
 }
 
-// signalName normalises "sighup", "HUP" or "1" to "HUP".
-func signalName(s string) (string, error) {
-	u := strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "SIG")
-	if _, ok := signals[u]; ok {
-		return u, nil
-	}
-	if n, err := strconv.Atoi(u); err == nil {
-		for name, num := range signals {
-			if num == n {
-				return name, nil
-			}
+// signalAliases are the other names Python's signal module (and so
+// supervisord) knows for three of them.
+var signalAliases = map[string]string{"IOT": "ABRT", "POLL": "IO", "CLD": "CHLD"}
+
+// SignalName normalises "sighup", "HUP", "1" or an alias ("IOT") to the
+// name an actor is signalled with ("HUP", "ABRT"); anything else is
+// ErrBadSignal. The control socket maps supervisorctl's argument with it.
+func SignalName(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.Atoi(s); err == nil {
+		if n > 0 && n < len(signals) {
+			return signals[n], nil
 		}
+		return "", fmt.Errorf("%w: %q", ErrBadSignal, s)
+	}
+	name := strings.TrimPrefix(strings.ToUpper(s), "SIG")
+	if a, ok := signalAliases[name]; ok {
+		return a, nil
+	}
+	if name != "" && slices.Contains(signals[:], name) {
+		return name, nil
 	}
 	return "", fmt.Errorf("%w: %q", ErrBadSignal, s)
 }

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/claude-pi/claude-pi/drivers/storage"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
@@ -47,7 +48,7 @@ func LoadOrCreate(path, commonName string) (tls.Certificate, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return tls.Certificate{}, fmt.Errorf("lanpair: creating identity: %w", err)
 	}
-	if err := writeFile(path, pemBytes, 0o600, nil); err != nil {
+	if err := storage.WriteFile(path, pemBytes, 0o600); err != nil {
 		return tls.Certificate{}, err
 	}
 	return tls.X509KeyPair(pemBytes, pemBytes)
@@ -148,5 +149,18 @@ func WriteJSON(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("lanpair: writing %s: %w", path, err)
 	}
-	return writeFile(path, append(b, '\n'), 0o600, nil)
+	return storage.WriteFile(path, append(b, '\n'), 0o600)
+}
+
+// ReplaceJSON writes v to path like WriteJSON, but an existing file keeps
+// its mode, owner and group (storage.ReplaceFile says why).
+func ReplaceJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("lanpair: encoding %s: %v", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("lanpair: writing %s: %w", path, err)
+	}
+	return storage.ReplaceFile(path, append(b, '\n'), 0o600)
 }

@@ -10,6 +10,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,29 @@ const tempInfix = ".tmp-"
 // sees either the old content or the new, never a mix or a truncated file.
 // It writes a temporary file in the same directory, fsyncs it, renames it
 // over path and fsyncs the directory.
-func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return writeFile(path, data, perm, nil)
+}
+
+// ReplaceFile is WriteFile for a file someone else may own: an existing
+// file keeps its mode, owner and group (perm applies to a new one). `sudo
+// claude-pi pair --local --revoke` edits the appliance's clients.json as
+// root, and a plain rewrite would leave a root-owned file the appliance
+// (user claude-pi) can no longer read.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return writeFile(path, data, perm, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("storage: writing %s: %w", path, err)
+	}
+	return writeFile(path, data, fi.Mode().Perm(), fi)
+}
+
+// writeFile is WriteFile; with like set the new file gets like's owner
+// and group.
+func writeFile(path string, data []byte, perm os.FileMode, like os.FileInfo) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -47,6 +70,15 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	}
 	if err = f.Chmod(perm); err != nil {
 		return err
+	}
+	if like != nil {
+		if uid, gid, ok := owner(like); ok && (uid != os.Geteuid() || gid != os.Getegid()) {
+			// Only root may give a file away, and only root edits a file
+			// it does not own here (the appliance's, over ssh).
+			if err = f.Chown(uid, gid); err != nil {
+				return err
+			}
+		}
 	}
 	if err = f.Sync(); err != nil {
 		return err
@@ -97,15 +129,7 @@ func SetAside(path string, now time.Time) (string, error) {
 // SyncDir fsyncs a directory, making the creations, renames and removals of
 // its entries durable.
 func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("storage: syncing directory %s: %w", dir, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("storage: syncing directory %s: %w", dir, err)
 	}
 	return nil

@@ -114,3 +114,44 @@ func BenchmarkWriteFile(b *testing.B) {
 		}
 	}
 }
+
+// TestReplaceFileKeepsOwner: root editing the appliance's file must leave
+// it readable by the appliance's user: same mode, same owner and group.
+func TestReplaceFileKeepsOwner(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "clients.json")
+	if err := ReplaceFile(p, []byte("a"), 0o600); err != nil { // missing: created
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("created with mode %v, %v; want 0600", fi.Mode(), err)
+	}
+	if err := os.Chmod(p, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	chowned := os.Geteuid() == 0
+	if chowned {
+		if err := os.Chown(p, 4242, 4343); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ReplaceFile(p, []byte("b"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "b" {
+		t.Fatalf("read back %q, %v", b, err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("mode %v, %v", fi.Mode(), err)
+	}
+	if uid, gid, ok := owner(fi); chowned && ok && (uid != 4242 || gid != 4343) {
+		t.Fatalf("owner %d:%d, want 4242:4343", uid, gid)
+	}
+	if !chowned {
+		t.Log("not root: owner change not exercised")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp-*")); len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}

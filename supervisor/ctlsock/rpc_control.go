@@ -3,8 +3,6 @@ package ctlsock
 import (
 	"errors"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -192,8 +190,8 @@ func (r *rpc) signalProcess(p params) (any, *Fault) {
 }
 
 func (r *rpc) signal(spec string, p supervisor.ProcessInfo, sig string) *Fault {
-	name, ok := signalName(sig)
-	if !ok {
+	name, err := supervisor.SignalName(sig)
+	if err != nil {
 		return newFault(BadSignal, sig)
 	}
 	if !isSignallable(p.State) {
@@ -247,35 +245,4 @@ func (r *rpc) forEach(ps []supervisor.ProcessInfo, pred func(supervisor.State) b
 		out = append(out, res)
 	}
 	return out
-}
-
-// signalNames are the Linux signals supervisord's signal_number accepts,
-// indexed by number; the Backend receives the bare name ("HUP").
-var signalNames = [...]string{
-	1: "HUP", 2: "INT", 3: "QUIT", 4: "ILL", 5: "TRAP", 6: "ABRT", 7: "BUS", 8: "FPE",
-	9: "KILL", 10: "USR1", 11: "SEGV", 12: "USR2", 13: "PIPE", 14: "ALRM", 15: "TERM",
-	16: "STKFLT", 17: "CHLD", 18: "CONT", 19: "STOP", 20: "TSTP", 21: "TTIN", 22: "TTOU",
-	23: "URG", 24: "XCPU", 25: "XFSZ", 26: "VTALRM", 27: "PROF", 28: "WINCH", 29: "IO",
-	30: "PWR", 31: "SYS",
-}
-
-var signalAliases = map[string]string{"IOT": "ABRT", "POLL": "IO", "CLD": "CHLD"}
-
-// signalName turns "hup", "SIGHUP" or "1" into "HUP".
-func signalName(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.Atoi(s); err == nil {
-		if n > 0 && n < len(signalNames) {
-			return signalNames[n], true
-		}
-		return "", false
-	}
-	name := strings.TrimPrefix(strings.ToUpper(s), "SIG")
-	if a, ok := signalAliases[name]; ok {
-		return a, true
-	}
-	if name != "" && slices.Contains(signalNames[:], name) {
-		return name, true
-	}
-	return "", false
 }

@@ -1,7 +1,6 @@
 package ctlsock
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -136,7 +135,7 @@ func (r *rpc) info(p supervisor.ProcessInfo) map[string]any {
 	now := r.now()
 	desc := p.Description
 	if desc == "" {
-		desc = describe(p, now)
+		desc = supervisor.Describe(p, now)
 	}
 	return map[string]any{
 		"name":           p.Name,
@@ -163,45 +162,6 @@ func unixCapped(t time.Time) int {
 		return 0
 	}
 	return int(max(math.MinInt32, min(math.MaxInt32, t.Unix())))
-}
-
-// describe reproduces supervisord's _interpretProcessInfo.
-func describe(p supervisor.ProcessInfo, now time.Time) string {
-	switch p.State {
-	case supervisor.Running:
-		up := now.Sub(p.Start).Truncate(time.Second)
-		if p.Start.IsZero() || up < 0 {
-			up = 0
-		}
-		return fmt.Sprintf("pid %d, uptime %s", p.PID, uptime(up))
-	case supervisor.Fatal, supervisor.Backoff:
-		if p.SpawnErr != "" {
-			return p.SpawnErr
-		}
-		return fmt.Sprintf("unknown error (try \"tail %s\")", p.Name)
-	case supervisor.Stopped, supervisor.Exited:
-		// supervisord keys on start alone; a missing stop time would
-		// print the epoch, which says nothing.
-		if p.Start.IsZero() || p.Stop.IsZero() {
-			return "Not started"
-		}
-		return p.Stop.Local().Format("Jan 02 03:04 PM")
-	}
-	return ""
-}
-
-// uptime formats like Python's timedelta: "1 day, 2:03:04" or "0:00:05".
-func uptime(d time.Duration) string {
-	s := int64(d / time.Second)
-	days, s := s/86400, s%86400
-	hms := fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
-	switch days {
-	case 0:
-		return hms
-	case 1:
-		return "1 day, " + hms
-	}
-	return fmt.Sprintf("%d days, %s", days, hms)
 }
 
 // getAllConfigInfo reports each actor as an always-in-use, autostarted

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock/ctlsocktest"
@@ -184,43 +183,6 @@ func TestProcessInfoFields(t *testing.T) {
 	if st["description"] != "advertising as Claude_Pi · 1 central · encrypted" || st["state"] != 20 ||
 		st["statename"] != "RUNNING" || st["start"] != 1700000000 || st["pid"] != 4242 {
 		t.Errorf("getProcessInfo(ble) = %v", st)
-	}
-}
-
-func TestDescribeFallback(t *testing.T) {
-	now := time.Unix(1700000000+86400+3723, 0)
-	start := time.Unix(1700000000, 0)
-	tests := []struct {
-		p    supervisor.ProcessInfo
-		want string
-	}{
-		{supervisor.ProcessInfo{State: supervisor.Running, PID: 7, Start: start}, "pid 7, uptime 1 day, 1:02:03"},
-		{supervisor.ProcessInfo{State: supervisor.Running, PID: 7, Start: now.Add(-5 * time.Second)}, "pid 7, uptime 0:00:05"},
-		{supervisor.ProcessInfo{State: supervisor.Fatal, SpawnErr: "boom"}, "boom"},
-		{supervisor.ProcessInfo{Name: "x", State: supervisor.Backoff}, `unknown error (try "tail x")`},
-		{supervisor.ProcessInfo{State: supervisor.Stopped}, "Not started"},
-		{supervisor.ProcessInfo{State: supervisor.Stopping}, ""},
-	}
-	for _, tt := range tests {
-		if got := describe(tt.p, now); got != tt.want {
-			t.Errorf("describe(%v) = %q, want %q", tt.p.State, got, tt.want)
-		}
-	}
-}
-
-func TestSignalName(t *testing.T) {
-	tests := []struct {
-		in, want string
-		ok       bool
-	}{
-		{"HUP", "HUP", true}, {"sighup", "HUP", true}, {" term ", "TERM", true}, {"9", "KILL", true},
-		{"IOT", "ABRT", true}, {"0", "", false}, {"99", "", false}, {"SIG", "", false}, {"", "", false},
-	}
-	for _, tt := range tests {
-		got, ok := signalName(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("signalName(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lanpair
+package storage
 
 import (
 	"os"
@@ -15,7 +15,6 @@ func owner(fi os.FileInfo) (uid, gid int, ok bool) {
 	return int(st.Uid), int(st.Gid), true
 }
 
-// syncDir makes the rename durable.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
