@@ -116,14 +116,30 @@ func TestSupervisorctlFg(t *testing.T) {
 	io.WriteString(stdin, "hello\n")
 	got := next()
 	// fg's log thread notices that fg ended only when a line arrives (or
-	// after asyncore's 30 s poll), as with supervisord: write one.
-	fake.WriteLog("ble", "after\n")
+	// after asyncore's 30 s poll), as with supervisord: keep writing until
+	// it has gone.
+	stopWriting := make(chan struct{})
+	defer close(stopWriting)
+	go func() {
+		for {
+			select {
+			case <-stopWriting:
+				return
+			case <-time.After(100 * time.Millisecond):
+				fake.WriteLog("ble", "after\n")
+			}
+		}
+	}()
 	if !strings.Contains(got, "NO_FILE") || !strings.Contains(got, "reads no input") {
 		t.Errorf("a typed line: %q, want the NO_FILE fault saying fg only follows the log", got)
 	}
-	rest, _ := io.ReadAll(out)
+	// The rest, through the scanner: it has read ahead of the pipe.
+	var rest strings.Builder
+	for lines.Scan() {
+		rest.WriteString(lines.Text() + "\n")
+	}
 	cmd.Wait()
-	all := got + "\n" + string(rest)
+	all := got + "\n" + rest.String()
 	if strings.Contains(all, "Cannot read") || strings.Contains(all, "404") {
 		t.Errorf("fg reported an unreadable stream:\n%s", all)
 	}
