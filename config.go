@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -87,7 +88,7 @@ type UIConfig struct {
 // press or prompt; under 5 s it would go dark while a prompt is read.
 func resolveScreenTimeout(u UIConfig) (time.Duration, error) {
 	if u.ScreenTimeout == nil {
-		return defaultScreenTimeout, nil
+		return ui.DefaultScreenTimeout, nil
 	}
 	if d := time.Duration(*u.ScreenTimeout); d < 5*time.Second {
 		return 0, fmt.Errorf("ui.screen_timeout = %q: want 5s or longer", d)
@@ -148,17 +149,12 @@ var (
 const (
 	simHTTP      = "127.0.0.1:8330"
 	simNUSListen = "127.0.0.1:8331"
-	simMTU       = 185 // what macOS negotiates; enough for the desktop's 180-byte writes
-	defaultName  = "Claude_Pi"
 
 	piDataDir       = "/var/lib/claude-pi"
 	piControlSocket = "/run/supervisor.sock" // where Debian's supervisorctl looks
 
-	defaultVoice         = "en-us"
-	defaultSpeed         = 160 // a little slower than espeak-ng's 175: the CoreS3's speaker is small
-	defaultAssistantMax  = 200
-	defaultListenSeconds = 5
-	defaultScreenTimeout = 30 * time.Second
+	defaultVoice = "en-us"
+	defaultSpeed = 160 // a little slower than espeak-ng's 175: the CoreS3's speaker is small
 )
 
 // loadConfig reads the file at path. With explicit false, a missing file is

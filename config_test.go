@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -225,7 +226,7 @@ func TestBoardAutoOnAPi(t *testing.T) {
 	if s, err := resolve(Config{Board: "sim"}, defaultConfigPath, h); err != nil || s.board != "sim" {
 		t.Errorf("board sim on a Pi = %q, %v; want sim", s.board, err)
 	}
-	if got := controlSocketFor(Config{}, h); got != "/run/supervisor.sock" {
+	if _, got := appliancePaths(Config{}, h); got != "/run/supervisor.sock" {
 		t.Errorf("status socket on a Pi = %q, want /run/supervisor.sock", got)
 	}
 }
@@ -393,5 +394,27 @@ func writeFile(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAppliancePathsAreRunsPaths: status and pair --local find the data
+// directory and socket where run keeps them, for every board on a laptop
+// and on a Pi (they once disagreed for a HAT board configured off a Pi).
+func TestAppliancePathsAreRunsPaths(t *testing.T) {
+	pi := laptop()
+	pi.piModel = "Raspberry Pi 4 Model B Rev 1.5"
+	for _, h := range []host{laptop(), pi} {
+		for _, board := range append([]string{"", "auto"}, boards.Names()...) {
+			for _, c := range []Config{{Board: board}, {Board: board, DataDir: "/srv/cp"}, {Board: board, ControlSocket: "/tmp/x.sock"}} {
+				s, err := resolve(c, "test.toml", h)
+				if err != nil {
+					continue // run refuses it (board auto on a Pi)
+				}
+				dir, sock := appliancePaths(c, h)
+				if dir != s.dataDir || sock != s.controlSocket {
+					t.Errorf("pi %q, %+v: appliancePaths %s %s, run uses %s %s", h.piModel, c, dir, sock, s.dataDir, s.controlSocket)
+				}
+			}
+		}
 	}
 }

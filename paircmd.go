@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/lan"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
@@ -209,7 +210,7 @@ func pair(ctx context.Context, cs *cliState, addr, name string, yes bool, stdin 
 	}
 	dev := resp.Device
 	if dev == "" {
-		dev = "Claude_Pi"
+		dev = drv.DefaultName
 	}
 	cs.Pis = slices.DeleteFunc(cs.Pis, func(p pairedPi) bool { return p.Name == dev || p.Pin == pin })
 	cs.Pis = append(cs.Pis, pairedPi{Name: dev, Addr: addr, Pin: pin, Paired: time.Now().UTC()})
@@ -277,22 +278,14 @@ func (o localOpts) resolve() (clients, socket string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	h := thisHost()
-	dir := o.dataDir
-	if dir == "" {
-		dir = c.DataDir
+	if o.dataDir != "" {
+		c.DataDir = o.dataDir
 	}
-	if dir == "" {
-		dir = simDataDir(h)
-		if h.piModel != "" && c.Board != "sim" {
-			dir = piDataDir
-		}
+	if o.socket != "" {
+		c.ControlSocket = o.socket
 	}
-	socket = o.socket
-	if socket == "" {
-		socket = controlSocketFor(Config{DataDir: dir, ControlSocket: c.ControlSocket, Board: c.Board}, h)
-	}
-	return filepath.Join(dir, "lan", "clients.json"), socket, nil
+	dir, socket := appliancePaths(c, thisHost())
+	return lan.ClientsPath(dir), socket, nil
 }
 
 // applianceClients reads clients.json; missing is no clients, unreadable

@@ -302,7 +302,7 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 		nus = l.Addr()
 	}
 	log.Info("started", "board", s.board, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
-	fmt.Fprintf(stdout, "Claude_Pi on board %s: web %s · supervisorctl -s unix://%s status\n", s.board, webURL, s.controlSocket)
+	fmt.Fprintf(stdout, "%s on board %s: web %s · supervisorctl -s unix://%s status\n", s.ble.Name, s.board, webURL, s.controlSocket)
 	if _, ok := hw.link.(*blesim.Link); ok {
 		fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", nus, nus)
 	}

@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/boards"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
+	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -76,20 +79,7 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 	}
 	s.board = board
 
-	s.dataDir = c.DataDir
-	if s.dataDir == "" {
-		s.dataDir = piDataDir
-		if s.simulated() {
-			s.dataDir = simDataDir(h)
-		}
-	}
-	s.controlSocket = c.ControlSocket
-	if s.controlSocket == "" {
-		s.controlSocket = piControlSocket
-		if s.simulated() {
-			s.controlSocket = simControlSocket(h, s.dataDir)
-		}
-	}
+	s.dataDir, s.controlSocket = appliancePaths(c, h)
 	if err := validateSocketPath("control_socket", s.controlSocket); err != nil {
 		return fail(err)
 	}
@@ -123,7 +113,7 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 	_ = s.logLevel.UnmarshalText([]byte(level))
 
 	if s.ble.Name == "" {
-		s.ble.Name = defaultName
+		s.ble.Name = drv.DefaultName
 	}
 	if !strings.HasPrefix(s.ble.Name, "Claude") || len(s.ble.Name) > 20 {
 		return fail(fmt.Errorf("ble.name = %q: must start with \"Claude\" (the desktop app lists only such devices) and be at most 20 bytes", s.ble.Name))
@@ -159,7 +149,7 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 		return fail(err)
 	}
 	if s.ble.MTU == 0 {
-		s.ble.MTU = simMTU
+		s.ble.MTU = blesim.DefaultMTU // what macOS negotiates; enough for the desktop's 180-byte writes
 	}
 	if s.ble.MTU < 23 || s.ble.MTU > 517 {
 		return fail(fmt.Errorf("ble.mtu = %d: an ATT MTU is 23..517", s.ble.MTU))
@@ -189,6 +179,29 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 		s.policies[name] = p
 	}
 	return s, nil
+}
+
+// appliancePaths are the data directory and the control socket of `claude-pi
+// run` with c on h: the one place they are worked out, for run itself and
+// for the commands that reach a running appliance (status, pair --local).
+// It never fails: where run would refuse board auto on a Pi, the Pi's
+// paths are still the ones worth trying.
+func appliancePaths(c Config, h host) (dataDir, socket string) {
+	sim := c.Board == "sim" || (c.Board == "" || c.Board == "auto") && h.piModel == ""
+	dataDir, socket = c.DataDir, c.ControlSocket
+	if dataDir == "" {
+		dataDir = piDataDir
+		if sim {
+			dataDir = simDataDir(h)
+		}
+	}
+	if socket == "" {
+		socket = piControlSocket
+		if sim {
+			socket = simControlSocket(h, dataDir)
+		}
+	}
+	return dataDir, socket
 }
 
 // simDataDir follows the XDG base directory spec: state, not config or
@@ -233,7 +246,7 @@ func resolveDock(d *DockConfig) error {
 	on(&d.SpeakAssistant)
 	on(&d.SpeakConversation)
 	if d.AssistantMax == 0 {
-		d.AssistantMax = defaultAssistantMax
+		d.AssistantMax = dock.DefaultAssistantMax
 	}
 	if d.AssistantMax < 20 || d.AssistantMax > 4000 {
 		return fmt.Errorf("dock.assistant_max = %d: want 20..4000 characters", d.AssistantMax)
@@ -283,7 +296,7 @@ type voiceSettings struct {
 func resolveVoice(v VoiceConfig) (voiceSettings, error) {
 	var s voiceSettings
 	if v.ListenSeconds == 0 {
-		v.ListenSeconds = defaultListenSeconds
+		v.ListenSeconds = int(dock.DefaultListenFor / time.Second)
 	}
 	if v.ListenSeconds < 1 || v.ListenSeconds > 30 {
 		return s, fmt.Errorf("voice.listen_seconds = %d: want 1..30 seconds", v.ListenSeconds)
@@ -307,7 +320,7 @@ type lanSettings struct {
 }
 
 func resolveLAN(l LANConfig) (lanSettings, error) {
-	s := lanSettings{listen: l.Listen, pairTimeout: 2 * time.Minute, maxWait: 15 * time.Minute}
+	s := lanSettings{listen: l.Listen, pairTimeout: lan.DefaultPairTimeout, maxWait: lan.DefaultMaxWait}
 	if s.listen == "off" {
 		s.listen = ""
 	}

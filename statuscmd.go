@@ -34,28 +34,11 @@ func statusCommand(ctx context.Context, args []string, _ io.Reader, stdout, stde
 		if err != nil {
 			return err
 		}
-		path = controlSocketFor(c, thisHost())
+		_, path = appliancePaths(c, thisHost())
 	}
 	err := ctlsock.Status(ctx, path, fs.Args(), stdout)
 	if errors.Is(err, ctlsock.ErrNoSuchProcess) {
 		return reportedError{err} // the table already says which name
 	}
 	return err
-}
-
-// controlSocketFor is the socket `run` would use with c, without failing
-// where `run` would (a Pi with no HAT configured still has a socket path
-// worth trying).
-func controlSocketFor(c Config, h host) string {
-	if c.ControlSocket != "" {
-		return c.ControlSocket
-	}
-	if h.piModel != "" && c.Board != "sim" {
-		return "/run/supervisor.sock"
-	}
-	dir := c.DataDir
-	if dir == "" {
-		dir = simDataDir(h)
-	}
-	return simControlSocket(h, dir)
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-pi/claude-pi/drivers/tts"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 )
 
@@ -92,9 +93,9 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 		h.voice.cancel(h, now)
 		res = appevent.NewConversationResult(id, true, appevent.StateStandby, "")
 	case !h.cfg.hasTTS:
-		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "no text-to-speech on Claude_Pi")
+		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "no text-to-speech on "+pbuddy.DeviceName)
 	case !h.cfg.speakConversation:
-		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "spoken answers are turned off on Claude_Pi")
+		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "spoken answers are turned off on "+pbuddy.DeviceName)
 	default:
 		before := h.speech.nextUtt
 		h.speech.say(h, utterance{kind: sayConversation, text: h.summary()}, now)

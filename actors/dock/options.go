@@ -85,6 +85,13 @@ type State struct {
 	MaxCreditWait time.Duration
 }
 
+// Defaults for zero Options, exported so that the configuration file's
+// help and checks use the same values.
+const (
+	DefaultAssistantMax = 200
+	DefaultListenFor    = 5 * time.Second
+)
+
 // New returns the supervisor.Service constructor of the "dock" service, the
 // USB host of a Stack-chan CoreS3. Nothing survives a restart: the CoreS3 is
 // re-handshaken and the approvals actor re-sends its pending prompts on the
@@ -100,10 +107,10 @@ func New(opts Options) func(h *supervisor.Handle) actor.Actor {
 		opts.Retry = 2 * time.Second
 	}
 	if opts.AssistantMax == 0 {
-		opts.AssistantMax = 200
+		opts.AssistantMax = DefaultAssistantMax
 	}
 	if opts.ListenFor <= 0 {
-		opts.ListenFor = 5 * time.Second
+		opts.ListenFor = DefaultListenFor
 	}
 	if opts.STTTimeout <= 0 {
 		opts.STTTimeout = 15 * time.Second

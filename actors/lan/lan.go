@@ -91,6 +91,12 @@ func (o *Options) defaults() {
 	}
 }
 
+// Defaults for zero Options.
+const (
+	DefaultMaxWait     = 15 * time.Minute
+	DefaultPairTimeout = 2 * time.Minute
+)
+
 // New returns the supervisor.Service constructor of the "lan" service.
 // Prompts are not kept across a restart: the hooks' connections drop with
 // the old incarnation, so their prompts are withdrawn and the terminal
@@ -103,10 +109,10 @@ func New(o Options) func(h *supervisor.Handle) actor.Actor {
 		o.Approvals = approvals.ServiceName
 	}
 	if o.MaxWait == 0 {
-		o.MaxWait = 15 * time.Minute
+		o.MaxWait = DefaultMaxWait
 	}
 	if o.PairTimeout == 0 {
-		o.PairTimeout = 2 * time.Minute
+		o.PairTimeout = DefaultPairTimeout
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -137,7 +143,10 @@ type Actor struct {
 	pairReply chan answer
 }
 
-func (a *Actor) clientsPath() string { return filepath.Join(a.o.DataDir, "lan", "clients.json") }
+// ClientsPath is the paired computers' file in the data directory dataDir.
+func ClientsPath(dataDir string) string { return filepath.Join(dataDir, "lan", "clients.json") }
+
+func (a *Actor) clientsPath() string { return ClientsPath(a.o.DataDir) }
 
 // Receive handles the package's messages and the actor lifecycle.
 func (a *Actor) Receive(c actor.Context) {

@@ -31,7 +31,7 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 		Secured: true, MTU: 185, CanPair: true, Security: "bonded"}
 	s.apply(link, now)
 	s.apply(dock.State{Connected: true, Ready: true, Event: true, Path: "/dev/ttyACM0"}, now)
-	s.apply(abuddy.State{Connected: true, Owner: "Ada", Name: "Claude_Pi",
+	s.apply(abuddy.State{Connected: true, Owner: "Ada", Name: pbuddy.DeviceName,
 		Snapshot: &pbuddy.Heartbeat{Total: 3, Running: 2, Msg: "working",
 			Entries: []string{"10:41 yarn test", "10:41 All 212 tests passed", "10:42 git push origin feature/approval-ui"}},
 		Stats: abuddy.StatsView{Report: stats.Report{Appr: 128, Deny: 9, Vel: 6, Lvl: 14}, Tokens: 712_345, Fed: 4}}, now)

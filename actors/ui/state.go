@@ -14,7 +14,7 @@ import (
 )
 
 // By is how the Pi's own buttons sign their decisions.
-const By = "Claude_Pi"
+const By = buddy.DeviceName
 
 // Role is what a button does. The names are those of boards.Role, so a
 // board profile converts with ui.Role(b.Role).

@@ -95,6 +95,9 @@ type Devices struct {
 	Close   func() error // nil when nothing needs closing
 }
 
+// DefaultScreenTimeout is Config.ScreenTimeout when zero.
+const DefaultScreenTimeout = 30 * time.Second
+
 // Sleeper is a display that can switch itself off (st7789.Dev).
 type Sleeper interface {
 	Sleep() error
@@ -145,7 +148,7 @@ func New(cfg Config) func(h *supervisor.Handle) actor.Actor {
 		cfg.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	}
 	if cfg.ScreenTimeout <= 0 {
-		cfg.ScreenTimeout = 30 * time.Second
+		cfg.ScreenTimeout = DefaultScreenTimeout
 	}
 	if cfg.DecideTimeout <= 0 {
 		cfg.DecideTimeout = 2 * time.Second

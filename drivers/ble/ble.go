@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // Security is how much the link must be protected before NUS can be used.
@@ -50,9 +52,10 @@ func ParseSecurity(s string) (Security, error) {
 	return 0, fmt.Errorf("ble: unknown security %q: want \"bonded\" or \"open\"", s)
 }
 
-// DefaultName is the advertised local name. The desktop lists only devices
-// whose name starts with "Claude" (buddy spec §2.1).
-const DefaultName = "Claude_Pi"
+// DefaultName is the advertised local name, the buddy protocol's
+// DeviceName. The desktop lists only devices whose name starts with
+// "Claude" (buddy spec §2.1).
+const DefaultName = buddy.DeviceName
 
 // MaxNameLen keeps the name inside a legacy advertising packet.
 const MaxNameLen = 20

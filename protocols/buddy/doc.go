@@ -20,3 +20,9 @@
 //
 // The package is pure: no I/O, no goroutines, no state between calls.
 package buddy
+
+// DeviceName is the appliance's name wherever it names itself: the local
+// name it advertises (the desktop lists only devices whose name starts
+// with "Claude", spec §2.1), the input its buttons decide as, and the
+// device a terminal's hook was answered on. It is written here only.
+const DeviceName = "Claude_Pi"

@@ -1,6 +1,10 @@
 package hookbridge
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/claude-pi/claude-pi/protocols/buddy"
+)
 
 // permissionOutput is the only shape the hook ever prints. It has no room
 // for updatedPermissions, updatedInput or interrupt: one decision for one
@@ -35,7 +39,7 @@ func permissionJSON(behavior, message string) []byte {
 // DenyMessage names the device and the input that denied a request.
 func DenyMessage(device, by string) string {
 	if device == "" {
-		device = "Claude_Pi"
+		device = buddy.DeviceName
 	}
 	if by == "" || by == device {
 		return "Denied on " + device + "."
