@@ -128,9 +128,17 @@ std::string FitColumns(const std::string& text, int cols) {
 
 // ---- approvals (§16.1)
 
+SafeText ApprovalSession::detailText(const Entry& e) const {
+  SafeText t = LayoutSafe(e.req.detail, kDetailColumns, has_);
+  if (e.req.truncated) {
+    t.lines.push_back({});
+    t.lines.push_back({Span{SpanKind::Text, "(detail truncated by the host)", 0}});
+  }
+  return t;
+}
+
 int ApprovalSession::pages(const Entry& e) const {
-  size_t lines = WrapColumns(e.req.detail, kDetailColumns).size();
-  if (e.req.truncated) lines += 2;
+  size_t lines = detailText(e).lines.size();
   return int((lines + kDetailRows - 1) / kDetailRows);
 }
 
@@ -226,32 +234,33 @@ ApprovalView ApprovalSession::View() const {
   v.visible = true;
   v.requestId = e.req.requestId;
   v.kind = e.req.kind;
-  v.title = FitColumns(e.req.title, kTitleColumns);
+  bool titleHidden = false;
+  v.titleLine = FitSafe(e.req.title, kTitleColumns, has_, &titleHidden);
+  v.title = Plain(v.titleLine);
   v.pages = pages(e);
   v.page = e.page;
   v.decided = e.decided;
   v.approve = e.approve;
   v.suspended = e.suspended;
   v.buttonsEnabled = !e.decided && !e.suspended;
-  if (e.page == 0) {
-    v.body = e.req.summary;
-  } else {
-    std::vector<std::string> lines = WrapColumns(e.req.detail, kDetailColumns);
-    if (e.req.truncated) {
-      lines.push_back("");
-      lines.push_back("(detail truncated by the host)");
-    }
-    size_t from = size_t(e.page - 1) * kDetailRows;
-    for (size_t i = from; i < lines.size() && i < from + kDetailRows; i++) {
-      if (i > from) v.body += "\n";
-      v.body += lines[i];
-    }
+  SafeText summary = LayoutSafe(e.req.summary, kDetailColumns, has_);
+  SafeText detail = detailText(e);
+  v.hidden = titleHidden || summary.hidden || detail.hidden;
+  const std::vector<TextLine>& all = e.page == 0 ? summary.lines : detail.lines;
+  size_t from = e.page == 0 ? 0 : size_t(e.page - 1) * kDetailRows;
+  for (size_t i = from; i < all.size() && i < from + kDetailRows; i++) {
+    if (i > from) v.body += "\n";
+    v.body += Plain(all[i]);
+    v.lines.push_back(all[i]);
   }
   v.middleLabel = e.page == 0 ? "detail" : e.page < v.pages ? "next" : "summary";
   if (e.suspended) {
     v.statusLine = "waiting for reconnection";
   } else if (e.decided) {
     v.statusLine = e.approve ? "sending OK..." : "sending NG...";
+  } else if (v.hidden) {
+    v.statusLine = "contains hidden characters";
+    if (e.page > 0) v.statusLine += " " + std::to_string(e.page) + "/" + std::to_string(v.pages);
   } else if (e.page > 0) {
     v.statusLine = "detail " + std::to_string(e.page) + "/" + std::to_string(v.pages);
   } else {

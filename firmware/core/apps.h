@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "appevent.h"
+#include "safetext.h"
 
 namespace sc {
 
@@ -61,10 +62,18 @@ class ConversationRequests {
   std::string error_;
 };
 
-// ApprovalView is what the screen shows for the head of the queue.
+// ApprovalView is what the screen shows for the head of the queue. The
+// screen draws titleLine and lines (escape boxes included, see
+// safetext.h); title and body are the same as strings, escapes as
+// ⟨label⟩, for the simulator and tests.
 struct ApprovalView {
   bool visible = false;
   std::string requestId, kind, title, body, statusLine, middleLabel;
+  TextLine titleLine;
+  std::vector<TextLine> lines;
+  // hidden: the title, summary or detail has an invisible or deceptive
+  // character; the status line says so on every page.
+  bool hidden = false;
   int page = 0, pages = 0;  // page 0 = summary, 1..pages = detail pages
   bool buttonsEnabled = false;
   bool decided = false, approve = false, suspended = false;
@@ -91,6 +100,12 @@ class ApprovalSession {
   bool Decide(bool approve, uint32_t now);
   // Middle button: summary → detail pages → summary.
   void PageDetail();
+  // SetGlyphs tells the layout which characters the screen's font draws
+  // (the others show as U+XXXX boxes); nullptr: the Basic Multilingual Plane.
+  void SetGlyphs(HasGlyph has) {
+    has_ = has;
+    changed_ = true;
+  }
   void Tick(uint32_t now);
   void Clear();
 
@@ -113,9 +128,11 @@ class ApprovalSession {
   void present(uint32_t now);
   void sendDecision(Entry& e, uint32_t now);
   int pages(const Entry& e) const;
+  SafeText detailText(const Entry& e) const;
   EventSender& out_;
   std::vector<Entry> q_;
   bool changed_ = false;
+  HasGlyph has_ = nullptr;
 };
 
 }  // namespace sc

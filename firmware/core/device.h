@@ -85,6 +85,8 @@ class Device : private EventSender {
   const SpeakerCounters& speakerCounters() const { return diag_; }
   const ConversationRequests& conversation() const { return conv_; }
   const ApprovalSession& approvals() const { return approvals_; }
+  // SetGlyphs: which characters the screen's font draws (safetext.h).
+  void SetGlyphs(HasGlyph has) { approvals_.SetGlyphs(has); }
   const DeviceStats& stats() const { return stats_; }
   const ParserStats& parserStats() const { return parser_.stats(); }
   size_t txQueued() const { return tx_.bytes(); }

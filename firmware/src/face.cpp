@@ -47,12 +47,37 @@ void Face(M5Canvas& c, const UiState& s) {
   }
 }
 
+// Spans draws a line of the core's safe text: characters in efont, each
+// escape as a box with its label in the 6x8 font (amber for a hidden
+// character, grey for a missing glyph, an outline for a tab), so no
+// typed text can pass for one. Returns the x after the line.
+int Spans(M5Canvas& c, const sc::TextLine& line, int x, int y, uint32_t fg) {
+  for (const sc::Span& s : line) {
+    if (s.kind == sc::SpanKind::Text) {
+      c.setTextColor(fg);
+      x += int(c.drawString(s.text.c_str(), x, y));
+      continue;
+    }
+    c.setFont(&fonts::Font0);
+    int w = int(c.textWidth(s.text.c_str())) + 4;
+    if (s.kind == sc::SpanKind::Tab) {
+      c.drawRect(x + 1, y + 2, w, 13, 0x808080);
+      c.setTextColor(0x808080);
+    } else {
+      c.fillRect(x + 1, y + 2, w, 13, s.kind == sc::SpanKind::Hidden ? kAmber : 0x808080);
+      c.setTextColor(TFT_BLACK);
+    }
+    c.drawString(s.text.c_str(), x + 3, y + 5);
+    c.setFont(&fonts::efontJA_16);
+    x += w + 2;
+  }
+  return x;
+}
+
 void Approval(M5Canvas& c, const sc::ApprovalView& v) {
-  c.setTextColor(TFT_WHITE);
-  c.drawString(v.title.c_str(), 8, 8);
-  std::vector<std::string> lines = sc::WrapColumns(v.body, sc::kDetailColumns);
-  for (size_t i = 0; i < lines.size() && i < size_t(sc::kDetailRows); i++) c.drawString(lines[i].c_str(), 8, 36 + int(i) * 16);
-  c.setTextColor(0xA0A0A0);
+  Spans(c, v.titleLine, 8, 8, TFT_WHITE);
+  for (size_t i = 0; i < v.lines.size() && i < size_t(sc::kDetailRows); i++) Spans(c, v.lines[i], 8, 36 + int(i) * 16, TFT_WHITE);
+  c.setTextColor(v.hidden ? kAmber : 0xA0A0A0);  // "contains hidden characters" stands out
   c.drawString(v.statusLine.c_str(), 8, kButtonsY - 20);
   uint32_t dim = 0x404040;
   c.fillRoundRect(4, kButtonsY, 100, kButtonH, 8, v.buttonsEnabled ? TFT_RED : dim);
@@ -86,6 +111,12 @@ void FaceDraw(M5GFX& d, const UiState& s, uint32_t now) {
   else Face(c, s);
   Badges(c, s, now);
   c.pushSprite(&d, 0, 0);
+}
+
+bool FaceHasGlyph(uint32_t cp) {
+  if (cp > 0xFFFF) return false;  // efont covers the BMP only
+  lgfx::FontMetrics m;
+  return fonts::efontJA_16.updateFontMetric(&m, uint16_t(cp));
 }
 
 int ApprovalButtonAt(int x, int y) {

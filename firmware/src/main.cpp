@@ -201,6 +201,7 @@ void setup() {
   snprintf(token, sizeof token, "%08lx", (unsigned long)esp_random());
   dc.bootToken = token;
   gDev = new sc::Device(dc, gUsb, gSpeaker, gMic, gSink);
+  gDev->SetGlyphs(FaceHasGlyph);  // what efont lacks shows as a U+XXXX box
 
   FaceBegin(M5.Display);
   xTaskCreatePinnedToCore(ProtocolTask, "dock", 8192, nullptr, 5, nullptr, 0);
