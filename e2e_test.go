@@ -22,16 +22,7 @@ import (
 // that program, not with our own client. It also reports the binary's size
 // and the idle appliance's memory, which the Pi Zero 2 W (512 MB) cares about.
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	ctl, err := exec.LookPath("supervisorctl")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("supervisorctl not installed (apt-get install supervisor); CI must run this test")
-		}
-		t.Skip("supervisorctl not installed (apt-get install supervisor)")
-	}
+	ctl := needBinaryAndSupervisorctl(t)
 
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "claude-pi")
@@ -167,6 +158,23 @@ func TestEndToEnd(t *testing.T) {
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("control socket left behind: %v", err)
 	}
+}
+
+// needBinaryAndSupervisorctl skips a test that builds and runs the binary
+// under -short, and returns Debian's supervisorctl, which CI must have.
+func needBinaryAndSupervisorctl(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	ctl, err := exec.LookPath("supervisorctl")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("supervisorctl not installed (apt-get install supervisor); CI must run this test")
+		}
+		t.Skip("supervisorctl not installed (apt-get install supervisor)")
+	}
+	return ctl
 }
 
 func build(t *testing.T, out string, flags ...string) {

@@ -57,16 +57,7 @@ func codeLines(section string) []string {
 // of the section must be one this test knows how to run and check, so the
 // README cannot drift from what works.
 func TestReadmeTryItWithoutHardware(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	ctl, err := exec.LookPath("supervisorctl")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("supervisorctl not installed (apt-get install supervisor); CI must run this test")
-		}
-		t.Skip("supervisorctl not installed")
-	}
+	ctl := needBinaryAndSupervisorctl(t)
 	for _, addr := range []string{simHTTP, simNUSListen} {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()

@@ -93,21 +93,8 @@ func TestCommandLineErrors(t *testing.T) {
 // the control socket and the web API, and return nil within the shutdown
 // deadline once its context ends, removing its socket.
 func TestRunStopsOnCancel(t *testing.T) {
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "s.sock")
-	cfg := filepath.Join(dir, "config.toml")
-	writeFile(t, cfg, "[services.audio]\nautostart = false\n")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"run", "--config", cfg, "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
-			"--control-socket", sock, "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0"},
-			strings.NewReader(""), &stdout, &stderr)
-	}()
-
-	web := waitForWeb(t, &stdout, done, &stderr)
+	r := startSimRun(t, "[services.audio]\nautostart = false\n")
+	ctx, cancel, done, stderr, sock, web := context.Background(), r.cancel, r.done, r.stderr, r.sock, r.web
 	var table bytes.Buffer
 	if err := ctlsock.Status(ctx, sock, nil, &table); err != nil {
 		t.Fatal(err)
@@ -157,6 +144,34 @@ func TestRunStopsOnCancel(t *testing.T) {
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket still there after run returned: %v", err)
 	}
+}
+
+// simRun is `claude-pi run` on the sim board, in-process, on free ports.
+type simRun struct {
+	web, sock string
+	cancel    context.CancelFunc
+	done      chan error // run's result, after cancel
+	stderr    *syncBuffer
+}
+
+// startSimRun runs the appliance with the configuration file text config
+// until the test ends (or cancel), and waits for its web page.
+func startSimRun(t *testing.T, config string) *simRun {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	writeFile(t, cfg, config)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &simRun{sock: filepath.Join(dir, "s.sock"), cancel: cancel, done: make(chan error, 1), stderr: &syncBuffer{}}
+	var stdout syncBuffer
+	go func() {
+		r.done <- run(ctx, []string{"run", "--config", cfg, "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
+			"--control-socket", r.sock, "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0"},
+			strings.NewReader(""), &stdout, r.stderr)
+	}()
+	t.Cleanup(cancel)
+	r.web = waitForWeb(t, &stdout, r.done, r.stderr)
+	return r
 }
 
 var webLine = regexp.MustCompile(`web (http://\S+)`)

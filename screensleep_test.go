@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,20 +13,9 @@ import (
 // goes to sleep, /api/state and the PNG's header say so, and a press wakes
 // it.
 func TestSimScreenSleepsAndWakes(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.toml")
-	writeFile(t, cfg, "[ui]\nscreen_timeout = \"5s\"\n[services.audio]\nautostart = false\n")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"run", "--config", cfg, "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
-			"--control-socket", filepath.Join(dir, "s.sock"), "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0"},
-			strings.NewReader(""), &stdout, &stderr)
-	}()
-	web := waitForWeb(t, &stdout, done, &stderr)
-	defer func() { cancel(); <-done }()
+	r := startSimRun(t, "[ui]\nscreen_timeout = \"5s\"\n[services.audio]\nautostart = false\n")
+	defer func() { r.cancel(); <-r.done }()
+	web := r.web
 
 	screen := func() (state, header string) {
 		t.Helper()
