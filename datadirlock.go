@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // lockFileName is the file in data_dir that one running appliance holds an
@@ -26,10 +25,10 @@ func lockDataDir(dir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, dataDirError(dir, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if busy, err := tryLockExclusive(f); err != nil || busy {
 		b, _ := os.ReadFile(path)
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if busy {
 			other := "another claude-pi"
 			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && pid > 0 {
 				other = fmt.Sprintf("another claude-pi (pid %d)", pid)

@@ -99,11 +99,11 @@ func (c *Client) explain(err error) error {
 // control_group set), not on the default owner-only 0600 socket.
 func whoMayConnect(path string) string {
 	fi, err := os.Stat(path)
-	st, ok := statOf(fi)
+	uid, gid, ok := ownerOf(fi)
 	if err != nil || !ok {
 		return "run as root (sudo) or as the user the appliance runs as"
 	}
-	owner := strconv.FormatUint(uint64(st.Uid), 10)
+	owner := strconv.FormatUint(uint64(uid), 10)
 	if u, err := user.LookupId(owner); err == nil {
 		owner = u.Username
 	}
@@ -111,20 +111,12 @@ func whoMayConnect(path string) string {
 		return fmt.Sprintf("the socket is mode %04o, for its owner %s only: run as %s or root (sudo), "+
 			"or set control_group in the appliance's configuration to let a group in", fi.Mode().Perm(), owner, owner)
 	}
-	group := strconv.FormatUint(uint64(st.Gid), 10)
+	group := strconv.FormatUint(uint64(gid), 10)
 	if g, err := user.LookupGroupId(group); err == nil {
 		group = g.Name
 	}
 	return fmt.Sprintf("the socket is mode %04o, group %s: run as root (sudo), as %s, or as a member of %s "+
 		"(sudo usermod -aG %s $USER, then log in again)", fi.Mode().Perm(), group, owner, group, group)
-}
-
-func statOf(fi os.FileInfo) (*syscall.Stat_t, bool) {
-	if fi == nil {
-		return nil, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return st, ok
 }
 
 // readAllLimited reads at most n bytes and says so if there were more.
