@@ -24,6 +24,7 @@ import (
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
 
@@ -320,13 +321,22 @@ func localList(o localOpts, stdout io.Writer) error {
 	return nil
 }
 
-// localRevoke removes the computer from clients.json and has the running
-// appliance re-read it (HUP to the lan service through the control
-// socket), which withdraws its prompts and refuses its next request.
+// localRevoke removes the computer. A running appliance is asked to do it
+// (revokeMethod on the control socket), so its lan service, which owns
+// clients.json, withdraws the computer's prompts and refuses its next
+// request, and no pairing confirmed meanwhile is lost. Only when the
+// appliance is down is the file edited here.
 func localRevoke(ctx context.Context, o localOpts, name string, stdout io.Writer) error {
 	path, socket, err := o.resolve()
 	if err != nil {
 		return err
+	}
+	switch err := revokeRunning(ctx, socket, name); {
+	case err == nil:
+		fmt.Fprintf(stdout, "revoked %s: the appliance refuses it from now on\n", name)
+		return nil
+	case !errors.Is(err, errApplianceDown):
+		return fmt.Errorf("pair --local: %v", err)
 	}
 	cs, err := applianceClients(path)
 	if err != nil {
@@ -340,22 +350,47 @@ func localRevoke(ctx context.Context, o localOpts, name string, stdout io.Writer
 	if err := lanpair.ReplaceJSON(path, cs); err != nil {
 		return fmt.Errorf("pair --local: %v", err)
 	}
-	switch err := signalLAN(ctx, socket); {
-	case errors.Is(err, errApplianceDown):
-		fmt.Fprintf(stdout, "revoked %s (%v: it refuses %s when it starts)\n", name, err, name)
-	case err != nil:
-		return fmt.Errorf("pair --local: %s removed from %s, but the running appliance still accepts it until it restarts: %v", name, path, err)
-	default:
-		fmt.Fprintf(stdout, "revoked %s: the appliance refuses it from now on\n", name)
-	}
+	fmt.Fprintf(stdout, "revoked %s (%v: it refuses %s when it starts)\n", name, errApplianceDown, name)
 	return nil
 }
 
 // errApplianceDown: nothing to tell; the file is all there is.
 var errApplianceDown = errors.New("the appliance is not running")
 
-// signalLAN is `supervisorctl signal HUP lan` over the control socket.
-func signalLAN(ctx context.Context, socket string) error {
+// revokeMethod is the control socket's method for `pair --local
+// --revoke`: it sends lan.Revoke to the running lan service.
+const revokeMethod = "claudepi.revokeClient"
+
+// revokeWait bounds the lan's answer: it answers from its mailbox.
+const revokeWait = 5 * time.Second
+
+// controlMethods are the appliance's own control-socket methods.
+func controlMethods(tree *supervisor.Tree) map[string]ctlsock.Method {
+	return map[string]ctlsock.Method{revokeMethod: revokeThrough(tree)}
+}
+
+// revokeThrough is revokeMethod served by the appliance running tree.
+func revokeThrough(tree *supervisor.Tree) ctlsock.Method {
+	return func(args []string) (string, error) {
+		if len(args) != 1 || args[0] == "" {
+			return "", errors.New("want the name of one paired computer")
+		}
+		sys := tree.System()
+		res, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, lan.ServiceName), lan.Revoke{Name: args[0]}, revokeWait).Result()
+		if err != nil {
+			return "", fmt.Errorf("the lan service did not answer (%v): see supervisorctl status lan", err)
+		}
+		r, _ := res.(lan.RevokeResult)
+		if !r.OK {
+			return "", errors.New(r.Err)
+		}
+		return "revoked", nil
+	}
+}
+
+// revokeRunning asks the appliance behind socket to revoke name;
+// errApplianceDown when none is running.
+func revokeRunning(ctx context.Context, socket, name string) error {
 	// A missing socket or one nobody listens on (left by a crash) is an
 	// appliance that is down, not a failure.
 	conn, err := net.DialTimeout("unix", socket, 2*time.Second)
@@ -368,14 +403,12 @@ func signalLAN(ctx context.Context, socket string) error {
 	conn.Close()
 	c := ctlsock.NewClient(socket)
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, revokeWait+time.Second)
 	defer cancel()
-	_, err = c.CallContext(ctx, "supervisor.signalProcess", lan.ServiceName, "HUP")
+	_, err = c.CallContext(ctx, revokeMethod, name)
 	var f *ctlsock.Fault
-	if errors.As(err, &f) && (f.Code == ctlsock.NotRunning || f.Code == ctlsock.BadName) {
-		// lan stopped or FATAL (or an appliance without it): it reads
-		// the file when it next starts.
-		return fmt.Errorf("%w (lan service: %s)", errApplianceDown, f.String)
+	if errors.As(err, &f) {
+		return errors.New(strings.TrimPrefix(f.String, "FAILED: "))
 	}
 	return err
 }

@@ -58,7 +58,7 @@ func TestPairLocalRevokeRunning(t *testing.T) {
 	laptop := pairCLI(t, p, "laptop")
 	desk := pairCLI(t, p, "desk")
 	sock := shortSocket(t)
-	srv, err := ctlsock.Listen(sock, p.tree, ctlsock.Options{})
+	srv, err := ctlsock.Listen(sock, p.tree, ctlsock.Options{Methods: controlMethods(p.tree)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +101,17 @@ func TestPairLocalRevokeRunning(t *testing.T) {
 	}
 	if _, err := runPair(t, append(local, "--revoke", "laptop")...); err == nil || !strings.Contains(err.Error(), `no computer called "laptop"`) {
 		t.Fatalf("second revoke: %v", err)
+	}
+	// The running appliance revokes, not the CLI: pointed at a data dir
+	// with no clients.json, the CLI still revokes desk through the socket,
+	// and the lan writes its own file.
+	elsewhere := []string{"--local", "--appliance-config", emptyConfig(t), "--data-dir", t.TempDir(), "--control-socket", sock}
+	if out, err := runPair(t, append(elsewhere, "--revoke", "desk")...); err != nil || !strings.HasPrefix(out, "revoked desk: ") {
+		t.Fatalf("revoke through the socket alone: %v\n%s", err, out)
+	}
+	b, _ = os.ReadFile(filepath.Join(p.data, "lan", "clients.json"))
+	if err := json.Unmarshal(b, &onDisk); err != nil || len(onDisk) != 0 {
+		t.Fatalf("clients.json after the lan revoked desk: %v %s", err, b)
 	}
 }
 

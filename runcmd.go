@@ -270,7 +270,8 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 		return err
 	}
 	sock, err = ctlsock.Listen(s.controlSocket, tree, ctlsock.Options{Group: s.controlGroup, Logger: log.With("actor", "ctlsock"),
-		Shutdown: func() { stop(errShutdown) }, Restart: func() { stop(errRestart) }})
+		Shutdown: func() { stop(errShutdown) }, Restart: func() { stop(errRestart) },
+		Methods: controlMethods(tree)})
 	if err != nil {
 		return fmt.Errorf("control_socket: %w", err)
 	}

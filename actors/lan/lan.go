@@ -420,8 +420,9 @@ func (a *Actor) confirm(m pairConfirm) {
 	a.changed()
 }
 
-// reload is HUP (`supervisorctl signal HUP lan`, sent by `claude-pi pair
-// --local --revoke`): clients.json is the truth again, and a client no
+// reload is HUP (`supervisorctl signal HUP lan`, after editing the file by
+// hand; `claude-pi pair --local --revoke` sends Revoke): clients.json is
+// the truth again, and a client no
 // longer in it is refused from its next request on, its prompts withdrawn
 // and its long-polls answered with no decision.
 func (a *Actor) reload(c actor.Context) {

@@ -189,7 +189,7 @@ func (s *state) revoke(name string) (changes, error) {
 	var ch changes
 	i := slices.IndexFunc(s.clients, func(c Client) bool { return c.Name == name })
 	if i < 0 {
-		return ch, fmt.Errorf("no paired client called %q", name)
+		return ch, fmt.Errorf("no computer called %q is paired (claude-pi pair --local --list lists them)", name)
 	}
 	fp := s.clients[i].Fingerprint
 	s.clients = slices.Delete(slices.Clone(s.clients), i, i+1)
@@ -198,8 +198,8 @@ func (s *state) revoke(name string) (changes, error) {
 }
 
 // reload replaces the paired clients with the ones read back from
-// clients.json (edited by `claude-pi pair --local --revoke` while the
-// appliance runs). Clients no longer listed lose their sessions and
+// clients.json (edited by hand while the appliance runs; `claude-pi pair
+// --local --revoke` sends Revoke instead). Clients no longer listed lose their sessions and
 // prompts at once; it returns their names.
 func (s *state) reload(clients []Client) (changes, []string) {
 	var ch changes

@@ -29,6 +29,7 @@ type rpc struct {
 	b    Backend
 	now  func() time.Time
 	life lifecycle
+	own  map[string]Method // Options.Methods
 }
 
 // methods is filled by init functions in rpc_*.go, one per method group.
@@ -45,6 +46,9 @@ func register(name string, m method) {
 // "namespace.method" names are accepted: no traversal.
 func (r *rpc) call(name string, args []any) (any, *Fault) {
 	m, ok := methods[name]
+	if own, isOwn := r.own[name]; !ok && isOwn {
+		return callOwn(own, args)
+	}
 	if !ok || strings.Count(name, ".") != 1 {
 		return nil, newFault(UnknownMethod, "")
 	}
@@ -209,4 +213,21 @@ func (r *rpc) oneOfMulticall(c any) (any, *Fault) {
 		}
 	}
 	return r.call(name, args)
+}
+
+// callOwn runs one of Options.Methods.
+func callOwn(m Method, args []any) (any, *Fault) {
+	strs := make([]string, len(args))
+	for i := range args {
+		s, f := params(args).string(i)
+		if f != nil {
+			return nil, f
+		}
+		strs[i] = s
+	}
+	out, err := m(strs)
+	if err != nil {
+		return nil, newFault(Failed, err.Error())
+	}
+	return out, nil
 }

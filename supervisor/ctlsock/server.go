@@ -34,7 +34,17 @@ type Options struct {
 	// program then shuts the server down, which finishes the call. Nil
 	// answers the call with a FAILED fault.
 	Shutdown, Restart func()
+	// Methods are the program's own XML-RPC methods, named
+	// "namespace.name" outside the supervisor and system namespaces, for
+	// its own commands to reach the running program (supervisorctl never
+	// calls them).
+	Methods map[string]Method
 }
+
+// Method is one of Options.Methods. It gets the call's arguments, which
+// must all be strings, and must bound its own wait; an error becomes a
+// FAILED fault with the error's text.
+type Method func(args []string) (string, error)
 
 // Server serves supervisord's XML-RPC and log-tail endpoints on a unix
 // socket. Create it with Listen.
@@ -79,6 +89,12 @@ func Listen(path string, b Backend, opts Options) (*Server, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("ctlsock: creating socket directory: %w", err)
 	}
+	for name := range opts.Methods {
+		ns, _, ok := strings.Cut(name, ".")
+		if !ok || strings.Count(name, ".") != 1 || ns == "supervisor" || ns == "system" {
+			return nil, fmt.Errorf("ctlsock: method %q: want namespace.name outside supervisor and system", name)
+		}
+	}
 	ln, fi, err := bindPrivately(path, gid)
 	if err != nil {
 		return nil, err
@@ -87,7 +103,7 @@ func Listen(path string, b Backend, opts Options) (*Server, error) {
 		path:   path,
 		fi:     fi,
 		ln:     ln,
-		rpc:    &rpc{b: b, now: time.Now, life: lifecycle{shutdown: opts.Shutdown, restart: opts.Restart}},
+		rpc:    &rpc{b: b, now: time.Now, life: lifecycle{shutdown: opts.Shutdown, restart: opts.Restart}, own: opts.Methods},
 		log:    log,
 		closed: make(chan struct{}),
 		served: make(chan error, 1),

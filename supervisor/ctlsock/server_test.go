@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -237,5 +238,48 @@ func TestSocketGroupMode(t *testing.T) {
 	}
 	if fi.Mode().Perm() != 0o660 || fi.Sys().(*syscall.Stat_t).Gid != uint32(os.Getgid()) {
 		t.Fatalf("socket mode %v gid %d, want 0660 gid %d", fi.Mode(), fi.Sys().(*syscall.Stat_t).Gid, os.Getgid())
+	}
+}
+
+// TestOwnMethods: the program's own methods answer through the socket,
+// their errors as FAILED faults; names in supervisor's namespaces, or
+// without one, are refused at Listen.
+func TestOwnMethods(t *testing.T) {
+	fake := ctlsocktest.New([]string{"lan"})
+	var got []string
+	s, err := Listen(filepath.Join(t.TempDir(), "own.sock"), fake, Options{Methods: map[string]Method{
+		"claudepi.echo": func(args []string) (string, error) {
+			got = args
+			if len(args) == 0 {
+				return "", errors.New("nothing to echo")
+			}
+			return strings.Join(args, " "), nil
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := NewClient(s.Path())
+	defer c.Close()
+	ctx := context.Background()
+	if v, err := c.CallContext(ctx, "claudepi.echo", "a", "b"); err != nil || v != "a b" || len(got) != 2 {
+		t.Fatalf("echo = %v, %v (args %q)", v, err, got)
+	}
+	var f *Fault
+	if _, err := c.CallContext(ctx, "claudepi.echo"); !errors.As(err, &f) || f.Code != Failed || !strings.HasSuffix(f.String, "nothing to echo") {
+		t.Fatalf("failing method: %v, want FAILED with its text", err)
+	}
+	if _, err := c.CallContext(ctx, "claudepi.echo", 7); !errors.As(err, &f) || f.Code != IncorrectParameters {
+		t.Fatalf("an int argument: %v, want INCORRECT_PARAMETERS", err)
+	}
+	if _, err := c.CallContext(ctx, "claudepi.other"); !errors.As(err, &f) || f.Code != UnknownMethod {
+		t.Fatalf("an unknown method: %v, want UNKNOWN_METHOD", err)
+	}
+	for _, bad := range []string{"supervisor.revoke", "system.x", "nodot", "a.b.c"} {
+		_, err := Listen(filepath.Join(t.TempDir(), "bad.sock"), fake, Options{Methods: map[string]Method{bad: nil}})
+		if err == nil {
+			t.Errorf("method %q accepted", bad)
+		}
 	}
 }
