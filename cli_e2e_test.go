@@ -56,10 +56,14 @@ func pairByButton(t *testing.T, a *appliance, addr, name string) string {
 		return code != ""
 	})
 	// The ui sees the lan only when runcmd.go names it in ui.Config.LAN.
+	// It subscribes, so the code is drawn as soon as the lan has it; the
+	// figure is logged, not asserted (a loaded machine varies).
+	seen := time.Now()
 	poll(t, 5*time.Second, "the pairing code on the screen (is ui.Config.LAN \"lan\" in runcmd.go?)", func() bool {
 		v := a.uiView(t)
 		return v.Screen == "pairing" && v.Pairing == code
 	})
+	t.Logf("pairing code on screen %v after /api/state showed it", time.Since(seen).Round(time.Millisecond))
 	a.hold(t, "A")
 	select {
 	case err := <-done:

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,9 +14,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/absent"
-	"github.com/claude-pi/claude-pi/actors/approvals"
-	bleactor "github.com/claude-pi/claude-pi/actors/ble"
-	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui"
@@ -76,6 +74,76 @@ var (
 	errShutdown = errors.New("shutdown requested (supervisorctl shutdown)")
 )
 
+// runOpts are the flags of `claude-pi run`. Each one overrides the
+// configuration key named in its help text.
+type runOpts struct {
+	config        string
+	board         string
+	dataDir       string
+	controlSocket string
+	controlGroup  string
+	nusListen     string
+	dockPort      string
+	http          string
+	logLevel      string
+}
+
+const runSynopsis = `Usage: claude-pi run [flags]
+
+Runs the appliance until SIGINT or SIGTERM. Every service runs as a
+supervised actor; "supervisorctl -s unix://SOCKET status" lists them.
+On a machine that is not a Raspberry Pi it runs the simulated board.
+Flags override the configuration file ("claude-pi help config").`
+
+func runFlags(w io.Writer) (*flag.FlagSet, *runOpts) {
+	o := &runOpts{}
+	fs := newFlagSet("run", runSynopsis, w)
+	fs.StringVar(&o.config, "config", defaultConfigPath, "configuration `file` (a missing default file means all defaults)")
+	fs.StringVar(&o.board, "board", "", "board `name`: auto, sim, pirate-audio, display-hat-mini or waveshare-lcd13 (key board; default auto)")
+	fs.StringVar(&o.dataDir, "data-dir", "", "state `directory` (key data_dir; default /var/lib/claude-pi on a Pi, $XDG_STATE_HOME/claude-pi in sim)")
+	fs.StringVar(&o.controlSocket, "control-socket", "", "supervisorctl's unix `socket` (key control_socket; default /run/supervisor.sock on a Pi, $XDG_RUNTIME_DIR/claude-pi/supervisor.sock in sim)")
+	fs.StringVar(&o.controlGroup, "control-group", "", "`group` allowed to use the control socket (key control_group; default owner only)")
+	fs.StringVar(&o.nusListen, "nus-listen", "", "sim BLE link `address`: host:port or unix:/path (key ble.nus_listen; default "+simNUSListen+")")
+	fs.StringVar(&o.dockPort, "dock-port", "", "the CoreS3's serial `device` (key dock.port; default: found by USB ids)")
+	fs.StringVar(&o.http, "http", "", "sim web page `address` host:port, or off (key http; default "+simHTTP+" in sim, off on a Pi)")
+	fs.StringVar(&o.logLevel, "log-level", "", "`level`: debug, info, warn or error (key log_level; default info)")
+	return fs, o
+}
+
+// apply overrides c with the flags that were given on the command line. A
+// flag given as "" counts: --http "" turns the web page off.
+func (o *runOpts) apply(fs *flag.FlagSet, c *Config) {
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "board":
+			c.Board = o.board
+		case "data-dir":
+			c.DataDir = o.dataDir
+		case "control-socket":
+			c.ControlSocket = o.controlSocket
+		case "control-group":
+			c.ControlGroup = o.controlGroup
+		case "nus-listen":
+			c.BLE.NUSListen = o.nusListen
+		case "dock-port":
+			c.Dock.Port = o.dockPort
+		case "http":
+			h := o.http
+			c.HTTP = &h
+		case "log-level":
+			c.LogLevel = o.logLevel
+		}
+	})
+}
+
+// configExplicit reports whether --config was given, which makes a missing
+// file an error.
+func configExplicit(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "config" })
+	return given
+}
+
 // hardware is what the services drive on this board.
 type hardware struct {
 	board    *sim.Board // nil on a HAT board
@@ -85,62 +153,6 @@ type hardware struct {
 	// every board.
 	ui, audio func(*supervisor.Handle) actor.Actor
 	dock      dock.Options
-}
-
-// audioService is the speaker's service. No package owns it: on every
-// board today it is an absent.New stand-in (the ui plays the chimes).
-const audioService = "audio"
-
-// topology is the appliance's actor tree, its one table: each service in
-// start order and the services it depends on. A service depends on every
-// service its Started handler sends to, so that one runs first and stops
-// after it (TestStartupLosesNoMessage holds this true). Who sends what to
-// whom is in actors/README.md.
-var topology = []struct {
-	name string
-	deps []string
-}{
-	{bleactor.ServiceName, nil},
-	{approvals.ServiceName, nil},
-	{buddyactor.ServiceName, []string{bleactor.ServiceName, approvals.ServiceName}},
-	{lan.ServiceName, []string{approvals.ServiceName}},
-	{dock.ServiceName, []string{approvals.ServiceName, buddyactor.ServiceName}},
-	{ui.ServiceName, []string{approvals.ServiceName, buddyactor.ServiceName, bleactor.ServiceName,
-		dock.ServiceName, lan.ServiceName}},
-	{audioService, nil},
-}
-
-// serviceNames are topology's names, for the [services.NAME] keys.
-var serviceNames = func() []string {
-	names := make([]string, len(topology))
-	for i, t := range topology {
-		names[i] = t.name
-	}
-	return names
-}()
-
-// services is topology with each service's actor and policy.
-func services(s settings, hw hardware) []supervisor.Service {
-	actors := map[string]func(*supervisor.Handle) actor.Actor{
-		bleactor.ServiceName: bleactor.New(hw.link, bleactor.Config{Name: s.ble.Name, Security: hw.security,
-			Lines: buddyactor.ServiceName}),
-		// The owners of the prompts' sources hear their decisions: the
-		// desktop's go back over BLE, the CLI's ("cli:<session>") to the
-		// hook waiting on the lan.
-		approvals.ServiceName: approvals.New(approvals.WithOwner(buddyactor.Source, buddyactor.ServiceName),
-			approvals.WithOwner(lan.SourcePrefix+"*", lan.ServiceName)),
-		buddyactor.ServiceName: buddyactor.New(buddyactor.Config{DataDir: s.dataDir, Name: s.ble.Name}),
-		lan.ServiceName: lan.New(lan.Options{Listen: s.lan.listen, DataDir: s.dataDir, Device: s.ble.Name,
-			PairTimeout: s.lan.pairTimeout, MaxWait: s.lan.maxWait, Speak: dock.ServiceName}),
-		dock.ServiceName: dock.New(hw.dock),
-		ui.ServiceName:   hw.ui,
-		audioService:     hw.audio,
-	}
-	out := make([]supervisor.Service, 0, len(topology))
-	for _, t := range topology {
-		out = append(out, supervisor.Service{Name: t.name, DependsOn: t.deps, Policy: s.policies[t.name], New: actors[t.name]})
-	}
-	return out
 }
 
 // boardHardware builds what the services drive: the simulator's

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"image"
 	"sync"
 	"testing"
@@ -56,7 +57,7 @@ func (f *fakeLAN) Receive(c actor.Context) {
 	}
 }
 
-func newLANRig(t *testing.T) (*rig, *fakeLAN) {
+func newLANRig(t testing.TB) (*rig, *fakeLAN) {
 	t.Helper()
 	f := &fakeLAN{}
 	r := newRig(t, func(c *Config) { c.LAN = "lan" },
@@ -66,7 +67,7 @@ func newLANRig(t *testing.T) (*rig, *fakeLAN) {
 
 // seen waits until the ui's view satisfies ok. The fake clock stands
 // still: what the lan publishes must reach the screen without any timer.
-func (r *rig) seen(t *testing.T, what string, ok func(View) bool) View {
+func (r *rig) seen(t testing.TB, what string, ok func(View) bool) View {
 	t.Helper()
 	var v View
 	r.waitFor(t, what, func() bool {
@@ -243,5 +244,19 @@ func TestLANInfoPage(t *testing.T) {
 	r.press(t, "X")
 	if v := r.view(t); v.Screen != ScreenHome {
 		t.Fatalf("after the last page: %s, want home", v.Screen)
+	}
+}
+
+// BenchmarkPairingCodeToScreen is the time from the lan publishing a
+// pairing code to the ui's view showing it on the pairing screen (the
+// frame drawn): issue 13 wants it under 100 ms.
+func BenchmarkPairingCodeToScreen(b *testing.B) {
+	r, f := newLANRig(b)
+	b.ResetTimer()
+	for i := range b.N {
+		code := fmt.Sprintf("%06d", i%1000000)
+		f.set(lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: code}})
+		for v := r.view(b); v.Pairing != code || v.Screen != ScreenPairing; v = r.view(b) {
+		}
 	}
 }

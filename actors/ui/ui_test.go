@@ -141,7 +141,7 @@ type rig struct {
 	audio *audio.Fake
 }
 
-func newRig(t *testing.T, mod func(*Config), extra ...supervisor.Service) *rig {
+func newRig(t testing.TB, mod func(*Config), extra ...supervisor.Service) *rig {
 	t.Helper()
 	board, err := sim.New(nil)
 	if err != nil {
@@ -182,7 +182,7 @@ func newRig(t *testing.T, mod func(*Config), extra ...supervisor.Service) *rig {
 	return r
 }
 
-func (r *rig) view(t *testing.T) View {
+func (r *rig) view(t testing.TB) View {
 	t.Helper()
 	sys := r.tree.System()
 	v, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "ui"), GetView{}, 5*time.Second).Result()
@@ -197,7 +197,7 @@ func (r *rig) send(svc string, msg any) {
 	sys.Root.Send(supervisor.ServicePID(sys, svc), msg)
 }
 
-func (r *rig) press(t *testing.T, name string) {
+func (r *rig) press(t testing.TB, name string) {
 	t.Helper()
 	before := r.view(t).Presses
 	r.waitFor(t, "the ui to subscribe to the buttons", func() bool {
@@ -209,7 +209,7 @@ func (r *rig) press(t *testing.T, name string) {
 
 // pressHold is press with the button held for hold (up to the fake
 // clock's now); long when hold reaches sim.LongPress.
-func (r *rig) pressHold(t *testing.T, name string, hold time.Duration) {
+func (r *rig) pressHold(t testing.TB, name string, hold time.Duration) {
 	t.Helper()
 	before := r.view(t).Presses
 	if _, n, err := r.board.Buttons.Press(name, min(hold, sim.MaxHold)); n != 1 {
@@ -218,7 +218,7 @@ func (r *rig) pressHold(t *testing.T, name string, hold time.Duration) {
 	r.waitFor(t, "the press handled", func() bool { return r.view(t).Presses == before+1 })
 }
 
-func (r *rig) waitFor(t *testing.T, what string, ok func() bool) {
+func (r *rig) waitFor(t testing.TB, what string, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		if ok() {
