@@ -27,6 +27,7 @@ import (
 // desktop gets its permission line) and pairs nobody; once the prompt is
 // gone the request shows, a short A still does nothing, and B refuses it.
 func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
+	e2e(t)
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr, _ := a.lanState(t)["listen"].(string)
 	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
@@ -84,6 +85,7 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 // refused at char_end with an error the desktop shows, and the old pack
 // stays installed and on the screen.
 func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
+	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.dial(t, &desktop.Options{StatusEvery: -1})
 	ctx := context.Background()

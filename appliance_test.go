@@ -162,3 +162,12 @@ func (a *appliance) apiState(t *testing.T) map[string]any {
 	}
 	return m
 }
+
+// e2e skips an end-to-end test under -short, for a quick local run; CI
+// runs them all.
+func e2e(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: skipped under -short")
+	}
+}

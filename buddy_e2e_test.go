@@ -89,6 +89,7 @@ func mixedID() string {
 }
 
 func TestBuddyE2EApprovals(t *testing.T) {
+	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: 200 * time.Millisecond, Debounce: 20 * time.Millisecond})
 
@@ -190,6 +191,7 @@ func TestBuddyE2EApprovals(t *testing.T) {
 }
 
 func TestBuddyE2EDisconnectMidPrompt(t *testing.T) {
+	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.dial(t, &desktop.Options{StatusEvery: -1})
 	d.SetPrompt("req_lost", "Bash", "rm -rf build")

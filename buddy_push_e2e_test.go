@@ -80,6 +80,7 @@ func buddyState(t *testing.T, a *appliance) buddyactor.State {
 }
 
 func TestBuddyE2EFolderPush(t *testing.T) {
+	e2e(t)
 	dataDir := t.TempDir()
 	a := startAppliance(t, dataDir)
 	d := a.dial(t, &desktop.Options{StatusEvery: -1})
@@ -141,6 +142,7 @@ func TestBuddyE2EFolderPush(t *testing.T) {
 }
 
 func TestBuddyE2EStatsSurviveRestart(t *testing.T) {
+	e2e(t)
 	dataDir := t.TempDir()
 	status := func(a *appliance) buddy.StatusAck {
 		d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})

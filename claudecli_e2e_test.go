@@ -162,6 +162,7 @@ func (r *claudeRig) gone(t *testing.T, id string) {
 }
 
 func TestClaudeCodeCLI(t *testing.T) {
+	e2e(t)
 	bin := claudeBinary(t)
 	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
 		t.Fatalf("%s --version: %v\n%s", bin, err, out)

@@ -22,6 +22,7 @@ import (
 )
 
 func TestCLIPromptOnCoreS3(t *testing.T) {
+	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	core := docktest.New(t, wire.FirmwareCaps)
 	a := startApplianceWith(t, func(c *Config) {
@@ -95,6 +96,7 @@ func resolvedOn(core *docktest.Core, requestID string) bool {
 // Claude's reply (last_assistant_message); the CoreS3 (cores3-sim) says it
 // as it says the desktop's assistant turns, one caption per sentence.
 func TestCLIStopReplySpokenOnCoreS3(t *testing.T) {
+	e2e(t)
 	if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
 		t.Skip("espeak-ng not installed (apt-get install espeak-ng)")
 	}

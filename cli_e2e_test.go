@@ -105,6 +105,7 @@ func (a *appliance) pressed(t *testing.T, button string) time.Time {
 }
 
 func TestCLIE2E(t *testing.T) {
+	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr, _ := a.lanState(t)["listen"].(string)

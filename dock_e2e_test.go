@@ -20,6 +20,7 @@ import (
 // "permission once" on the NUS side with the id byte for byte; task.status
 // follows the heartbeat's running count; /api/state shows the dock.
 func TestDockE2EApproval(t *testing.T) {
+	e2e(t)
 	core := docktest.New(t, wire.FirmwareCaps)
 	// The voice is off: the CoreS3 side of speech has its own tests in
 	// actors/dock.

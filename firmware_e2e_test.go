@@ -42,6 +42,7 @@ func firmwareDock(t *testing.T, engine string) (*coreSim, *appliance) {
 // implementations leaves the dock ready with EVENT and the CoreS3's link
 // ready, and bytes went both ways over the bridge.
 func TestFirmwareE2EHandshake(t *testing.T) {
+	e2e(t)
 	core, a := firmwareDock(t, "off")
 	dk, _ := a.apiState(t)["dock"].(map[string]any)
 	if dk["connected"] != true || dk["path"] != core.bridge.HostPath() {
@@ -67,6 +68,7 @@ func TestFirmwareE2EHandshake(t *testing.T) {
 // the face (approval.resolved) although the firmware resends its answer
 // until then; NG on a second prompt is a deny.
 func TestFirmwareE2EApproval(t *testing.T) {
+	e2e(t)
 	core, a := firmwareDock(t, "off")
 	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
@@ -114,6 +116,7 @@ func TestFirmwareE2EApproval(t *testing.T) {
 // CoreS3 at 24 kHz with one caption per sentence, in order, and the
 // speaking badge while it plays.
 func TestFirmwareE2ESpeech(t *testing.T) {
+	e2e(t)
 	core, a := firmwareDock(t, "espeak-ng")
 	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
@@ -145,6 +148,7 @@ func TestFirmwareE2ESpeech(t *testing.T) {
 // (captions on the CoreS3, the firmware shows the result's state); the swipe
 // backward is conversation.stop, which the firmware shows as standby.
 func TestFirmwareE2EConversation(t *testing.T) {
+	e2e(t)
 	core, a := firmwareDock(t, "espeak-ng")
 	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 	d.Update(func(s *desktop.Session) { s.Total, s.Running = 1, 1 })
@@ -175,6 +179,7 @@ func TestFirmwareE2EConversation(t *testing.T) {
 // the HELLO and refuses EVENT with ERROR 1. The dock must notice, handshake
 // again and show the next prompt, which then decides as usual.
 func TestFirmwareE2EResetWhilePortOpen(t *testing.T) {
+	e2e(t)
 	core, a := firmwareDock(t, "off")
 	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 

@@ -23,6 +23,7 @@ import (
 // the spoken summary the firmware's microphone streams its WAV, the STT
 // says "yes", and the desktop gets exactly one approval.
 func TestFirmwareE2EVoiceApproval(t *testing.T) {
+	e2e(t)
 	if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
 		t.Skip("espeak-ng not installed (apt-get install espeak-ng)")
 	}

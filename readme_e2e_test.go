@@ -57,6 +57,7 @@ func codeLines(section string) []string {
 // of the section must be one this test knows how to run and check, so the
 // README cannot drift from what works.
 func TestReadmeTryItWithoutHardware(t *testing.T) {
+	e2e(t)
 	ctl := needBinaryAndSupervisorctl(t)
 	for _, addr := range []string{simHTTP, simNUSListen} {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {

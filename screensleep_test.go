@@ -13,6 +13,7 @@ import (
 // goes to sleep, /api/state and the PNG's header say so, and a press wakes
 // it.
 func TestSimScreenSleepsAndWakes(t *testing.T) {
+	e2e(t)
 	r := startSimRun(t, "[ui]\nscreen_timeout = \"5s\"\n[services.audio]\nautostart = false\n")
 	defer func() { r.cancel(); <-r.done }()
 	web := r.web

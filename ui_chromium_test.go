@@ -28,6 +28,7 @@ import (
 const chromiumPath = "/usr/bin/chromium"
 
 func TestSimPageApprovesInChromium(t *testing.T) {
+	e2e(t)
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI needs Debian's chromium at %s: %v", chromiumPath, err)
