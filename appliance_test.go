@@ -36,7 +36,7 @@ func startAppliance(t *testing.T, dataDir string) *appliance {
 // listener on a free loopback port, after configure (if not nil) changed
 // the config. It is stopped when the test ends, and its log is printed if
 // the test failed.
-func startApplianceWith(t *testing.T, configure func(*Config)) *appliance {
+func startApplianceWith(t testing.TB, configure func(*Config)) *appliance {
 	t.Helper()
 	httpAddr := "127.0.0.1:0"
 	c := Config{Board: "sim", DataDir: t.TempDir(), ControlSocket: filepath.Join(t.TempDir(), "s.sock"), HTTP: &httpAddr,
@@ -84,7 +84,7 @@ func startApplianceWith(t *testing.T, configure func(*Config)) *appliance {
 }
 
 // dial connects the demo desktop to the appliance's NUS link.
-func (a *appliance) dial(t *testing.T, opts *desktop.Options) *desktop.Desktop {
+func (a *appliance) dial(t testing.TB, opts *desktop.Options) *desktop.Desktop {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -97,7 +97,7 @@ func (a *appliance) dial(t *testing.T, opts *desktop.Options) *desktop.Desktop {
 }
 
 // press presses a sim button through the web API, as the page does.
-func (a *appliance) press(t *testing.T, button string) {
+func (a *appliance) press(t testing.TB, button string) {
 	t.Helper()
 	resp, err := http.Post(a.webURL+"/api/press/"+button, "", nil)
 	if err != nil {
@@ -127,14 +127,14 @@ func (a *appliance) hold(t *testing.T, button string) {
 }
 
 // uiView asks the ui service what it shows.
-func (a *appliance) uiView(t *testing.T) ui.View {
+func (a *appliance) uiView(t testing.TB) ui.View {
 	t.Helper()
 	return ask[ui.View](t, a.tree, "ui", ui.GetView{})
 }
 
 // ask sends msg to one of tree's services and returns its answer, which
 // must be a T.
-func ask[T any](t *testing.T, tree *supervisor.Tree, service string, msg any) T {
+func ask[T any](t testing.TB, tree *supervisor.Tree, service string, msg any) T {
 	t.Helper()
 	sys := tree.System()
 	r, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, service), msg, time.Second).Result()

@@ -19,7 +19,7 @@ import (
 
 // poll waits for ok, checking every 2 ms: waitUntil's 200 ms would
 // dominate the latencies measured here.
-func poll(t *testing.T, d time.Duration, what string, ok func() bool) {
+func poll(t testing.TB, d time.Duration, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !ok() {
@@ -39,7 +39,7 @@ func (a *appliance) linkDown(t *testing.T) {
 
 // awaitPrompt waits until the ui can act on prompt id (so a press decides
 // it), and returns it as approvals keeps it.
-func (a *appliance) awaitPrompt(t *testing.T, id string) approvals.PromptView {
+func (a *appliance) awaitPrompt(t testing.TB, id string) approvals.PromptView {
 	t.Helper()
 	var pv approvals.PromptView
 	poll(t, 5*time.Second, "prompt on the ui", func() bool {

@@ -80,16 +80,35 @@ type Actor struct {
 	stopTimer func() bool
 	deadline  time.Time
 	stopped   bool
+	// queued holds the SetPrompts not applied yet, at most one per source
+	// in arrival order, and flushQueued says a flush is in the mailbox.
+	// A set is a source's complete snapshot, so a burst of them (a
+	// heartbeat flood) is applied as its newest: one state change and
+	// one round of events. Any other message applies the queue first, so
+	// a Decide always sees every set that arrived before it.
+	queued      []SetPrompts
+	flushQueued bool
 }
 
 // tick is the re-arm timer firing.
 type tick struct{ deadline time.Time }
+
+// flush is the actor's own message that applies the queued sets.
+type flush struct{}
 
 // Receive handles the messages of the package and the actor lifecycle.
 func (a *Actor) Receive(c actor.Context) {
 	if a.subs.Receive(c, func() any { return a.st.pending() }) {
 		return
 	}
+	switch m := c.Message().(type) {
+	case SetPrompts:
+		a.queue(m)
+		return
+	case flush:
+		a.flushQueued = false
+	}
+	a.applyQueued(c)
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.system, a.self = c.ActorSystem(), c.Self()
@@ -102,8 +121,6 @@ func (a *Actor) Receive(c actor.Context) {
 	case *actor.Stopping:
 		a.stopped = true
 		a.cancelTimer()
-	case SetPrompts:
-		a.setPrompts(c, m)
 	case Decide:
 		a.decide(c, m)
 	case tick:
@@ -116,6 +133,34 @@ func (a *Actor) Receive(c actor.Context) {
 		c.Respond(a.st.pending())
 	case supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
+	}
+}
+
+// queue keeps m until the next flush, in place of the set of its source
+// already queued, unless the link went up or down in between: approvals
+// tells a link that dropped from one that stayed up.
+func (a *Actor) queue(m SetPrompts) {
+	for i := len(a.queued) - 1; i >= 0; i-- {
+		if q := a.queued[i]; q.Source == m.Source {
+			if q.LinkUp == m.LinkUp {
+				a.queued[i] = m
+				return
+			}
+			break
+		}
+	}
+	a.queued = append(a.queued, m)
+	if !a.flushQueued && a.self != nil {
+		a.flushQueued = true
+		a.system.Root.Send(a.self, flush{})
+	}
+}
+
+func (a *Actor) applyQueued(c actor.Context) {
+	q := a.queued
+	a.queued = nil
+	for _, m := range q {
+		a.setPrompts(c, m)
 	}
 }
 

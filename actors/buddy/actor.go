@@ -98,7 +98,16 @@ type Actor struct {
 	subs                 *supervisor.Subscribers // shared by every incarnation
 	timer                *time.Timer
 	lastDesc             string
+	// prompts is the SetPrompts not yet sent to approvals and flushQueued
+	// says a flush message is in the mailbox: heartbeats are snapshots,
+	// so a burst of them sends approvals and the subscribers only the
+	// newest, once the lines already queued are read (flushSoon).
+	prompts     *approvals.SetPrompts
+	flushQueued bool
 }
+
+// flush is the actor's own message that sends what a burst left queued.
+type flush struct{}
 
 // Receive handles the lifecycle, the link, decisions and queries.
 func (a *Actor) Receive(c actor.Context) {
@@ -136,8 +145,39 @@ func (a *Actor) Receive(c actor.Context) {
 		c.Respond(a.s.state())
 	case supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
+	case flush:
+		a.flushQueued = false
+		a.sendPrompts()
+		a.publish(c)
+		return
 	}
-	a.publish(c)
+	if a.s.changed || a.prompts != nil {
+		a.flushSoon()
+	}
+}
+
+func (a *Actor) flushSoon() {
+	if !a.flushQueued {
+		a.flushQueued = true
+		a.system.Root.Send(a.self, flush{})
+	}
+}
+
+// queuePrompts keeps m as the set approvals gets at the next flush. A
+// change of LinkUp is not folded into another set: approvals treats a
+// link that went down and up again differently from one that stayed up.
+func (a *Actor) queuePrompts(m approvals.SetPrompts) {
+	if a.prompts != nil && a.prompts.LinkUp != m.LinkUp {
+		a.sendPrompts()
+	}
+	a.prompts = &m
+}
+
+func (a *Actor) sendPrompts() {
+	if a.prompts != nil {
+		a.system.Root.Send(a.approvalsPID, *a.prompts)
+		a.prompts = nil
+	}
 }
 
 // publish sends State to subscribers and updates the status line when the
@@ -215,7 +255,7 @@ func (a *Actor) perform(effs []effect) {
 		case sendStatus:
 			a.system.Root.Send(a.blePID, ble.Send{Line: pbuddy.EncodeStatus(a.s.statusAck(a.sys()))})
 		case setPrompts:
-			a.system.Root.Send(a.approvalsPID, e.msg)
+			a.queuePrompts(e.msg)
 		case unpairBonds:
 			a.system.Root.Send(a.blePID, ble.Unpair{})
 		case saveStats:

@@ -45,7 +45,12 @@ type Actor struct {
 	charName   string
 	loading    bool
 
-	presses, decisions    int
+	presses, decisions int
+	// redrawQueued: a redraw message is in the mailbox; chime is the
+	// prompt chime it plays (see redrawSoon).
+	redrawQueued          bool
+	chime                 *audio.Chime
+	drawn                 Screen // what the last refresh showed: View.Screen
 	frames, draws, pixels int
 	lastDamage            []image.Rectangle
 }
@@ -171,6 +176,7 @@ func (a *Actor) refresh() {
 	now := a.cfg.Now()
 	a.st.settle(now)
 	sc := a.st.screen()
+	a.drawn = sc
 	a.describe()
 	var again time.Duration
 	if a.paint != nil {

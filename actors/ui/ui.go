@@ -115,7 +115,7 @@ type View struct {
 	// Presses counts the presses handled by this incarnation, Decisions
 	// those that sent a decision (the rest had nothing to decide).
 	Presses, Decisions int
-	Screen             Screen
+	Screen             Screen // the screen of the last frame drawn
 	Page               int    // info page, 0 on home
 	Persona            string // the character's state on home
 	Tool               string // the prompt shown on the approval screen
@@ -178,6 +178,7 @@ type (
 		held time.Duration // how long the button was down
 	}
 	tick       struct{ gen uint64 }
+	redraw     struct{}
 	packLoaded struct {
 		char screens.Character
 		name string
@@ -207,10 +208,21 @@ func (a *Actor) Receive(c actor.Context) {
 	case pressed:
 		a.press(c, m)
 	case tick:
-		if m.gen != a.gen {
-			return // a timer that fired while being replaced
-		}
+		wasOn := a.st.on
 		a.st.tick(a.cfg.Now())
+		if m.gen != a.gen && a.st.on == wasOn {
+			// A timer that fired while being replaced: its frame is the
+			// new timer's. It still turns the screen off when due, since
+			// the replacement may be armed just past that moment.
+			return
+		}
+		a.refresh()
+	case redraw:
+		a.redrawQueued = false
+		if a.chime != nil {
+			a.play(*a.chime)
+			a.chime = nil
+		}
 		a.refresh()
 	case packLoaded:
 		a.packLoaded(m)
@@ -224,19 +236,31 @@ func (a *Actor) Receive(c actor.Context) {
 }
 
 // event folds another service's message into the state and performs the
-// effects.
+// effects. The screen is redrawn once the events already queued are
+// folded in too (redrawSoon): heartbeats are snapshots, so a burst of
+// them costs one frame and one chime, and a press behind them waits only
+// for the folding, not for a frame per heartbeat.
 func (a *Actor) event(m any) {
 	before := a.st.buddy
 	fx := a.st.apply(m, a.cfg.Now())
 	for _, f := range fx {
 		if ch, ok := f.(chime); ok {
-			a.play(ch.c)
+			a.chime = &ch.c
 		}
 	}
 	if b := a.st.buddy; b != nil && (before == nil || before.Pack != b.Pack || (before.Push != nil && b.Push == nil)) {
 		a.loadPack() // a pack was installed, or the first State arrived
 	}
-	a.refresh()
+	a.redrawSoon()
+}
+
+// redrawSoon queues one redraw behind the messages in the mailbox, unless
+// one is queued already.
+func (a *Actor) redrawSoon() {
+	if !a.redrawQueued && a.system != nil {
+		a.redrawQueued = true
+		a.system.Root.Send(a.self, redraw{})
+	}
 }
 
 // press maps a button to its role and sends the decision it makes, off
@@ -292,7 +316,7 @@ func (a *Actor) press(c actor.Context, p pressed) {
 
 func (a *Actor) view() View {
 	v := View{Prompts: append([]approvals.PromptView(nil), a.st.prompts...), Link: a.st.link,
-		Presses: a.presses, Decisions: a.decisions, Screen: a.st.screen(), Page: a.st.page,
+		Presses: a.presses, Decisions: a.decisions, Screen: a.drawn, Page: a.st.page,
 		Persona: a.st.persona(a.cfg.Now()).String(), Character: a.charName,
 		Frames: a.frames, Draws: a.draws, Pixels: a.pixels, LastDamage: append([]image.Rectangle(nil), a.lastDamage...)}
 	if i := a.st.shown(); i >= 0 {
