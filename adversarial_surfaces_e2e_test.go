@@ -1,0 +1,190 @@
+package main
+
+// The surfaces issue 19's attack found holding, kept holding: each case
+// abuses one surface of the sim appliance with a bounded amount of input
+// (scaled down from the attack to keep CI short), then checks the
+// appliance still answers on it and still decides a prompt.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
+)
+
+// stillDecides: the desktop's status poll is answered and a prompt is
+// decided by A.
+func stillDecides(t *testing.T, a *appliance, d *desktop.Desktop, id string) {
+	t.Helper()
+	if st := d.PollStatus(context.Background()); st.Err != nil {
+		t.Fatalf("status after the abuse: %v", st.Err)
+	}
+	d.SetPrompt(id, "Bash", "make")
+	a.awaitPrompt(t, id)
+	a.press(t, "A")
+	if p := oneDecision(t, d, 50*time.Millisecond); p.ID != id {
+		t.Fatalf("A sent %s, want %s", p.Line, id)
+	}
+	d.ClearPrompt()
+	poll(t, 5*time.Second, "the prompt gone", func() bool { return len(a.uiView(t).Prompts) == 0 })
+}
+
+// TestHostileNUSInput: garbage, a 10 MiB line and many tiny lines on the
+// NUS link (the attack sent 100k; 20k here).
+func TestHostileNUSInput(t *testing.T) {
+	a := startApplianceWith(t, nil)
+	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	rng := rand.New(rand.NewPCG(19, 19))
+	garbage := make([]byte, 1<<20)
+	for i := range garbage {
+		garbage[i] = byte(rng.Uint32())
+	}
+	for _, abuse := range []struct {
+		name string
+		b    []byte
+	}{
+		{"1 MiB of random bytes", append(garbage, '\n')},
+		{"a 10 MiB line", append(bytes.Repeat([]byte(`{"a":"`), 10<<20/6), '\n')},
+		{"20k tiny lines", bytes.Repeat([]byte("{}\n"), 20_000)},
+		{"20k unknown commands", bytes.Repeat([]byte(`{"cmd":"nope"}`+"\n"), 20_000)},
+	} {
+		if err := d.SendRaw(abuse.b); err != nil {
+			t.Fatalf("%s: %v", abuse.name, err)
+		}
+		stillDecides(t, a, d, "after "+abuse.name)
+	}
+}
+
+// TestHostileConnectLoops: centrals that connect and drop at once, over
+// and over (the attack did 300; 30 here), leave a link that works.
+func TestHostileConnectLoops(t *testing.T) {
+	a := startApplianceWith(t, nil)
+	for range 30 {
+		c, err := net.Dial("tcp", a.nus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte(`{"cmd":"status"}` + "\n"))
+		c.Close()
+	}
+	poll(t, 10*time.Second, "the link free", func() bool { l := a.uiView(t).Link; return l == nil || !l.Connected })
+	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	stillDecides(t, a, d, "after the loops")
+}
+
+// TestHostilePushes: traversal names and sizes that lie are refused with
+// an ack naming the step, nothing is installed, and the link still works.
+func TestHostilePushes(t *testing.T) {
+	a := startAppliance(t, t.TempDir())
+	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	ctx := context.Background()
+	for _, name := range []string{"../../etc/passwd", "/etc/passwd", "a/../../b", `..\x`, "\x00.gif", strings.Repeat("a", 300)} {
+		err := d.PushFiles(ctx, "evil", []desktop.PackFile{{Name: name, Data: []byte("x")}})
+		var pe *desktop.PushError
+		if !errors.As(err, &pe) || pe.Step != "file" {
+			t.Errorf("push of %q: %v, want file refused", name, err)
+		}
+	}
+	for _, lie := range []struct {
+		name  string
+		steps []buddy.Command
+	}{
+		{"more bytes than announced", []buddy.Command{buddy.CharBegin{Name: "l1", Total: 100}, buddy.File{Path: "manifest.json", Size: 3}, buddy.Chunk{D: "YWJjZGVmZ2g="}}},
+		{"a file larger than the pack", []buddy.Command{buddy.CharBegin{Name: "l2", Total: 10}, buddy.File{Path: "idle.gif", Size: 1 << 30}}},
+		{"a pack larger than the limit", []buddy.Command{buddy.CharBegin{Name: "l3", Total: 1 << 40}}},
+		{"a negative size", []buddy.Command{buddy.CharBegin{Name: "l4", Total: 10}, buddy.File{Path: "idle.gif", Size: -5}}},
+	} {
+		var last buddy.Ack
+		for _, c := range lie.steps {
+			ack, err := d.Command(ctx, c)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", lie.name, c.CmdName(), err)
+			}
+			last = ack
+			if !ack.OK {
+				break
+			}
+		}
+		if last.OK || last.Error == "" {
+			t.Errorf("%s: the last ack is %+v, want a refusal with an error", lie.name, last)
+		}
+	}
+	if got := buddyState(t, a).Pack; got != "" {
+		t.Fatalf("a pack %q was installed by the abuse", got)
+	}
+	stillDecides(t, a, d, "after the pushes")
+}
+
+// TestHostileControlSocket: a billion laughs and a 64 MiB body on the
+// control socket are refused, and supervisorctl's calls still work.
+func TestHostileControlSocket(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "ctl.sock")
+	startApplianceWith(t, func(c *Config) { c.ControlSocket = sock })
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		}}}
+	laughs := `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">` +
+		`<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">` +
+		`<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">` +
+		`<!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">]>` +
+		`<methodCall><methodName>&lol4;</methodName></methodCall>`
+	for _, body := range []struct {
+		name string
+		r    io.Reader
+		n    int64
+	}{
+		{"a billion laughs", strings.NewReader(laughs), int64(len(laughs))},
+		{"a 64 MiB body", io.LimitReader(zeros{}, 64<<20), 64 << 20},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, "http://localhost/RPC2", body.r)
+		req.ContentLength = body.n
+		resp, err := hc.Do(req)
+		if err == nil {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && !bytes.Contains(b, []byte("<fault>")) {
+				t.Errorf("%s: answered 200 without a fault: %.200s", body.name, b)
+			}
+		}
+		// An error is fine too: the server may close before reading it all.
+		var table bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = ctlsock.Status(ctx, sock, nil, &table)
+		cancel()
+		if err != nil || !strings.Contains(table.String(), "RUNNING") {
+			t.Fatalf("after %s: status %v\n%s", body.name, err, table.String())
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestHostileHATBoardListensNowhere: on a HAT board, by default, the
+// appliance opens no TCP port: no web page, no NUS socket, no LAN API.
+func TestHostileHATBoardListensNowhere(t *testing.T) {
+	s, err := resolve(Config{Board: "display-hat-mini"}, "test.toml", host{getenv: func(string) string { return "" }, home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.http != "" || s.lan.listen != "" || s.simulated() {
+		t.Fatalf("board display-hat-mini listens by default: http %q, lan %q, sim %v", s.http, s.lan.listen, s.simulated())
+	}
+	if s.ble.Backend == "sim" {
+		t.Fatalf("board display-hat-mini serves NUS on a socket (backend %q at %q)", s.ble.Backend, s.ble.NUSListen)
+	}
+
+}
