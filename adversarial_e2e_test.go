@@ -32,6 +32,7 @@ import (
 // gone the request shows, a short A still does nothing, and B refuses it.
 func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 	e2e(t)
+	e2e(t)
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr, _ := a.lanState(t)["listen"].(string)
 	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
@@ -89,6 +90,7 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 // refused at char_end with an error the desktop shows, and the old pack
 // stays installed and on the screen.
 func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
+	e2e(t)
 	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.dial(t, &desktop.Options{StatusEvery: -1})
@@ -149,6 +151,7 @@ func flood(t testing.TB, d *desktop.Desktop, n int, tag string) (time.Time, stri
 // queue, so the newest prompt shows and A answers it. (The latency is
 // measured in BenchmarkHeartbeatFlood, not asserted here.)
 func TestHostileHeartbeatFlood(t *testing.T) {
+	e2e(t)
 	a := startApplianceWith(t, nil)
 	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
 	_, last := flood(t, d, 20_000, "req")

@@ -43,6 +43,7 @@ func stillDecides(t *testing.T, a *appliance, d *desktop.Desktop, id string) {
 // TestHostileNUSInput: garbage, a 10 MiB line and many tiny lines on the
 // NUS link (the attack sent 100k; 20k here).
 func TestHostileNUSInput(t *testing.T) {
+	e2e(t)
 	a := startApplianceWith(t, nil)
 	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	rng := rand.New(rand.NewPCG(19, 19))
@@ -69,6 +70,7 @@ func TestHostileNUSInput(t *testing.T) {
 // TestHostileConnectLoops: centrals that connect and drop at once, over
 // and over (the attack did 300; 30 here), leave a link that works.
 func TestHostileConnectLoops(t *testing.T) {
+	e2e(t)
 	a := startApplianceWith(t, nil)
 	for range 30 {
 		c, err := net.Dial("tcp", a.nus)
@@ -86,6 +88,7 @@ func TestHostileConnectLoops(t *testing.T) {
 // TestHostilePushes: traversal names and sizes that lie are refused with
 // an ack naming the step, nothing is installed, and the link still works.
 func TestHostilePushes(t *testing.T) {
+	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	ctx := context.Background()
@@ -129,6 +132,7 @@ func TestHostilePushes(t *testing.T) {
 // TestHostileControlSocket: a billion laughs and a 64 MiB body on the
 // control socket are refused, and supervisorctl's calls still work.
 func TestHostileControlSocket(t *testing.T) {
+	e2e(t)
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
 	startApplianceWith(t, func(c *Config) { c.ControlSocket = sock })
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
