@@ -112,7 +112,7 @@ func (a *appliance) press(t testing.TB, button string) {
 // hold presses a sim button for a long press that begins after this
 // call (the ui takes a hold that began before the screen it acts on
 // showed for a press meant for the screen before).
-func (a *appliance) hold(t *testing.T, button string) {
+func (a *appliance) hold(t testing.TB, button string) {
 	t.Helper()
 	const held = 600 * time.Millisecond // sim.LongPress is 500 ms
 	time.Sleep(held + 100*time.Millisecond)
@@ -149,7 +149,7 @@ func ask[T any](t testing.TB, tree *supervisor.Tree, service string, msg any) T 
 }
 
 // apiState is GET /api/state, decoded loosely.
-func (a *appliance) apiState(t *testing.T) map[string]any {
+func (a *appliance) apiState(t testing.TB) map[string]any {
 	t.Helper()
 	resp, err := http.Get(a.webURL + "/api/state")
 	if err != nil {

@@ -28,7 +28,7 @@ func cliSession(in, session string) string {
 }
 
 // lanState is the "lan" field of /api/state.
-func (a *appliance) lanState(t *testing.T) map[string]any {
+func (a *appliance) lanState(t testing.TB) map[string]any {
 	t.Helper()
 	l, _ := a.apiState(t)["lan"].(map[string]any)
 	if l == nil {
@@ -41,7 +41,7 @@ func (a *appliance) lanState(t *testing.T) map[string]any {
 // user does: `claude-pi pair` prints the code, the Pi's screen shows the
 // same (read here from /api/state and checked against the screen), and
 // a long press of approve accepts it.
-func pairByButton(t *testing.T, a *appliance, addr, name string) string {
+func pairByButton(t testing.TB, a *appliance, addr, name string) string {
 	t.Helper()
 	dir := t.TempDir()
 	var out syncBuffer
