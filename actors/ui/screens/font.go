@@ -6,6 +6,8 @@ import (
 	"image/draw"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"golang.org/x/image/font"
@@ -17,13 +19,16 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// FallbackFontPaths are GNU Unifont's faces as Debian's fonts-unifont
-// installs them: the whole Basic Multilingual Plane (CJK, Hangul, Arabic,
-// Hebrew, symbols), then the upper planes (emoji, in monochrome). Each
-// path that parses joins the fallback chain after the Go fonts, in order.
-var FallbackFontPaths = []string{
-	"/usr/share/fonts/opentype/unifont/unifont.otf",
-	"/usr/share/fonts/opentype/unifont/unifont_upper.otf",
+// FallbackFontPaths are GNU Unifont's faces: the whole Basic Multilingual
+// Plane (CJK, Hangul, Arabic, Hebrew, symbols), then the upper planes
+// (emoji, in monochrome). Each entry is a glob; the first file it matches
+// that parses joins the fallback chain after the Go fonts, in order.
+// Debian's fonts-unifont comes first (the image and CI); then where
+// Homebrew's font-gnu-unifont cask puts it, so `go run .` on a Mac draws the
+// same glyphs.
+var FallbackFontPaths = [][]string{
+	{"/usr/share/fonts/opentype/unifont/unifont.otf", "/Library/Fonts/unifont-*.otf", "~/Library/Fonts/unifont-*.otf"},
+	{"/usr/share/fonts/opentype/unifont/unifont_upper.otf", "/Library/Fonts/unifont_upper-*.otf", "~/Library/Fonts/unifont_upper-*.otf"},
 }
 
 // Style selects a typeface.
@@ -52,14 +57,25 @@ func loadFonts() {
 		}
 		goFonts[i] = f
 	}
-	for _, p := range FallbackFontPaths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if f, err := opentype.Parse(b); err == nil {
-			fallbackFonts = append(fallbackFonts, f)
-			fallbackPaths = append(fallbackPaths, p)
+	home, _ := os.UserHomeDir()
+	for _, globs := range FallbackFontPaths {
+	face:
+		for _, g := range globs {
+			if strings.HasPrefix(g, "~/") {
+				g = filepath.Join(home, g[2:])
+			}
+			matches, _ := filepath.Glob(g)
+			for _, p := range matches {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					continue
+				}
+				if f, err := opentype.Parse(b); err == nil {
+					fallbackFonts = append(fallbackFonts, f)
+					fallbackPaths = append(fallbackPaths, p)
+					break face
+				}
+			}
 		}
 	}
 }
@@ -124,7 +140,7 @@ func glyphFace(chain []font.Face, r rune) (font.Face, fixed.Int26_6) {
 	if r >= 0x2E80 && len(chain) == 1 {
 		warnOnce.Do(func() {
 			slog.Warn("screens: no fallback font; CJK, Hangul and emoji show as ⟨U+XXXX⟩ escapes",
-				"fix", "apt install fonts-unifont")
+				"fix", "apt install fonts-unifont (macOS: brew install --cask font-gnu-unifont)")
 		})
 	}
 	return nil, 0
