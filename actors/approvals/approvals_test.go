@@ -13,40 +13,11 @@ import (
 
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // ping asks a recorder to answer, proving every message sent to it before
 // has been recorded.
-type ping struct{}
-
-// recorder keeps every message it gets; the same log survives restarts.
-type recorder struct{ log *msgLog }
-
-type msgLog struct {
-	mu   sync.Mutex
-	msgs []any
-}
-
-func (r recorder) Receive(c actor.Context) {
-	switch c.Message().(type) {
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
-	case ping:
-		c.Respond(ping{})
-	default:
-		r.log.mu.Lock()
-		r.log.msgs = append(r.log.msgs, c.Message())
-		r.log.mu.Unlock()
-	}
-}
-
-func (l *msgLog) take() []any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	m := l.msgs
-	l.msgs = nil
-	return m
-}
-
 // fakeTimer stands in for time.AfterFunc: the test fires it.
 type fakeTimer struct {
 	mu      sync.Mutex
@@ -78,37 +49,21 @@ type rig struct {
 	t           *testing.T
 	tree        *supervisor.Tree
 	sys         *actor.ActorSystem
-	buddy, ui   *msgLog
+	buddy, ui   *supervisortest.Recorder
 	timer       *fakeTimer
 	mu          sync.Mutex
 	now         time.Time
-	ctx         context.Context
 	approvalPID *actor.PID
 }
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, buddy: &msgLog{}, ui: &msgLog{}, timer: &fakeTimer{}, now: t0}
+	r := &rig{t: t, buddy: &supervisortest.Recorder{}, ui: &supervisortest.Recorder{}, timer: &fakeTimer{}, now: t0}
 	clock := func() time.Time { r.mu.Lock(); defer r.mu.Unlock(); return r.now }
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	tree, err := supervisor.New(supervisor.Options{Logger: log},
-		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return recorder{r.buddy} }},
+	tree := supervisortest.Start(t,
+		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: r.buddy.New},
 		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: New(WithOwner("desktop", "buddy"), WithClock(clock), WithAfterFunc(r.timer.after))},
-		supervisor.Service{Name: "ui", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return recorder{r.ui} }},
+		supervisor.Service{Name: "ui", Policy: supervisor.DefaultPolicy, New: r.ui.New},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	r.ctx = ctx
-	if err := tree.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := tree.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-		cancel()
-	})
 	r.tree, r.sys = tree, tree.System()
 	r.approvalPID = supervisor.ServicePID(r.sys, "approvals")
 	r.sys.Root.Send(r.approvalPID, supervisor.Subscribe{PID: supervisor.ServicePID(r.sys, "ui")})
@@ -133,12 +88,11 @@ func (r *rig) request(pid *actor.PID, msg any) any {
 // everything sent so far.
 func (r *rig) sync() {
 	r.request(r.approvalPID, GetPending{})
-	r.request(supervisor.ServicePID(r.sys, "buddy"), ping{})
-	r.request(supervisor.ServicePID(r.sys, "ui"), ping{})
+	supervisortest.Sync(r.t, r.tree, "buddy", "ui")
 }
 
-func (r *rig) uiEvents() []any  { r.sync(); return r.ui.take() }
-func (r *rig) decisions() []any { r.sync(); return r.buddy.take() }
+func (r *rig) uiEvents() []any  { r.sync(); return r.ui.Take() }
+func (r *rig) decisions() []any { r.sync(); return r.buddy.Take() }
 func (r *rig) set(m SetPrompts) { r.sys.Root.Send(r.approvalPID, m) }
 func (r *rig) decide(m Decide) DecideResult {
 	return r.request(r.approvalPID, m).(DecideResult)

@@ -18,31 +18,8 @@ import (
 	"github.com/claude-pi/claude-pi/drivers/ble/bletest"
 	"github.com/claude-pi/claude-pi/protocols/nus"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
-
-// recorder plays "buddy": it keeps every message, across restarts.
-type recorder struct{ log *msgLog }
-
-type msgLog struct {
-	mu   sync.Mutex
-	msgs []any
-}
-
-func (r recorder) Receive(c actor.Context) {
-	switch c.Message().(type) {
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
-		return
-	}
-	r.log.mu.Lock()
-	r.log.msgs = append(r.log.msgs, c.Message())
-	r.log.mu.Unlock()
-}
-
-func (l *msgLog) all() []any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]any(nil), l.msgs...)
-}
 
 // flaky fails Notify number failAt (1-based) and only that one, to cut a
 // line in the middle; the fake's FailNotify fails every call.
@@ -84,8 +61,7 @@ type rig struct {
 	sys   *actor.ActorSystem
 	fake  *bletest.Fake
 	p     *flaky
-	buddy *msgLog
-	ctx   context.Context
+	buddy *supervisortest.Recorder
 	ble   *actor.PID
 }
 
@@ -94,38 +70,21 @@ func newRig(t *testing.T, cfg Config, runErrs ...error) *rig {
 		cfg.Lines = "buddy"
 	}
 	fake := bletest.NewFake(true)
-	r := &rig{t: t, fake: fake, p: &flaky{Fake: fake, runErrs: runErrs}, buddy: &msgLog{}}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	r := &rig{t: t, fake: fake, p: &flaky{Fake: fake, runErrs: runErrs}, buddy: &supervisortest.Recorder{}}
 	pol := supervisor.DefaultPolicy
 	pol.BackoffMin, pol.BackoffMax = 10*time.Millisecond, 10*time.Millisecond
-	tree, err := supervisor.New(supervisor.Options{Logger: log},
-		supervisor.Service{Name: "buddy", Policy: pol, New: func(*supervisor.Handle) actor.Actor { return recorder{r.buddy} }},
+	tree := supervisortest.Start(t,
+		supervisor.Service{Name: "buddy", Policy: pol, New: r.buddy.New},
 		supervisor.Service{Name: "ble", Policy: pol, New: New(r.p, cfg)},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	r.ctx = ctx
-	if err := tree.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := tree.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-		cancel()
-	})
 	r.tree, r.sys, r.ble = tree, tree.System(), supervisor.ServicePID(tree.System(), "ble")
 	// Resubscribe until it sticks: with runErrs the first incarnations fail
 	// at once, and a Subscribe sent while ble is in BACKOFF is lost.
-	for !r.link().Advertising {
-		if ctx.Err() != nil {
-			t.Fatal("ble never advertised")
-		}
+	supervisortest.WaitFor(t, "ble advertising", func() bool {
 		r.sys.Root.Send(r.ble, supervisor.Subscribe{PID: supervisor.ServicePID(r.sys, "buddy")})
 		time.Sleep(20 * time.Millisecond)
-	}
+		return r.link().Advertising
+	})
 	return r
 }
 
@@ -135,7 +94,7 @@ func (r *rig) sync() {
 	r.t.Helper()
 	count := func() int {
 		n := 0
-		for _, m := range r.buddy.all() {
+		for _, m := range r.buddy.All() {
 			if _, ok := m.(LinkState); ok {
 				n++
 			}
@@ -149,17 +108,12 @@ func (r *rig) sync() {
 
 func (r *rig) waitFor(ok func() bool, what string) {
 	r.t.Helper()
-	for !ok() {
-		if r.ctx.Err() != nil {
-			r.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	supervisortest.WaitFor(r.t, what, ok)
 }
 
 func (r *rig) link() LinkState {
 	var last LinkState
-	for _, m := range r.buddy.all() {
+	for _, m := range r.buddy.All() {
 		if s, ok := m.(LinkState); ok {
 			last = s
 		}
@@ -176,7 +130,7 @@ func (r *rig) waitLink(ok func(LinkState) bool, what string) {
 // LineError as "ERR".
 func (r *rig) lines() []string {
 	var out []string
-	for _, m := range r.buddy.all() {
+	for _, m := range r.buddy.All() {
 		switch m := m.(type) {
 		case Line:
 			out = append(out, string(m.Data))
@@ -339,7 +293,9 @@ func TestRunErrorRestartsWithoutLeaks(t *testing.T) {
 		r.connect(185)
 		r.sys.Root.Send(r.ble, Send{Line: []byte("{}\n")})
 		r.waitFor(func() bool { return string(r.fake.Sent()) == "{}\n" }, "send after restart")
-		if err := r.tree.Shutdown(r.ctx); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), supervisortest.Patience)
+		defer cancel()
+		if err := r.tree.Shutdown(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}()

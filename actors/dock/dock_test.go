@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,46 +19,24 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // recorder is a stand-in for the approvals and buddy services: it keeps
-// every message it receives.
-type recorder struct {
-	mu   sync.Mutex
-	msgs []any
-}
+// every message it receives, and answers a Decide as approvals would.
+type recorder struct{ supervisortest.Recorder }
 
-func (r *recorder) actor(*supervisor.Handle) actor.Actor {
-	return actor.ReceiveFunc(func(c actor.Context) {
-		switch m := c.Message().(type) {
-		case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
-		case approvals.Decide:
-			if c.Sender() != nil {
-				c.Respond(approvals.DecideResult{OK: true})
-			}
-			r.add(m)
-		default:
-			r.add(m)
-		}
-	})
-}
-
-func (r *recorder) add(m any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, m)
+func newRecorder() *recorder {
+	r := &recorder{}
+	r.Answer = func(m any) (any, bool) {
+		_, ok := m.(approvals.Decide)
+		return approvals.DecideResult{OK: true}, ok
+	}
+	return r
 }
 
 func (r *recorder) decides() []approvals.Decide {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []approvals.Decide
-	for _, m := range r.msgs {
-		if d, ok := m.(approvals.Decide); ok {
-			out = append(out, d)
-		}
-	}
-	return out
+	return supervisortest.Of[approvals.Decide](&r.Recorder)
 }
 
 // rig is a supervisor tree with the dock, recorders for approvals and buddy,
@@ -68,15 +45,15 @@ type rig struct {
 	t       *testing.T
 	tree    *supervisor.Tree
 	core    *fakeCore
-	appr    recorder
-	bud     recorder
+	appr    *recorder
+	bud     *recorder
 	synth   *tts.Fake
 	dockPID *actor.PID
 }
 
 func newRig(t *testing.T, caps wire.Caps, knobs func(*fakeCore), opts Options) *rig {
 	t.Helper()
-	r := &rig{t: t, core: newFakeCore(t, caps)}
+	r := &rig{t: t, core: newFakeCore(t, caps), appr: newRecorder(), bud: newRecorder()}
 	if knobs != nil {
 		knobs(r.core)
 	}
@@ -99,8 +76,8 @@ func newRig(t *testing.T, caps wire.Caps, knobs func(*fakeCore), opts Options) *
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	tree, err := supervisor.New(supervisor.Options{Logger: log},
-		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: r.appr.actor},
-		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: r.bud.actor},
+		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: r.appr.New},
+		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: r.bud.New},
 		supervisor.Service{Name: "dock", DependsOn: []string{"approvals", "buddy"}, Policy: supervisor.DefaultPolicy, New: New(opts)},
 	)
 	if err != nil {
@@ -141,13 +118,7 @@ func (r *rig) state() State {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	supervisortest.WaitFor(t, what, ok)
 }
 
 func noViolations(t *testing.T, f *fakeCore) {
@@ -195,7 +166,11 @@ func TestHandshakeWithGarbageAndApprovalRoundTrip(t *testing.T) {
 	// A late response for the resolved request gets approval.resolved again.
 	r.core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
 	waitFor(t, "approval.resolved again", func() bool { return len(eventsOf[appevent.ApprovalResolved](r.core)) == 2 })
-	time.Sleep(50 * time.Millisecond)
+	// No sleep for "no second Decide": the dock answered the late
+	// response, so any Decide it sent is in approvals' mailbox, which Sync
+	// drains.
+	r.state()
+	supervisortest.Sync(t, r.tree, "approvals")
 
 	d := r.appr.decides()
 	if len(d) != 1 {
@@ -434,17 +409,7 @@ func (u *runtimeUsage) read() {
 // when the dock stops.
 func TestStatePublished(t *testing.T) {
 	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true})
-	states := func() []State {
-		r.bud.mu.Lock()
-		defer r.bud.mu.Unlock()
-		var out []State
-		for _, m := range r.bud.msgs {
-			if s, ok := m.(State); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
+	states := func() []State { return supervisortest.Of[State](&r.bud.Recorder) }
 	last := func() State { s := states(); return s[len(s)-1] }
 	r.send(supervisor.Subscribe{PID: supervisor.ServicePID(r.tree.System(), "buddy")})
 	waitFor(t, "the State on subscribing", func() bool { return len(states()) == 1 })

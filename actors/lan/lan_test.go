@@ -2,11 +2,9 @@ package lan
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,10 +18,11 @@ import (
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // quick restarts so that several KILLs fit in a test.
-var testPolicy = supervisor.Policy{Autostart: true, MaxRestarts: 20, Window: time.Minute, BackoffMin: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond}
+var testPolicy = supervisortest.FastPolicy
 
 // rig is the lan actor in a real supervisor tree with the real approvals,
 // and one computer whose certificate is already in clients.json.
@@ -55,25 +54,11 @@ func newRigWith(t *testing.T, set func(*Options)) *rig {
 	if set != nil {
 		set(&o)
 	}
-	r.tree, err = supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)},
+	r.tree = supervisortest.Start(t,
 		supervisor.Service{Name: "approvals", Policy: testPolicy, New: approvals.New(approvals.WithOwner(SourcePrefix+"*", "lan"))},
-		supervisor.Service{Name: "lan", DependsOn: []string{"approvals"}, Policy: testPolicy,
-			New: New(o)},
+		supervisor.Service{Name: "lan", DependsOn: []string{"approvals"}, Policy: testPolicy, New: New(o)},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := r.tree.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	r.system = r.tree.System()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		r.tree.Shutdown(ctx)
-	})
 	return r
 }
 
@@ -119,12 +104,7 @@ func (r *rig) ask(t *testing.T, hc *http.Client, addr, id string) (*http.Respons
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	supervisortest.WaitFor(t, what, cond)
 }
 
 // TestReloadRevokesAtOnce: clients.json loses a client while its prompt

@@ -21,6 +21,7 @@ import (
 	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // clock is a fake clock whose timers fire only when the test advances it.
@@ -105,8 +106,11 @@ func (c *clock) pending() int {
 type recorder struct{ got chan approvals.Decided }
 
 func (r *recorder) Receive(c actor.Context) {
-	if d, ok := c.Message().(approvals.Decided); ok {
-		r.got <- d
+	switch m := c.Message().(type) {
+	case approvals.Decided:
+		r.got <- m
+	case supervisortest.Ping:
+		c.Respond(m)
 	}
 }
 
@@ -220,12 +224,22 @@ func (r *rig) pressHold(t testing.TB, name string, hold time.Duration) {
 
 func (r *rig) waitFor(t testing.TB, what string, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		if ok() {
-			return
-		}
+	supervisortest.WaitFor(t, what, ok)
+}
+
+// noDecision checks that no decision reached buddy, without sleeping:
+// once approvals has answered (it has handled any Decide the ui sent
+// before) and buddy has answered a Ping (it has handled any Decided),
+// a decision would already be in r.got.
+func (r *rig) noDecision(t testing.TB, what string) {
+	t.Helper()
+	supervisortest.Ask[approvals.Pending](t, r.tree, "approvals", approvals.GetPending{})
+	supervisortest.Sync(t, r.tree, "buddy")
+	select {
+	case d := <-r.got:
+		t.Fatalf("%s: buddy got %+v", what, d)
+	default:
 	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 func (r *rig) prompt(id, tool string) {
@@ -284,11 +298,7 @@ func TestApproveThroughApprovals(t *testing.T) {
 		t.Fatalf("%d approve-green pixels after the press: the legend is still up", g)
 	}
 	r.press(t, "B")
-	select {
-	case d := <-r.got:
-		t.Fatalf("a second press sent %+v", d)
-	case <-time.After(50 * time.Millisecond):
-	}
+	r.noDecision(t, "a second press")
 	if v := r.view(t); v.Decisions != 1 {
 		t.Fatalf("%d decisions, want 1", v.Decisions)
 	}
@@ -401,11 +411,7 @@ func TestPasskeyOverridesApproval(t *testing.T) {
 		t.Fatalf("%d approve-green pixels on the passkey screen", g)
 	}
 	r.press(t, "A")
-	select {
-	case d := <-r.got:
-		t.Fatalf("a press on the passkey screen decided %+v", d)
-	case <-time.After(50 * time.Millisecond):
-	}
+	r.noDecision(t, "a press on the passkey screen")
 	r.send("ui", ableactor.LinkState{Connected: true, Secured: true})
 	r.waitFor(t, "the approval screen back", func() bool { return r.view(t).Screen == ScreenApproval })
 }
