@@ -79,6 +79,9 @@ type claudeRig struct {
 // leaves no prompt behind for the next.
 func (r *claudeRig) start(t *testing.T, name, prompt string, p plan, extraEnv ...string) *cliRun {
 	t.Helper()
+	// A scenario starts with nothing on the screen: the last one's
+	// prompts leave with its killed CLI.
+	poll(t, 30*time.Second, "no prompt left on the screen", func() bool { return len(r.a.uiView(t).Prompts) == 0 })
 	c := &cliRun{name: name, dir: filepath.Join(r.work, name), done: make(chan struct{})}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -139,7 +142,8 @@ func (r *claudeRig) shown(t *testing.T, c *cliRun) approvals.PromptView {
 }
 
 // shownFrom waits for an undecided prompt from project (the working
-// directory's name) with the hint, any hint when "", on the screen.
+// directory's name, or its start) with the hint, any hint when "", on the
+// screen.
 func (r *claudeRig) shownFrom(t *testing.T, project, hint string) approvals.PromptView {
 	t.Helper()
 	var pv approvals.PromptView
@@ -149,7 +153,7 @@ func (r *claudeRig) shownFrom(t *testing.T, project, hint string) approvals.Prom
 			return false
 		}
 		pv = v.Prompts[v.Index-1]
-		return strings.HasPrefix(v.Source, "CLI "+project+" ·") && (hint == "" || pv.Hint == hint)
+		return strings.HasPrefix(v.Source, "CLI "+project) && (hint == "" || pv.Hint == hint)
 	})
 	return pv
 }
@@ -282,8 +286,9 @@ func TestClaudeCodeCLI(t *testing.T) {
 		c1 := r.start(t, "two-a", "create E", plan{turns: [][]toolCall{{bash("touch E")}}, final: "Done."})
 		c2 := r.start(t, "two-b", "create F", plan{turns: [][]toolCall{{bash("touch F")}}, final: "Done."})
 		poll(t, time.Minute, "both prompts on the Pi", func() bool { return a.uiView(t).Of == 2 })
-		for _, project := range []string{"two-a", "two-b"} {
-			pv := r.shownFrom(t, project, "")
+		// Answered in the order they are shown, whichever came first.
+		for range 2 {
+			pv := r.shownFrom(t, "two-", "")
 			a.press(t, "A")
 			r.gone(t, pv.ID)
 		}
@@ -315,7 +320,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 				t.Fatalf("after 3 min, %d prompts pressed; output:\n%s", len(pressed), c.out.String())
 			}
 			v := a.uiView(t)
-			if v.Screen == "approval" && !v.Sent && v.Index >= 1 && v.Index <= len(v.Prompts) {
+			if v.Screen == "approval" && !v.Sent && v.Index >= 1 && v.Index <= len(v.Prompts) && strings.HasPrefix(v.Source, "CLI three ·") {
 				if pv := v.Prompts[v.Index-1]; !pressed[pv.ID] {
 					pressed[pv.ID] = true
 					a.press(t, "A")
@@ -357,6 +362,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 		trustFolder(t, r.home, dir)
+		poll(t, 30*time.Second, "no prompt left on the screen", func() bool { return len(a.uiView(t).Prompts) == 0 })
 		r.api.script("tmux", plan{turns: [][]toolCall{{bash("touch H")}, {bash("touch I")}}, final: "Done."})
 		term := &tmuxTerm{sock: filepath.Join(t.TempDir(), "tmux.sock")}
 		// Interactive sessions of this version start in auto mode, which
