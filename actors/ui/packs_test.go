@@ -9,10 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
+	"github.com/claude-pi/claude-pi/protocols/gifscan"
 )
 
 // packGIF is a GIF of frames w×h-screen frames, each covering rect,
@@ -107,4 +110,67 @@ func FuzzLoadPack(f *testing.F) {
 			t.Fatalf("loading a %d-byte GIF allocated %d bytes, limit %d", len(b), n, limit)
 		}
 	})
+}
+
+// largestPack writes the largest GIF pack CheckMemory lets through: one
+// 240×240 GIF with as many full frames as the budget allows.
+func largestPack(tb testing.TB, dir string) int {
+	frames := 1
+	for {
+		in := gifscan.Info{Width: 240, Height: 240, Frames: make([]image.Rectangle, frames+1)}
+		for i := range in.Frames {
+			in.Frames[i] = image.Rect(0, 0, 240, 240)
+		}
+		if k, d := folderpush.GIFCost(in); k+d > folderpush.MemoryBudget {
+			break
+		}
+		frames++
+	}
+	writePack(tb, dir, packGIF(tb, frames, 240, 240, image.Rect(0, 0, 240, 240), gif.DisposalNone))
+	return frames
+}
+
+// vmRSS is this process's resident set in bytes.
+func vmRSS(tb testing.TB) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Skip("no /proc/self/status")
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// BenchmarkLoadLargestPack loads the largest pack the memory budget
+// allows and reports what it costs: the heap it keeps while loaded, what
+// loading allocated in all, and the process RSS before and after.
+func BenchmarkLoadLargestPack(b *testing.B) {
+	dir := b.TempDir()
+	frames := largestPack(b, dir)
+	var kept, alloc, rss0, rss1 float64
+	for b.Loop() {
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		rss0 = vmRSS(b)
+		ch, _, err := LoadPack(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		rss1 = max(rss1, vmRSS(b))
+		kept = float64(m1.HeapAlloc) - float64(m0.HeapAlloc)
+		alloc = float64(m1.TotalAlloc - m0.TotalAlloc)
+		runtime.KeepAlive(ch)
+	}
+	b.ReportMetric(float64(frames), "frames")
+	b.ReportMetric(kept/(1<<20), "MB-kept")
+	b.ReportMetric(alloc/(1<<20), "MB-alloc")
+	b.ReportMetric(rss0/(1<<20), "MB-RSS-before")
+	b.ReportMetric(rss1/(1<<20), "MB-RSS-after")
 }
