@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,19 +131,24 @@ func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
 
 // flood sends n heartbeats, each with a new Bash prompt (ids tag-0 ..
 // tag-(n-1)), as fast as the link takes them, and returns when the last
-// byte left and the last prompt's id.
+// byte left and the last prompt's id. The desktop's own heartbeats,
+// which may land anywhere in the flood, carry the last prompt too, so
+// the newest snapshot is that prompt whatever the order.
 func flood(t testing.TB, d *desktop.Desktop, n int, tag string) (time.Time, string) {
 	t.Helper()
-	var id string
+	prompt := func(i int) *buddy.Prompt {
+		return &buddy.Prompt{ID: fmt.Sprintf("%s-%d", tag, i), Tool: "Bash", Hint: fmt.Sprintf("make -j%d", i)}
+	}
+	last := prompt(n - 1)
+	d.SetPrompt(last.ID, last.Tool, last.Hint)
 	for i := range n {
-		id = fmt.Sprintf("%s-%d", tag, i)
 		h := buddy.Heartbeat{Present: buddy.FieldTotal | buddy.FieldWaiting | buddy.FieldMsg, Total: 1, Waiting: 1, Msg: "approve: Bash",
-			Prompt: &buddy.Prompt{ID: id, Tool: "Bash", Hint: fmt.Sprintf("make -j%d", i)}}
+			Prompt: prompt(i)}
 		if err := d.SendRaw(buddy.Encode(h)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return time.Now(), id
+	return time.Now(), last.ID
 }
 
 // TestHostileHeartbeatFlood is issue 19's fourth case: after 20,000
@@ -154,8 +160,17 @@ func TestHostileHeartbeatFlood(t *testing.T) {
 	e2e(t)
 	a := startApplianceWith(t, nil)
 	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
+	// What the appliance keeps after a flood does not grow with it: the
+	// live heap after 20,000 heartbeats is within a few MB of that after
+	// 2,000 (the flood's lines, if kept, would be 2.5 MB alone).
+	_, short := flood(t, d, 2_000, "warm")
+	a.awaitPrompt(t, short)
+	heapShort := liveHeap()
 	_, last := flood(t, d, 20_000, "req")
 	a.awaitPrompt(t, last)
+	if grew := liveHeap() - heapShort; grew > 4<<20 {
+		t.Errorf("the live heap grew by %.1f MB from a 2,000 to a 20,000-heartbeat flood", float64(grew)/(1<<20))
+	}
 	if v := a.uiView(t); len(v.Prompts) != 1 {
 		t.Fatalf("%d prompts on the ui after the flood, want the newest only", len(v.Prompts))
 	}
@@ -167,6 +182,14 @@ func TestHostileHeartbeatFlood(t *testing.T) {
 	if st := d.PollStatus(context.Background()); st.Err != nil {
 		t.Fatalf("status after the flood: %v", st.Err)
 	}
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() int64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
 
 // rssMB is this process's resident set in MB, from /proc/self/status.
