@@ -80,8 +80,16 @@ func TestHostileConnectLoops(t *testing.T) {
 		c.Write([]byte(`{"cmd":"status"}` + "\n"))
 		c.Close()
 	}
-	poll(t, 10*time.Second, "the link free", func() bool { l := a.uiView(t).Link; return l == nil || !l.Connected })
-	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	// The last drop may not be seen yet: a dial is refused until it is.
+	var d *desktop.Desktop
+	poll(t, 10*time.Second, "a desktop to connect after the loops", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var err error
+		d, err = desktop.DialOptions(ctx, a.nus, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+		return err == nil
+	})
+	t.Cleanup(func() { d.Close() })
 	stillDecides(t, a, d, "after the loops")
 }
 
