@@ -34,19 +34,6 @@ void Badges(M5Canvas& c, const UiState& s, uint32_t now) {
   }
 }
 
-void Face(M5Canvas& c, const UiState& s) {
-  c.fillCircle(100, 100, 10, TFT_WHITE);
-  c.fillCircle(220, 100, 10, TFT_WHITE);
-  int open = int(s.mouth * 30);  // mouth opens with the core's 0.1 steps
-  c.fillRect(130, 150 - open / 2, 60, 4 + open, TFT_WHITE);
-  if (!s.caption.empty()) {  // two-line balloon at the bottom, height 44
-    c.fillRoundRect(4, kH - 48, kW - 8, 44, 8, TFT_WHITE);
-    c.setTextColor(TFT_BLACK);
-    std::vector<std::string> lines = sc::WrapColumns(s.caption, 35);
-    for (size_t i = 0; i < lines.size() && i < 2; i++) c.drawString(lines[i].c_str(), 12, kH - 44 + int(i) * 18);
-  }
-}
-
 // Spans draws a line of the core's safe text: characters in efont, each
 // escape as a box with its label in the 6x8 font (amber for a hidden
 // character, grey for a missing glyph, an outline for a tab), so no
@@ -72,6 +59,18 @@ int Spans(M5Canvas& c, const sc::TextLine& line, int x, int y, uint32_t fg) {
     x += w + 2;
   }
   return x;
+}
+
+void Face(M5Canvas& c, const UiState& s) {
+  c.fillCircle(100, 100, 10, TFT_WHITE);
+  c.fillCircle(220, 100, 10, TFT_WHITE);
+  int open = int(s.mouth * 30);  // mouth opens with the core's 0.1 steps
+  c.fillRect(130, 150 - open / 2, 60, 4 + open, TFT_WHITE);
+  if (!s.caption.empty()) {  // two-line balloon at the bottom, height 44
+    c.fillRoundRect(4, kH - 48, kW - 8, 44, 8, TFT_WHITE);
+    sc::SafeText t = sc::LayoutSafe(s.caption, 35, FaceHasGlyph);
+    for (size_t i = 0; i < t.lines.size() && i < 2; i++) Spans(c, t.lines[i], 12, kH - 44 + int(i) * 18, TFT_BLACK);
+  }
 }
 
 void Approval(M5Canvas& c, const sc::ApprovalView& v) {
