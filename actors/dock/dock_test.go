@@ -1,9 +1,6 @@
 package dock
 
 import (
-	"context"
-	"log/slog"
-	"os"
 	"runtime"
 	"strings"
 	"syscall"
@@ -70,34 +67,14 @@ func newRig(t *testing.T, caps wire.Caps, knobs func(*fakeCore), opts Options) *
 		opts.WatchInterval = 20 * time.Millisecond
 	}
 	opts.Retry = 50 * time.Millisecond
-	level := slog.LevelWarn
-	if testing.Verbose() {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	tree, err := supervisor.New(supervisor.Options{Logger: log},
+	// Registered first, so it runs after the tree's shutdown.
+	t.Cleanup(r.core.unplug)
+	r.tree = supervisortest.Start(t,
 		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: r.appr.New},
 		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: r.bud.New},
 		supervisor.Service{Name: "dock", DependsOn: []string{"approvals", "buddy"}, Policy: supervisor.DefaultPolicy, New: New(opts)},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := tree.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	r.tree = tree
-	r.dockPID = supervisor.ServicePID(tree.System(), "dock")
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := tree.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-		r.core.unplug()
-	})
+	r.dockPID = supervisor.ServicePID(r.tree.System(), "dock")
 	return r
 }
 
