@@ -1,9 +1,6 @@
 package buddy
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +10,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/ble"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // fakeBLE stands in for the ble service: it answers Subscribe with a
@@ -66,9 +64,8 @@ func newHarness(tb testing.TB, data string) *harness {
 		sent: make(chan []byte, 4096), unpair: make(chan struct{}, 4),
 		prompts: make(chan approvals.SetPrompts, 4096),
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	policy := supervisor.DefaultPolicy
-	tree, err := supervisor.New(supervisor.Options{Logger: quiet},
+	h.tree = supervisortest.Start(tb,
 		supervisor.Service{Name: "ble", Policy: policy, New: func(*supervisor.Handle) actor.Actor {
 			return &fakeBLE{sent: h.sent, unpair: h.unpair}
 		}},
@@ -80,21 +77,7 @@ func newHarness(tb testing.TB, data string) *harness {
 			Sys: func() (uint64, uint64) { return 8412, 412_000_000 },
 		})},
 	)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := tree.Start(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	h.tree = tree
-	h.buddy = supervisor.ServicePID(tree.System(), "buddy")
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		tree.Shutdown(ctx)
-	})
+	h.buddy = supervisor.ServicePID(h.tree.System(), "buddy")
 	h.ready()
 	return h
 }
