@@ -56,6 +56,8 @@ type painter struct {
 	lg           legend
 	persona      screens.Persona
 	personaSince time.Time
+	// approval is what the approval screen drew last, for View.
+	approval screens.ApprovalDrawn
 }
 
 // paint draws sc into dst and returns how long until the picture changes
@@ -91,7 +93,7 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 		} else if v.Decided {
 			av.Sent = v.Decision.String()
 		}
-		p.r.Approval(dst, av)
+		p.approval = p.r.Approval(dst, av)
 		return time.Second - age%time.Second // the age counts seconds
 	case ScreenPack:
 		pr := s.buddy.Push

@@ -125,6 +125,11 @@ type View struct {
 	// place in the queue ("1 of 3").
 	Source, Subagent string
 	Index, Of        int
+	// ApprovalPage (0-based) of ApprovalPages is the page of the prompt
+	// the approval screen drew last; Hidden: it showed the "contains
+	// hidden characters" warning.
+	ApprovalPage, ApprovalPages int
+	Hidden                      bool
 	// Pairing is the LAN pairing code on the screen, "" when none;
 	// PairingAccepted once approve was pressed for it.
 	Pairing         string
@@ -324,6 +329,10 @@ func (a *Actor) view() View {
 		v.Tool, v.Sent = p.Tool, p.Decided || a.st.isSending(p.Prompt)
 		v.Source, v.Subagent = sourceOf(p.Prompt)
 		v.Index, v.Of = i+1, len(a.st.prompts)
+		if a.paint != nil && a.drawn == ScreenApproval {
+			d := a.paint.approval
+			v.ApprovalPage, v.ApprovalPages, v.Hidden = d.Page, d.Pages, d.Hidden
+		}
 	}
 	if pr := a.st.pairing(); pr != nil {
 		v.Pairing, v.PairingAccepted = pr.Code, pr.Accepted || a.st.pairAccepted == pr.Code

@@ -68,8 +68,8 @@ func pagesOf(r *Renderer, v ApprovalView) []*image.RGBA {
 	for i := range n {
 		out[i] = r.NewFrame()
 		v.Page = i
-		if p, m := r.Approval(out[i], v); p != i || m != n {
-			panic(fmt.Sprintf("Approval drew page %d of %d, asked %d of %d", p, m, i, n))
+		if d := r.Approval(out[i], v); d.Page != i || d.Pages != n {
+			panic(fmt.Sprintf("Approval drew page %d of %d, asked %d of %d", d.Page, d.Pages, i, n))
 		}
 	}
 	return out

@@ -121,14 +121,21 @@ func toolName(t string) string {
 // ApprovalPages is the number of pages Approval draws v on.
 func (r *Renderer) ApprovalPages(v ApprovalView) int { return len(r.approvalLayout(v)) }
 
-// Approval draws a pending prompt into dst: page v.Page of its pages. It
-// returns the page drawn (0-based) and the number of pages.
-func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) (page, pages int) {
+// ApprovalDrawn is what Approval drew: the page (0-based) of how many,
+// and whether the warning line for hidden characters is up.
+type ApprovalDrawn struct {
+	Page, Pages int
+	Hidden      bool
+}
+
+// Approval draws a pending prompt into dst: page v.Page of its pages.
+func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) ApprovalDrawn {
 	clear(dst, dst.Bounds(), bg)
 	ps := r.approvalLayout(v)
-	pages = len(ps)
-	page = ((v.Page % pages) + pages) % pages
+	pages := len(ps)
+	page := ((v.Page % pages) + pages) % pages
 	p := ps[page]
+	drawn := ApprovalDrawn{Page: page, Pages: pages, Hidden: p.hidden}
 
 	// "waiting", not "approve?": the seconds count up, nothing expires.
 	head := fmt.Sprintf("waiting %ds", int(v.Age/time.Second))
@@ -178,10 +185,10 @@ func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) (page, pages int) {
 		clear(dst, legend, panel)
 		s := "sent… " + v.Sent
 		r.f.text(dst, (r.w-r.f.measure(Bold, 18, s))/2, legend.Min.Y+8, Bold, 18, dim, s)
-		return page, pages
+		return drawn
 	}
 	r.legend(dst, v.Approve, v.Deny)
-	return page, pages
+	return drawn
 }
 
 // sourceElided reports whether the source line cannot show src and sub
