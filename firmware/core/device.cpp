@@ -544,6 +544,17 @@ std::string Device::Swipe(bool forward, uint32_t now) {
   return id;
 }
 
+void Device::OnTouch(TouchAction a, uint32_t now) {
+  switch (a) {
+    case TouchAction::Ok: Touch(TouchButton::Ok, now); break;
+    case TouchAction::Ng: Touch(TouchButton::Ng, now); break;
+    case TouchAction::Middle: Touch(TouchButton::Detail, now); break;
+    case TouchAction::SwipeForward: Swipe(true, now); break;
+    case TouchAction::SwipeBackward: Swipe(false, now); break;
+    case TouchAction::None: break;
+  }
+}
+
 void Device::Tick(uint32_t now) {
   pumpAudio(now);
   if (spk_->active().id && diag_.PeriodicDue(now)) sendDiagnostics(DiagEvent::Periodic, spk_->active(), now);

@@ -21,6 +21,7 @@
 #include "frame_queue.h"
 #include "media.h"
 #include "ports.h"
+#include "touch.h"
 #include "wire.h"
 
 namespace sc {
@@ -69,6 +70,8 @@ class Device : private EventSender {
   void Touch(TouchButton b, uint32_t now);
   // Swipe across the head: forward = conversation.start, backward = stop.
   std::string Swipe(bool forward, uint32_t now);
+  // OnTouch performs what the touch classifier decided (core/touch.h).
+  void OnTouch(TouchAction a, uint32_t now);
 
   // Sends an application (or raw) event to the host (spec §9.3 results).
   SendResult Send(const std::string& json) { return SendEvent(json); }

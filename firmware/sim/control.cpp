@@ -1,10 +1,37 @@
 #include "control.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <sstream>
 
 #include "json.h"
 
 namespace sim {
+
+namespace {
+// parseFinger reads "down X Y [ID]", "move X Y [ID]" and "up [ID]".
+bool parseFinger(const std::string& line, Command* c) {
+  std::istringstream in(line);
+  std::string verb;
+  in >> verb;
+  bool up = verb == "up";
+  if (!up && verb != "down" && verb != "move") return false;
+  long x = 0, y = 0, id = 0;
+  if (!up && !(in >> x >> y)) return false;
+  if (!(in >> id)) {
+    if (!in.eof()) return false;
+    id = 0;
+  }
+  std::string rest;
+  if (in.clear(), in >> rest) return false;
+  if (id < 0 || id > 9 || x < -1000 || x > 1000 || y < -1000 || y > 1000) return false;
+  c->kind = up ? CommandKind::FingerUp : verb == "down" ? CommandKind::FingerDown : CommandKind::FingerMove;
+  c->x = int(x);
+  c->y = int(y);
+  c->id = uint8_t(id);
+  return true;
+}
+}  // namespace
 
 Command ParseCommand(const std::string& raw) {
   std::string line = raw;
@@ -19,8 +46,65 @@ Command ParseCommand(const std::string& raw) {
   else if (line == "swipe backward") c.kind = CommandKind::SwipeBackward;
   else if (line == "unplug") c.kind = CommandKind::Unplug;
   else if (line == "plug") c.kind = CommandKind::Plug;
-  else c.error = "unknown command \"" + line + "\" (want touch ok|ng|detail, swipe forward|backward, unplug, plug)";
+  else if (!parseFinger(line, &c))
+    c.error = "unknown command \"" + line +
+              "\" (want touch ok|ng|detail, swipe forward|backward, down X Y [ID], move X Y [ID], up [ID], unplug, plug)";
   return c;
+}
+
+sc::TouchAction Touchscreen::feed(uint32_t now, bool approvalVisible) {
+  return sc::ActionFor(classifier_.Update(now, fingers_.data(), fingers_.size()), approvalVisible);
+}
+
+sc::TouchAction Touchscreen::Apply(const Command& c, uint32_t now, bool visible) {
+  auto finger = [](int x, int y, uint8_t id) {
+    sc::TouchPoint p;
+    p.id = id;
+    p.x = int16_t(x);
+    p.y = int16_t(y);
+    return p;
+  };
+  auto find = [&](uint8_t id) {
+    for (size_t i = 0; i < fingers_.size(); i++)
+      if (fingers_[i].id == id) return long(i);
+    return -1L;
+  };
+  auto tap = [&](const sc::Rect& r) {
+    if (!fingers_.empty()) return sc::TouchAction::None;  // a real finger is down: a second one is ignored
+    fingers_.push_back(finger(r.x + r.w / 2, r.y + r.h / 2, 0));
+    feed(now, visible);
+    fingers_.clear();
+    return feed(now + 16, visible);
+  };
+  auto flick = [&](int from, int to) {
+    if (!fingers_.empty()) return sc::TouchAction::None;
+    fingers_.push_back(finger(from, 40, 0));
+    feed(now, visible);
+    fingers_[0] = finger(to, 40, 0);
+    feed(now + 16, visible);
+    fingers_.clear();
+    return feed(now + 32, visible);
+  };
+  switch (c.kind) {
+    case CommandKind::TouchOk: return tap(sc::kOkButtonRect);
+    case CommandKind::TouchNg: return tap(sc::kNgButtonRect);
+    case CommandKind::TouchDetail: return tap(sc::kMiddleButtonRect);
+    case CommandKind::SwipeForward: return flick(80, 240);
+    case CommandKind::SwipeBackward: return flick(240, 80);
+    case CommandKind::FingerDown:
+    case CommandKind::FingerMove: {
+      long i = find(c.id);
+      if (i < 0) fingers_.push_back(finger(c.x, c.y, c.id));
+      else fingers_[size_t(i)] = finger(c.x, c.y, c.id);
+      return feed(now, visible);
+    }
+    case CommandKind::FingerUp: {
+      long i = find(c.id);
+      if (i >= 0) fingers_.erase(fingers_.begin() + i);
+      return feed(now, visible);
+    }
+    default: return sc::TouchAction::None;
+  }
 }
 
 namespace {

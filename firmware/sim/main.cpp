@@ -193,6 +193,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<Client> clients;
+  sim::Touchscreen screen;
   auto emit = [&](const std::string& line) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
@@ -250,11 +251,6 @@ int main(int argc, char** argv) {
         c.in.erase(0, nl + 1);
         sim::Command cmd = sim::ParseCommand(line);
         switch (cmd.kind) {
-          case sim::CommandKind::TouchOk: dev.Touch(sc::TouchButton::Ok, now); break;
-          case sim::CommandKind::TouchNg: dev.Touch(sc::TouchButton::Ng, now); break;
-          case sim::CommandKind::TouchDetail: dev.Touch(sc::TouchButton::Detail, now); break;
-          case sim::CommandKind::SwipeForward: dev.Swipe(true, now); break;
-          case sim::CommandKind::SwipeBackward: dev.Swipe(false, now); break;
           case sim::CommandKind::Unplug: plugged = false; break;
           case sim::CommandKind::Plug: plugged = true; break;
           case sim::CommandKind::Invalid: {
@@ -262,6 +258,9 @@ int main(int argc, char** argv) {
             if (::write(c.fd, e.data(), e.size()) < 0) dead = true;
             break;
           }
+          default:  // a finger on the panel
+            dev.OnTouch(screen.Apply(cmd, now, dev.approvals().View().visible), now);
+            break;
         }
       }
       if (dead) {

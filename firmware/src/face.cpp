@@ -4,7 +4,7 @@ namespace {
 
 constexpr int kW = 320, kH = 240;
 constexpr uint32_t kBadgeBg = 0x202428, kAmber = 0xffb000, kTaskBlue = 0x42bde8;
-constexpr int kButtonsY = 190, kButtonH = 46;
+using sc::kButtonsY;
 
 M5Canvas* gCanvas;  // drawn off-screen, pushed in one go (no flicker)
 
@@ -79,13 +79,15 @@ void Approval(M5Canvas& c, const sc::ApprovalView& v) {
   c.setTextColor(v.hidden ? kAmber : 0xA0A0A0);  // "contains hidden characters" stands out
   c.drawString(v.statusLine.c_str(), 8, kButtonsY - 20);
   uint32_t dim = 0x404040;
-  c.fillRoundRect(4, kButtonsY, 100, kButtonH, 8, v.buttonsEnabled ? TFT_RED : dim);
-  c.fillRoundRect(110, kButtonsY, 100, kButtonH, 8, 0x3050A0);
-  c.fillRoundRect(216, kButtonsY, 100, kButtonH, 8, v.buttonsEnabled ? TFT_GREEN : dim);
-  c.setTextColor(TFT_WHITE);
-  c.drawCenterString("NG", 54, kButtonsY + 14);
-  c.drawCenterString(v.middleLabel.c_str(), 160, kButtonsY + 14);
-  c.drawCenterString("OK", 266, kButtonsY + 14);
+  // Where the core's hit test (core/touch.h) expects them.
+  auto button = [&](const sc::Rect& r, uint32_t color, const char* label) {
+    c.fillRoundRect(r.x, r.y, r.w, r.h, 8, color);
+    c.setTextColor(TFT_WHITE);
+    c.drawCenterString(label, r.x + r.w / 2, r.y + 14);
+  };
+  button(sc::kNgButtonRect, v.buttonsEnabled ? TFT_RED : dim, "NG");
+  button(sc::kMiddleButtonRect, 0x3050A0, v.middleLabel.c_str());
+  button(sc::kOkButtonRect, v.buttonsEnabled ? TFT_GREEN : dim, "OK");
 }
 
 }  // namespace
@@ -116,11 +118,4 @@ bool FaceHasGlyph(uint32_t cp) {
   if (cp > 0xFFFF) return false;  // efont covers the BMP only
   lgfx::FontMetrics m;
   return fonts::efontJA_16.updateFontMetric(&m, uint16_t(cp));
-}
-
-int ApprovalButtonAt(int x, int y) {
-  if (y < kButtonsY || y > kButtonsY + kButtonH) return -1;
-  if (x < 107) return 0;
-  if (x < 213) return 1;
-  return 2;
 }

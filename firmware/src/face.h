@@ -8,6 +8,7 @@
 #include <string>
 
 #include "apps.h"
+#include "touch.h"
 
 struct UiState {
   uint32_t version = 0;
@@ -25,5 +26,3 @@ void FaceBegin(M5GFX& d);
 void FaceDraw(M5GFX& d, const UiState& s, uint32_t now_ms);
 // FaceHasGlyph reports whether the approval font (efont JA 16) draws cp.
 bool FaceHasGlyph(uint32_t cp);
-// ApprovalButtonAt: 0 = NG, 1 = middle (detail/next/summary), 2 = OK, -1 = none.
-int ApprovalButtonAt(int x, int y);

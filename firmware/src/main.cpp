@@ -141,8 +141,9 @@ class UiSink : public sc::Ui {
   }
 };
 
-enum class Input : uint8_t { TouchOk, TouchNg, TouchDetail, SwipeForward, SwipeBackward };
+// Touch actions travel from loop() to the protocol task (core/touch.h).
 QueueHandle_t gInput;
+sc::TouchClassifier gTouch;  // loop() only
 
 UsbPort gUsb;
 Speaker gSpeaker;
@@ -160,16 +161,8 @@ void ProtocolTask(void*) {
       size_t got = Serial.read(rx, n < int(sizeof rx) ? size_t(n) : sizeof rx);
       gDev->OnReceive(rx, got, now);
     }
-    Input in;
-    while (xQueueReceive(gInput, &in, 0) == pdTRUE) {
-      switch (in) {
-        case Input::TouchOk: gDev->Touch(sc::TouchButton::Ok, now); break;
-        case Input::TouchNg: gDev->Touch(sc::TouchButton::Ng, now); break;
-        case Input::TouchDetail: gDev->Touch(sc::TouchButton::Detail, now); break;
-        case Input::SwipeForward: gDev->Swipe(true, now); break;
-        case Input::SwipeBackward: gDev->Swipe(false, now); break;
-      }
-    }
+    sc::TouchAction in;
+    while (xQueueReceive(gInput, &in, 0) == pdTRUE) gDev->OnTouch(in, now);
     gMic.Poll(*gDev, now);
     gDev->Tick(now);
     vTaskDelay(pdMS_TO_TICKS(2));  // upstream's 2 ms maintenance period
@@ -187,7 +180,7 @@ void setup() {
   Serial.begin();
 
   gUiLock = xSemaphoreCreateMutex();
-  gInput = xQueueCreate(16, sizeof(Input));
+  gInput = xQueueCreate(16, sizeof(sc::TouchAction));
 
   sc::DeviceConfig dc;
 #if STACKCHAN_DIAGNOSTICS
@@ -209,27 +202,28 @@ void setup() {
 
 void loop() {
   M5.update();
-  auto t = M5.Touch.getDetail();
+  uint32_t now = millis();
   UiState snapshot;
   xSemaphoreTake(gUiLock, portMAX_DELAY);
   snapshot = gUi;
   xSemaphoreGive(gUiLock);
 
-  Input in;
-  bool have = false;
-  if (t.wasFlicked() && t.base_y < 80) {  // a swipe across the top of the screen
-    in = t.deltaX() > 0 ? Input::SwipeForward : Input::SwipeBackward;
-    have = true;
-  } else if (t.wasClicked() && snapshot.approval.visible) {
-    switch (ApprovalButtonAt(t.x, t.y)) {
-      case 0: in = Input::TouchNg; have = true; break;
-      case 1: in = Input::TouchDetail; have = true; break;
-      case 2: in = Input::TouchOk; have = true; break;
-      default: break;
-    }
+  // The panel's fingers (screen coordinates) into the core's classifier;
+  // M5Unified's own click/flick states are not used, so the rules are the
+  // tested ones.
+  sc::TouchPoint pts[2];
+  size_t n = 0;
+  for (size_t i = 0; i < M5.Touch.getCount() && n < 2; i++) {
+    const auto& d = M5.Touch.getDetail(i);
+    if (!d.isPressed()) continue;
+    pts[n].id = uint8_t(d.id);
+    pts[n].x = int16_t(d.x);
+    pts[n].y = int16_t(d.y);
+    n++;
   }
-  if (have) xQueueSend(gInput, &in, 0);
+  sc::TouchAction in = sc::ActionFor(gTouch.Update(now, pts, n), snapshot.approval.visible);
+  if (in != sc::TouchAction::None) xQueueSend(gInput, &in, 0);
 
-  FaceDraw(M5.Display, snapshot, millis());
+  FaceDraw(M5.Display, snapshot, now);
   delay(16);
 }

@@ -104,7 +104,8 @@ def main():
         if json.loads(ev[5])["type"] != "approval.presented":
             fail("expected approval.presented, got " + ev[5].decode())
         ui.expect(lambda l: l.get("ui") == "approval" and l.get("requestId") == "approval-1", "approval screen")
-        ui.send("touch ok")
+        ui.send("down 300 230")  # a raw finger at the OK button's lower right corner
+        ui.send("up")
         ev = host.expect(lambda f: f[0] == 6, "approval.response")
         resp = json.loads(ev[5])
         if resp.get("decision") != "approve":

@@ -20,6 +20,49 @@ TEST_CASE("control commands parse; anything else is an explained error") {
   CHECK(ParseCommand("").kind == CommandKind::Invalid);
 }
 
+TEST_CASE("finger commands parse with coordinates and an optional id; malformed ones are errors") {
+  Command c = ParseCommand("down 266 212");
+  CHECK(c.kind == CommandKind::FingerDown);
+  CHECK(c.x == 266);
+  CHECK(c.y == 212);
+  CHECK(c.id == 0);
+  c = ParseCommand("move -5 40 1\n");
+  CHECK(c.kind == CommandKind::FingerMove);
+  CHECK(c.x == -5);
+  CHECK(c.id == 1);
+  CHECK(ParseCommand("up").kind == CommandKind::FingerUp);
+  CHECK(ParseCommand("up 1").id == 1);
+  for (const char* bad : {"down", "down 1", "down x 2", "down 1 2 3 4", "down 1 2 10", "move 1 2 -1", "up x",
+                          "down 1 2 z", "down 5000 0"}) {
+    CAPTURE(bad);
+    CHECK(ParseCommand(bad).kind == CommandKind::Invalid);
+  }
+}
+
+TEST_CASE("the sim's touchscreen runs every touch through the core classifier") {
+  Touchscreen t;
+  CHECK(t.Apply(ParseCommand("touch ok"), 1000, true) == sc::TouchAction::Ok);
+  CHECK(t.Apply(ParseCommand("touch ng"), 1100, true) == sc::TouchAction::Ng);
+  CHECK(t.Apply(ParseCommand("touch detail"), 1200, true) == sc::TouchAction::Middle);
+  CHECK(t.Apply(ParseCommand("touch ok"), 1300, false) == sc::TouchAction::None);  // no approval screen
+  CHECK(t.Apply(ParseCommand("swipe forward"), 1400, false) == sc::TouchAction::SwipeForward);
+  CHECK(t.Apply(ParseCommand("swipe backward"), 1500, true) == sc::TouchAction::SwipeBackward);
+
+  // Raw fingers: a swipe with a tap on OK by a second finger in the middle.
+  CHECK(t.Apply(ParseCommand("down 40 40"), 2000, true) == sc::TouchAction::None);
+  CHECK(t.Apply(ParseCommand("move 120 40"), 2016, true) == sc::TouchAction::None);
+  CHECK(t.Apply(ParseCommand("down 266 212 1"), 2032, true) == sc::TouchAction::None);
+  CHECK(t.Apply(ParseCommand("touch ok"), 2040, true) == sc::TouchAction::None);  // fingers are down
+  CHECK(t.Apply(ParseCommand("up 1"), 2048, true) == sc::TouchAction::None);
+  CHECK(t.Apply(ParseCommand("move 200 45"), 2064, true) == sc::TouchAction::None);
+  CHECK(t.Apply(ParseCommand("up"), 2080, true) == sc::TouchAction::SwipeForward);
+  // A raw tap at the edge of the middle button, and a hold that is nothing.
+  t.Apply(ParseCommand("down 107 235"), 3000, true);
+  CHECK(t.Apply(ParseCommand("up"), 3050, true) == sc::TouchAction::Middle);
+  t.Apply(ParseCommand("down 107 235"), 4000, true);
+  CHECK(t.Apply(ParseCommand("up"), 4600, true) == sc::TouchAction::None);
+}
+
 TEST_CASE("ui changes become one JSON object per line") {
   std::vector<std::string> lines;
   JsonUi ui([&](const std::string& l) { lines.push_back(l); });
