@@ -59,8 +59,9 @@ void SpeakerCounters::SetStarving(bool starving) {
 
 bool SpeakerCounters::PeriodicDue(uint32_t now) {
   if (int32_t(now - next_) < 0) return false;
-  next_ += kDiagIntervalMs;
-  if (int32_t(now - next_) >= 0) next_ = now + kDiagIntervalMs;  // a stall: skip, don't burst
+  // One report per slot: after a stall the missed slots are skipped, and
+  // the grid stays where it was.
+  while (int32_t(now - next_) >= 0) next_ += kDiagIntervalMs;
   return true;
 }
 

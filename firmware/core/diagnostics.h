@@ -68,7 +68,9 @@ class SpeakerCounters {
   void SetStarving(bool starving);
   // PeriodicDue is true once per 100 ms slot. The slots are a fixed grid
   // from Begin, so reports stay at 10 Hz when the caller is a little late;
-  // after a stall longer than a slot the missed ones are skipped, not burst.
+  // after a stall longer than a slot the missed ones are skipped, not
+  // burst, and the grid does not move (a host can check every report sits
+  // in its own slot).
   bool PeriodicDue(uint32_t now);
 
   bool starving() const { return starving_; }
