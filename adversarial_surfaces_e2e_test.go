@@ -18,8 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/dock/docktest"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
 
@@ -199,4 +202,42 @@ func TestHostileHATBoardListensNowhere(t *testing.T) {
 		t.Fatalf("board display-hat-mini serves NUS on a socket (backend %q at %q)", s.ble.Backend, s.ble.NUSListen)
 	}
 
+}
+
+// TestHostileDockSerial: megabytes of noise on the dock's serial port
+// (the attack sent 142 MiB; 4 MiB here) cost only themselves: the dock
+// still carries a prompt to the CoreS3 and its approve back to the
+// desktop as one permission line.
+func TestHostileDockSerial(t *testing.T) {
+	e2e(t)
+	core := docktest.New(t, wire.FirmwareCaps)
+	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
+	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	poll(t, 15*time.Second, "the dock's handshake", func() bool {
+		dk, _ := a.apiState(t)["dock"].(map[string]any)
+		return dk != nil && dk["ready"] == true
+	})
+	rng := rand.New(rand.NewPCG(142, 19))
+	noise := make([]byte, 4<<20)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	core.SendRaw(noise)
+	poll(t, 15*time.Second, "the dock ready after the noise", func() bool {
+		dk, _ := a.apiState(t)["dock"].(map[string]any)
+		return dk != nil && dk["ready"] == true && dk["event"] == true
+	})
+	d.SetPrompt("req_dock", "Bash", "make")
+	var req appevent.ApprovalRequest
+	poll(t, 10*time.Second, "approval.request on the CoreS3", func() bool {
+		rs := docktest.Of[appevent.ApprovalRequest](core)
+		if len(rs) > 0 {
+			req = rs[len(rs)-1]
+		}
+		return len(rs) > 0
+	})
+	core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
+	if p := oneDecision(t, d, 200*time.Millisecond); p.ID != "req_dock" || p.Decision != buddy.Once {
+		t.Fatalf("the CoreS3's approve sent %s, want once for req_dock", p.Line)
+	}
 }

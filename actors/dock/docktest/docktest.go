@@ -278,6 +278,18 @@ func (c *Core) write(fr wire.Frame) {
 	c.writeRaw(b)
 }
 
+// SendRaw writes b to the host as it is (garbage, cut frames, noise),
+// 4 KiB at a time so the Core's own replies are not held up behind it.
+func (c *Core) SendRaw(b []byte) {
+	for len(b) > 0 {
+		n := min(len(b), 4<<10)
+		c.mu.Lock()
+		c.writeRaw(b[:n])
+		c.mu.Unlock()
+		b = b[n:]
+	}
+}
+
 func (c *Core) writeRaw(b []byte) {
 	if c.master == nil {
 		return
