@@ -35,12 +35,10 @@ func (a *Actor) Receive(c actor.Context) {
 		// start, not once in New.
 		a.h.SetDescription(a.why)
 		a.h.Logger().Info("running as a stand-in", "why", a.why)
-	case supervisor.Reload, *supervisor.Reload:
+	case supervisor.Reload:
 		a.h.SetDescription(a.why)
 		a.h.Logger().Info("reload: nothing to re-read", "why", a.why)
 	case supervisor.Signal:
-		a.h.Logger().Info("signal ignored", "signal", m.Name)
-	case *supervisor.Signal:
 		a.h.Logger().Info("signal ignored", "signal", m.Name)
 	case *actor.Stopping:
 		a.h.Logger().Debug("stopping")
