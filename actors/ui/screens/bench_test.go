@@ -71,3 +71,32 @@ func BenchmarkDamage(b *testing.B) {
 		Damage(a, c)
 	}
 }
+
+// BenchmarkApproval4KB is a 4 KB command's approval screen: laying it out
+// (a new prompt) and turning a page (the layout is cached).
+func BenchmarkApproval4KB(b *testing.B) {
+	var h hostile
+	for _, c := range readHostile(b) {
+		if c.Name == "long-command-bad" {
+			h = c
+		}
+	}
+	r := renderer(b, 240, 240)
+	img := r.NewFrame()
+	b.Run("layout", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			v := h.view()
+			v.Index = i // a different view: no cache hit
+			r.Approval(img, v)
+		}
+	})
+	b.Run("page", func(b *testing.B) {
+		v := h.view()
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			v.Page = i
+			r.Approval(img, v)
+		}
+	})
+}

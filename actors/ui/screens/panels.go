@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"slices"
 	"strings"
 	"time"
 )
@@ -81,8 +82,8 @@ func (r *Renderer) layoutApproval(v ApprovalView) []approvalPage {
 	if r.f.ellipsize(Bold, approvalToolSize, tool, r.w-16) != tool {
 		body += "\ntool: " + tool
 	}
-	if src := strings.TrimSpace(v.Source + " · " + v.Subagent); r.sourceElided(v.Source, v.Subagent) {
-		body += "\nfrom: " + src
+	if r.sourceElided(v.Source, v.Subagent) {
+		body += "\nfrom: " + strings.Join(slices.DeleteFunc([]string{v.Source, v.Subagent}, func(s string) bool { return s == "" }), " · ")
 	}
 	cs, hidden := r.f.cells(Mono, approvalHintSize, body, false)
 	for _, s := range []string{v.Tool, v.Source, v.Subagent} {
