@@ -24,8 +24,8 @@ type Role string
 const (
 	RoleApprove Role = "approve" // answers the shown prompt "once"
 	RoleDeny    Role = "deny"    // answers the shown prompt "deny"
-	RoleNext    Role = "next"    // next info page
-	RoleBack    Role = "back"    // previous info page, then home
+	RoleNext    Role = "next"    // next page of the shown prompt, else the next info page
+	RoleBack    Role = "back"    // previous page of the shown prompt, else the previous info page, then home
 )
 
 // DefaultRoles are the sim board's: A and B as on every HAT, X and Y for

@@ -34,8 +34,8 @@ const pageHTML = `<!doctype html>
  <div class="buttons">
   <button id="A" title="approve (hold for a long press; key a)">A</button>
   <button id="B" title="deny (hold for a long press; key b)">B</button>
-  <button id="X" title="next info page (key x)">X</button>
-  <button id="Y" title="previous info page, home (key y)">Y</button>
+  <button id="X" title="next page: of a prompt, or of the info pages (key x)">X</button>
+  <button id="Y" title="previous page: of a prompt, or of the info pages, then home (key y)">Y</button>
  </div>
 </div>
 <p class="hint">Click for a short press; hold 0.5 s or longer for a long press. Keys a, b, x and y work too.</p>
