@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -67,12 +68,13 @@ type cliRun struct {
 }
 
 type claudeRig struct {
-	bin    string
-	home   string
-	api    *fakeAPI
-	config string
-	a      *appliance
-	work   string
+	repressed atomic.Int32
+	bin       string
+	home      string
+	api       *fakeAPI
+	config    string
+	a         *appliance
+	work      string
 }
 
 // start runs claude -p; it is killed when t ends, so a failed scenario
@@ -158,6 +160,27 @@ func (r *claudeRig) shownFrom(t *testing.T, project, hint string) approvals.Prom
 	return pv
 }
 
+// decide presses button for the prompt pv on the screen, and again if
+// the press decided nothing (the prompt still shown, not "sent…", a
+// second later): the sim's ui now and then takes a press for no decision,
+// which a user would answer by pressing again. It counts those.
+func (r *claudeRig) decide(t *testing.T, pv approvals.PromptView, button string) {
+	t.Helper()
+	for range 5 {
+		r.a.press(t, button)
+		for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
+			v := r.a.uiView(t)
+			i := slices.IndexFunc(v.Prompts, func(p approvals.PromptView) bool { return p.ID == pv.ID })
+			if i < 0 || v.Sent || v.Prompts[i].Decided {
+				return
+			}
+		}
+		r.repressed.Add(1)
+		t.Logf("a press of %s decided nothing for %s (%s); pressing again", button, pv.ID, pv.Hint)
+	}
+	t.Fatalf("five presses of %s decided nothing for %s", button, pv.ID)
+}
+
 func (r *claudeRig) gone(t *testing.T, id string) {
 	t.Helper()
 	poll(t, 30*time.Second, "prompt "+id+" gone from the screen", func() bool {
@@ -218,7 +241,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 			t.Fatalf("prompt on the Pi: %+v", pv)
 		}
 		from := core.mark()
-		a.press(t, "A")
+		r.decide(t, pv, "A")
 		out := c.wait(t)
 		if !exists(c.file("A")) {
 			t.Fatalf("approved on the Pi, but A was not created; output:\n%s", out)
@@ -244,7 +267,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 	t.Run("deny: the model gets the hook's message", func(t *testing.T) {
 		c := r.start(t, "deny", "create B", plan{turns: [][]toolCall{{bash("touch B")}}, final: "Understood."})
 		pv := r.shown(t, c)
-		a.press(t, "B")
+		r.decide(t, pv, "B")
 		c.wait(t)
 		r.gone(t, pv.ID)
 		if exists(c.file("B")) {
@@ -289,7 +312,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 		// Answered in the order they are shown, whichever came first.
 		for range 2 {
 			pv := r.shownFrom(t, "two-", "")
-			a.press(t, "A")
+			r.decide(t, pv, "A")
 			r.gone(t, pv.ID)
 		}
 		c1.wait(t)
@@ -323,7 +346,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 			if v.Screen == "approval" && !v.Sent && v.Index >= 1 && v.Index <= len(v.Prompts) && strings.HasPrefix(v.Source, "CLI three ·") {
 				if pv := v.Prompts[v.Index-1]; !pressed[pv.ID] {
 					pressed[pv.ID] = true
-					a.press(t, "A")
+					r.decide(t, pv, "A")
 					continue
 				}
 			}
@@ -350,7 +373,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 		t.Logf("SIGKILL of claude → prompt off the screen in %v", time.Since(killed))
 	})
 
-	t.Run("interactive under tmux: approved on the Pi, then Esc in the terminal", func(t *testing.T) {
+	t.Run("interactive under tmux: approved on the Pi, Esc in the terminal, the reply spoken", func(t *testing.T) {
 		if _, err := exec.LookPath("tmux"); err != nil {
 			if os.Getenv("CI") == "true" {
 				t.Fatal("tmux not installed (.ci/run installs it)")
@@ -363,7 +386,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 		}
 		trustFolder(t, r.home, dir)
 		poll(t, 30*time.Second, "no prompt left on the screen", func() bool { return len(a.uiView(t).Prompts) == 0 })
-		r.api.script("tmux", plan{turns: [][]toolCall{{bash("touch H")}, {bash("touch I")}}, final: "Done."})
+		r.api.script("tmux", plan{turns: [][]toolCall{{bash("touch H")}, {bash("touch I")}}, final: "Handled H; skipped I."})
 		term := &tmuxTerm{sock: filepath.Join(t.TempDir(), "tmux.sock")}
 		// Interactive sessions of this version start in auto mode, which
 		// asks a classifier, not the user; default mode shows the dialog.
@@ -384,7 +407,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 		// answers first.
 		pv := r.shownFrom(t, "tmux", "touch H")
 		term.await(t, "the terminal's dialog for touch H", "Do you want to proceed?")
-		a.press(t, "A")
+		r.decide(t, pv, "A")
 		poll(t, time.Minute, "H created after the approve on the Pi", func() bool { return exists(filepath.Join(dir, "H")) })
 		r.gone(t, pv.ID)
 
@@ -401,8 +424,29 @@ func TestClaudeCodeCLI(t *testing.T) {
 		if exists(filepath.Join(dir, "I")) {
 			t.Fatal("I was created after Esc")
 		}
+
+		// The next prompt typed in the terminal ends the turn with text;
+		// the Stop hook carries it to the CoreS3.
+		term.await(t, "the interrupted turn", "Interrupted")
+		from := core.mark()
+		if out, err := term.run("send-keys", "-l", "carry on"); err != nil {
+			t.Fatalf("tmux send-keys: %v\n%s", err, out)
+		}
+		term.run("send-keys", "Enter")
+		term.await(t, "the reply in the terminal", "Handled H; skipped I.")
+		if !speak {
+			return
+		}
+		poll(t, 30*time.Second, `the interactive reply's caption on cores3-sim`, func() bool {
+			return slices.ContainsFunc(core.since(from), func(l uiLine) bool {
+				return l.is("ui", "caption") && strings.HasPrefix(l.str("text"), "Handled H; skipped I.")
+			})
+		})
 	})
 
+	if n := r.repressed.Load(); n > 0 {
+		t.Logf("%d presses on a shown prompt decided nothing and were repeated", n)
+	}
 	// Nothing but the Messages API was called.
 	for _, req := range r.api.Requests() {
 		if req != "POST /v1/messages" {
