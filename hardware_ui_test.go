@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"image"
-	"log/slog"
 	"os"
 	"runtime"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/drivers/input/inputtest"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // fakePanel stands in for the st7789: it records the rectangles drawn and
@@ -117,20 +117,12 @@ func newHATRig(t *testing.T, board string, cfg ui.Config) *hatRig {
 	svc := func(name string, mk func(*supervisor.Handle) actor.Actor, deps ...string) supervisor.Service {
 		return supervisor.Service{Name: name, DependsOn: deps, Policy: supervisor.DefaultPolicy, New: mk}
 	}
-	r.tree, err = supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)},
+	r.tree = supervisortest.Start(t,
 		svc("ble", absent.New("test")),
 		svc("buddy", func(*supervisor.Handle) actor.Actor { return r.decided }),
 		svc("approvals", approvals.New(approvals.WithOwner("desktop", "buddy")), "buddy"),
-		svc("ui", hatUI(profile, open, cfg), "approvals"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := r.tree.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.shutdown(t) })
+		svc("dock", absent.New("test")),
+		svc("ui", hatUI(profile, open, cfg), "approvals", "dock"))
 	return r
 }
 
@@ -188,18 +180,9 @@ func TestHATUIFailsWithTheFix(t *testing.T) {
 	opens := 0
 	open := func(boards.Profile) (ui.Devices, error) { opens++; return ui.Devices{}, spiOff }
 	fast := supervisor.Policy{Autostart: true, MaxRestarts: 2, Window: time.Minute, BackoffMin: time.Millisecond, BackoffMax: 2 * time.Millisecond}
-	tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)},
+	tree := supervisortest.Start(t,
 		supervisor.Service{Name: "ui", Policy: fast, New: hatUI(profile, open, ui.Config{})},
 		supervisor.Service{Name: "dock", Policy: fast, New: absent.New("test")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	defer tree.Shutdown(context.Background())
-	if err := tree.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	p := waitState(t, tree, "ui", supervisor.Fatal)
 	if !strings.HasPrefix(p.Description, "FATAL: ") || !strings.Contains(p.Description, "SPI not enabled: add dtparam=spi=on") {
 		t.Errorf("ui description %q, want FATAL with the SPI fix", p.Description)
