@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The .deb's test (run by .ci/run, as root): builds claude-pi_<v>_arm64.deb
+# and armhf twice (same bytes), runs lintian, then in Debian 13 (trixie) and
+# Debian 12 (bookworm) arm64 chroots (mmdebstrap; arm64 programs run under
+# qemu-user) installs it, upgrades it to a second version, removes and
+# purges it, checking files, user, groups, unit state, the conffile and
+# /var/lib/claude-pi at each step, and `systemd-analyze verify` on the unit.
+#
+# The chroots are no systemd: a policy-rc.d that refuses every action logs
+# what deb-systemd-invoke was asked to do (restart on upgrade, stop on
+# remove), and /run/systemd/system exists so the scripts believe systemd
+# runs. Base chroots are cached as tarballs in $CLAUDE_PI_DEB_CACHE
+# (default /var/cache/claude-pi/deb-test), rebuilt when missing.
+# Ends with "deb: N passed, M failed".
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../../image/lib/common.sh
+. "$repo/image/lib/common.sh"
+cache=${CLAUDE_PI_DEB_CACHE:-/var/cache/claude-pi/deb-test}
+suites=${DEB_TEST_SUITES:-trixie bookworm}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok   $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+check() {
+	local name=$1 t0=$SECONDS
+	shift
+	if "$@" > "$work/check.out" 2>&1; then ok "$name ($((SECONDS - t0)) s)"; else bad "$name ($((SECONDS - t0)) s)"; sed 's/^/     /' "$work/check.out" | head -n 20; fi
+}
+finish() {
+	echo "deb: $passed passed, $failed failed"
+	[ "$failed" = 0 ]
+	exit
+}
+
+[ "$(id -u)" = 0 ] || { echo "deb test: run as root (chroots)"; exit 1; }
+ensure_packages mmdebstrap qemu-user-static binfmt-support arch-test lintian ||
+	{ bad "install prerequisites with apt"; finish; }
+ensure_binfmt_aarch64
+work=$(mktemp -d /var/tmp/claude-pi-deb-test.XXXXXX)
+mounted=()
+cleanup() {
+	local m
+	for m in "${mounted[@]}"; do umount -l "$m" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# ---- build: two versions, and the first twice -------------------------
+v1=$("$repo/packaging/version")
+v2=$v1.1 # sorts after v1: the upgrade
+log "building $v1 (arm64, armhf) twice and $v2 (arm64)"
+OUT=$work/a "$here/build" arm64 armhf > "$work/build-a.log" 2>&1 || { bad "build $v1"; cat "$work/build-a.log"; finish; }
+OUT=$work/b "$here/build" arm64 armhf > "$work/build-b.log" 2>&1 || { bad "build $v1 again"; cat "$work/build-b.log"; finish; }
+VERSION=$v2 OUT=$work/c "$here/build" arm64 > "$work/build-c.log" 2>&1 || { bad "build $v2"; cat "$work/build-c.log"; finish; }
+deb1=$work/a/claude-pi_${v1}_arm64.deb
+deb2=$work/c/claude-pi_${v2}_arm64.deb
+for arch in arm64 armhf; do
+	f=claude-pi_${v1}_$arch.deb
+	check "$f built" test -s "$work/a/$f"
+	check "$f reproducible: same commit, same bytes" cmp "$work/a/$f" "$work/b/$f"
+	echo "     $f: $(stat -c %s "$work/a/$f") bytes, sha256 $(sha256sum < "$work/a/$f" | cut -c1-16)…"
+done
+check "armhf binary: 32-bit ARM, static, GOARM=6 (runs on ARMv6: Pi Zero W)" bash -c '
+	dpkg-deb --fsys-tarfile "$1" | tar -xO ./usr/bin/claude-pi > "$2/armhf-bin"
+	file -b "$2/armhf-bin" | grep -q "ELF 32-bit LSB executable, ARM, EABI5.*statically linked" &&
+		go version -m "$2/armhf-bin" | grep -qP "^\tbuild\tGOARM=6$"' _ "$work/a/claude-pi_${v1}_armhf.deb" "$work"
+for arch in arm64 armhf; do
+	f=$work/a/claude-pi_${v1}_$arch.deb
+	check "lintian $arch: no errors, no warnings (--pedantic, info shown)" bash -c '
+		lintian --allow-root --display-info --pedantic "$1" > "$2" 2>&1; rc=$?
+		sed "s/^/     /" "$2"; [ $rc = 0 ] && ! grep -q "^[EW]:" "$2"' _ "$f" "$work/lintian-$arch.log"
+done
+lintian --allow-root --show-overrides "$work/a/claude-pi_${v1}_arm64.deb" 2>/dev/null | grep '^O:' | sed 's/^/     overridden: /' 
+check "conffile: /etc/claude-pi/config.toml" bash -c 'dpkg-deb --ctrl-tarfile "$1" | tar -xO ./conffiles | grep -qx /etc/claude-pi/config.toml' _ "$deb1"
+
+# ---- the chroots ------------------------------------------------------
+# The packages the base has: the .deb's Depends (passwd is essential), and
+# systemd (for systemd-analyze). adduser is there as on every real system.
+# Changing the list rebuilds the cache.
+base_pkgs="adduser,bluez,dbus,systemd,udev,init-system-helpers"
+base() { # base SUITE: the cached base tarball's path, built when missing
+	local suite=$1 key
+	key=$(printf '%s %s' "$base_pkgs" "$MIRROR" | sha256sum | cut -c1-12)
+	local tar=$cache/$suite-arm64-$key.tar
+	if [ ! -s "$tar" ]; then
+		mkdir -p "$cache"
+		log "building the $suite arm64 base chroot (cached in $tar)"
+		local t0
+		t0=$(date +%s)
+		mmdebstrap --quiet --mode=root --format=tar --variant=minbase --arch=arm64 --include="$base_pkgs" \
+			--aptopt='APT::Install-Recommends "false"' --aptopt='Acquire::Languages "none"' \
+			--customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
+			"$suite" "$tar.tmp" "$MIRROR" >&2 || { rm -f "$tar.tmp"; return 1; }
+		mv "$tar.tmp" "$tar"
+		log "$suite base: $(elapsed_since "$t0"), $(du -h "$tar" | cut -f1)"
+	fi
+	echo "$tar"
+}
+
+in_chroot() { chroot "$root" "$@"; }
+policy_log() { cat "$root/var/log/policy-rc.d.log" 2>/dev/null; }
+
+suite_tests() {
+	local suite=$1 tar
+	tar=$(base "$suite") || { bad "$suite: base chroot (mmdebstrap)"; return; }
+	root=$work/$suite
+	mkdir -p "$root"
+	tar -x -C "$root" -f "$tar" || { bad "$suite: unpack base"; return; }
+	mount --bind /proc "$root/proc" && mounted+=("$root/proc")
+	mount --bind /dev "$root/dev" && mounted+=("$root/dev")
+	mkdir -p "$root/run/systemd/system"
+	printf '#!/bin/sh\necho "$*" >> /var/log/policy-rc.d.log\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
+	chmod 0755 "$root/usr/sbin/policy-rc.d"
+	cp "$deb1" "$deb2" "$root/tmp/"
+	local t="$suite:" t0
+	t0=$(date +%s)
+
+	check "$t install $v1" in_chroot dpkg -i "/tmp/$(basename "$deb1")"
+	check "$t claude-pi --version (arm64, qemu-user) is $v1" test "$(in_chroot claude-pi --version)" = "claude-pi $v1"
+	check "$t system user claude-pi, no login, home /var/lib/claude-pi" bash -c '
+		IFS=: read -r _ _ uid _ _ home shell < <(chroot "$1" getent passwd claude-pi)
+		[ "$uid" -lt 1000 ] && [ "$home" = /var/lib/claude-pi ] && [ "$shell" = /usr/sbin/nologin ]' _ "$root"
+	check "$t claude-pi is in audio dialout bluetooth gpio spi" bash -c '
+		g=" $(chroot "$1" id -nG claude-pi) "
+		for want in audio dialout bluetooth gpio spi; do case "$g" in *" $want "*) ;; *) echo "not in $want: $g"; exit 1 ;; esac; done' _ "$root"
+	check "$t unit enabled (multi-user.target.wants)" test -L "$root/etc/systemd/system/multi-user.target.wants/claude-pi.service"
+	check "$t not started without a board" bash -c '! grep -q claude-pi "$1/var/log/policy-rc.d.log" 2>/dev/null' _ "$root"
+	check "$t systemd-analyze verify claude-pi.service" bash -c '
+		chroot "$1" systemd-analyze verify --man=no /usr/lib/systemd/system/claude-pi.service > "$1/tmp/verify.log" 2>&1
+		rc=$?; cat "$1/tmp/verify.log"; [ $rc = 0 ] && ! grep -q "claude-pi.service:" "$1/tmp/verify.log"' _ "$root"
+	check "$t udev rule, tmpfiles, D-Bus policy in place" test -s "$root/usr/lib/udev/rules.d/60-claude-pi.rules" -a \
+		-s "$root/usr/lib/tmpfiles.d/claude-pi.conf" -a -s "$root/usr/share/dbus-1/system.d/claude-pi.conf"
+
+	# A configured appliance with state, as a user has it.
+	sed -i 's/^# board = .*/board = "sim"/' "$root/etc/claude-pi/config.toml"
+	mkdir -p "$root/var/lib/claude-pi"
+	echo '{"bonded":true}' > "$root/var/lib/claude-pi/marker.json"
+	in_chroot chown -R claude-pi:claude-pi /var/lib/claude-pi
+	: > "$root/var/log/policy-rc.d.log"
+	check "$t upgrade to $v2" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
+	check "$t claude-pi --version is $v2" test "$(in_chroot claude-pi --version)" = "claude-pi $v2"
+	check "$t upgrade: service restarted" grep -qx 'claude-pi.service restart' "$root/var/log/policy-rc.d.log"
+	check "$t upgrade: config kept (board = \"sim\"), no .dpkg-* left" bash -c '
+		grep -qx "board = \"sim\"" "$1/etc/claude-pi/config.toml" && ! ls "$1"/etc/claude-pi/*.dpkg-* 2>/dev/null' _ "$root"
+	check "$t upgrade: /var/lib/claude-pi kept" test -s "$root/var/lib/claude-pi/marker.json"
+	check "$t upgrade: still enabled" test -L "$root/etc/systemd/system/multi-user.target.wants/claude-pi.service"
+	check "$t doctor --board sim passes (no Bluetooth, no audio needed)" in_chroot claude-pi doctor --board sim
+
+	: > "$root/var/log/policy-rc.d.log"
+	check "$t remove" in_chroot dpkg -r claude-pi
+	check "$t remove: service stopped" grep -qx 'claude-pi.service stop' "$root/var/log/policy-rc.d.log"
+	check "$t remove: binary gone, config and state kept" bash -c '
+		! [ -e "$1/usr/bin/claude-pi" ] && [ -s "$1/etc/claude-pi/config.toml" ] && [ -s "$1/var/lib/claude-pi/marker.json" ]' _ "$root"
+	check "$t purge" in_chroot dpkg -P claude-pi
+	check "$t purge: config, state and enablement gone" bash -c '
+		! [ -e "$1/etc/claude-pi" ] && ! [ -e "$1/var/lib/claude-pi" ] &&
+			! [ -e "$1/etc/systemd/system/multi-user.target.wants/claude-pi.service" ] &&
+			! [ -e "$1/var/lib/systemd/deb-systemd-helper-enabled/claude-pi.service.dsh-also" ]' _ "$root"
+	check "$t purge: dpkg knows nothing of it" bash -c '! chroot "$1" dpkg-query -W claude-pi 2>/dev/null' _ "$root"
+	check "$t purge: reinstall works (user exists already)" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
+	echo "     $suite: install/upgrade/remove/purge/reinstall in $(elapsed_since "$t0")"
+	umount -l "$root/proc" "$root/dev"
+	rm -rf "$root"
+}
+
+for s in $suites; do suite_tests "$s"; done
+finish
