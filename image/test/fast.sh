@@ -119,8 +119,11 @@ for s in "$image/build" "$image/assemble" "$image/lib/customize" "$image"/rootfs
 	"$image/rootfs/etc/initramfs-tools/hooks/claude-pi-root"; do
 	check "shell syntax: ${s#"$image"/}" bash -n "$s"
 done
+for s in "$repo"/packaging/deb/{build,test.sh,postinst,prerm,postrm} "$repo/packaging/version"; do
+	check "shell syntax: ${s#"$repo"/}" bash -n "$s"
+done
 check "D-Bus policy is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
-	"$image/rootfs/etc/dbus-1/system.d/claude-pi.conf"
+	"$repo/packaging/deb/dbus-claude-pi.conf"
 
 # ---- device-tree overlays, on Debian's own Pi device trees ------------
 mkdir -p "$work/dtbo"
@@ -142,12 +145,12 @@ log "arm64 claude-pi, kernel and busybox"
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -trimpath -buildvcs=false \
 	-ldflags "-s -w -X main.version=fasttest" -o "$work/claude-pi" .) > "$work/go.log" 2>&1 ||
 	{ bad "build the arm64 claude-pi"; cat "$work/go.log"; finish; }
-bash "$here/arm64-debs.sh" "$cache/arm64" > "$work/debs.log" 2>&1 ||
+bash "$here/arm64-debs.sh" "$cache/arm64-trixie" > "$work/debs.log" 2>&1 ||
 	{ bad "fetch Debian's arm64 kernel and busybox"; cat "$work/debs.log"; finish; }
 # dt_checks BOARD: both overlays applied with fdtoverlay (libfdt, as the
 # firmware does) to the Debian kernel's device tree for BOARD.
 dt_checks() {
-	local b=$1 base="$cache/arm64/dtbs/$1.dtb" out="$work/dtbo/$1.dtb" spi=/soc/spi@7e204000
+	local b=$1 base="$cache/arm64-trixie/dtbs/$1.dtb" out="$work/dtbo/$1.dtb" spi=/soc/spi@7e204000
 	if ! fdtoverlay -i "$base" -o "$out" "$work/dtbo/claude-pi-spi0.dtbo" "$work/dtbo/claude-pi-i2s-dac.dtbo" \
 		> "$work/dtbo/$b.log" 2>&1; then
 		bad "$b: overlays apply (fdtoverlay)"; sed 's/^/     /' "$work/dtbo/$b.log"; return
@@ -171,25 +174,39 @@ dt_checks() {
 			[ "$(fdtget "$1" "$c/simple-audio-card,codec" sound-dai)" = "$(fdtget "$1" /claude-pi-dac-codec phandle)" ] &&
 			[ "$(fdtget "$1" $c simple-audio-card,bitclock-master)" = "$(fdtget "$1" "$c/simple-audio-card,cpu" phandle)" ] &&
 			[ "$(fdtget "$1" $c simple-audio-card,name)" = sndrpihifiberry ]' _ "$out"
+	check "$b: the codec is the PCM5102A's (ti,pcm5102a)" test "$(fdtget "$out" /claude-pi-dac-codec compatible)" = ti,pcm5102a
 	check "$b: phandles still unique" bash -c '
 		dtc -I dtb -O dts "$1" 2>/dev/null | grep "phandle = <" | sort | uniq -d | grep -c . | grep -qx 0' _ "$out"
 }
 for b in bcm2837-rpi-3-b bcm2837-rpi-3-b-plus bcm2837-rpi-zero-2-w bcm2711-rpi-4-b bcm2711-rpi-400; do
-	if [ -s "$cache/arm64/dtbs/$b.dtb" ]; then
+	if [ -s "$cache/arm64-trixie/dtbs/$b.dtb" ]; then
 		dt_checks "$b"
 	elif [ "${CI:-}" = true ]; then
-		bad "$b: Debian's device tree in $cache/arm64/dtbs"
+		bad "$b: Debian's device tree in $cache/arm64-trixie/dtbs"
 	else
-		echo "skip $b: no $cache/arm64/dtbs/$b.dtb (arm64-debs.sh puts it there)"
+		echo "skip $b: no $cache/arm64-trixie/dtbs/$b.dtb (arm64-debs.sh puts it there)"
 	fi
 done
 
+# What image/README.md says about Debian 13's Pi kernel (6.12), checked on
+# the kernel package itself.
+kconfig=$cache/arm64-trixie/kernel-config
+check "6.12 kernel builds the PCM5102A codec, I2S, SPI and spidev" bash -c '
+	for c in SND_SOC_PCM5102A SND_BCM2835_SOC_I2S SND_SIMPLE_CARD SPI_BCM2835; do grep -Eqx "CONFIG_$c=[ym]" "$1" || { echo "no CONFIG_$c"; exit 1; }; done
+	grep -qx CONFIG_SPI_SPIDEV=y "$1"' _ "$kconfig"
+check "6.12 Pi 4/400 trees: I2S still without DMA (README's limit)" bash -c '
+	for b in bcm2711-rpi-4-b bcm2711-rpi-400; do ! fdtget "$1/$b.dtb" /soc/i2s@7e203000 dmas 2>/dev/null || exit 1; done
+	fdtget "$1/bcm2837-rpi-3-b.dtb" /soc/i2s@7e203000 dmas' _ "$cache/arm64-trixie/dtbs"
+check "6.12 has no RP1 driver (Pi 5 header GPIO/SPI), as README says" bash -c '
+	! grep -Eq "^CONFIG_(MFD_RP1|PINCTRL_RP1|MISC_RP1)=" "$1" && [ -s "$2/bcm2712-rpi-5-b.dtb" ] &&
+		! dtc -I dtb -O dts "$2/bcm2712-rpi-5-b.dtb" 2>/dev/null | grep -q "raspberrypi,rp1"' _ "$kconfig" "$cache/arm64-trixie/dtbs"
+
 ir=$work/initramfs
 mkdir -p "$ir/bin" "$ir/etc/claude-pi" "$ir/proc" "$ir/sys" "$ir/dev" "$ir/run" "$ir/tmp" "$ir/var/lib/claude-pi"
-cp "$cache/arm64/busybox" "$ir/bin/busybox"
+cp "$cache/arm64-trixie/busybox" "$ir/bin/busybox"
 cp "$work/claude-pi" "$ir/bin/claude-pi"
 # The image's own FAT claude-pi.toml, with the board the test needs.
-{ echo 'board = "sim"'; cat "$image/rootfs/boot/firmware/claude-pi.toml"; } > "$ir/etc/claude-pi/config.toml"
+{ echo 'board = "sim"'; cat "$repo/packaging/deb/config.toml"; } > "$ir/etc/claude-pi/config.toml"
 # control_group = "claude-pi" needs the group, as on the image.
 printf 'root:x:0:0:root:/root:/bin/sh\nclaude-pi:x:100:101::/var/lib/claude-pi:/bin/false\n' > "$ir/etc/passwd"
 printf 'root:x:0:\nclaude-pi:x:101:\n' > "$ir/etc/group"
@@ -198,7 +215,7 @@ chmod 0755 "$ir/init"
 (cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) > "$work/initramfs.cpio.gz"
 log "booting it under qemu-system-aarch64 -M virt"
 timeout 180 qemu-system-aarch64 -M virt -cpu cortex-a72 -m 512 -smp 1 -nographic -no-reboot -nic none \
-	-kernel "$cache/arm64/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
+	-kernel "$cache/arm64-trixie/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
 	-append "console=ttyAMA0 panic=-1 quiet loglevel=3" < /dev/null > "$work/qemu.log" 2>&1
 tr -d '\r' < "$work/qemu.log" > "$work/console.log"
 sed -n '/^tiny: status >>>/,/^tiny: <<</p' "$work/console.log" | sed 's/^/     /'
