@@ -55,6 +55,7 @@ func commandTable() []command {
 			{name: "decode", summary: "decode a Buddy/NUS byte stream (stdin) message by message", run: buddyDecode},
 		}},
 		{name: "doctor", summary: "check SPI, GPIO, Bluetooth, audio, CoreS3 and config.txt\nfor the board, with a fix for each failure", run: doctorCommand},
+		{name: "setup", args: "--board NAME", summary: "prepare this Pi for a HAT (SPI, audio overlay, Bluetooth,\nthe board setting); says if a reboot is needed", run: setupCommand},
 		{name: "demo", summary: "play a Claude desktop session against a running sim\nappliance (prompts wait for its A/B buttons)", run: demoCommand},
 		{name: "screenshot", args: "FILE", summary: "render a screen with sample data to a PNG (--screen,\n--size), or save a running sim's screen (--from URL)", run: screenshotCommand},
 		{name: "hook", summary: "the Claude Code hooks that ask the paired Pi", subs: []command{

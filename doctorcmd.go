@@ -20,7 +20,10 @@ const doctorSynopsis = `Usage: claude-pi doctor [--board NAME]
 
 Checks that this machine has what the board needs: SPI enabled, the GPIO
 chip, a Bluetooth adapter, the audio card, a CoreS3 on USB and the
-config.txt lines. Prints one line per check, and a fix for each failure.
+config.txt lines. It first says what it runs on (the Claude_Pi image,
+Raspberry Pi OS, another OS on a Pi, or not a Pi) and gives the fixes
+right for that. Prints one line per check, and a fix for each failure;
+optional parts (audio, the CoreS3, and Bluetooth on the sim board) WARN.
 Exits 1 if any check failed.`
 
 type doctorOpts struct{ board, config string }
@@ -59,6 +62,7 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	}
 	d := doctor{root: "/", enumerate: serial.SysfsEnumerator}
 	checks := d.run(p)
+	fmt.Fprintf(stdout, "system: %s\n", detectSystem(d.root).describe())
 	failed := printChecks(stdout, p, checks)
 	writePins(stdout, p)
 	if failed > 0 {
@@ -91,6 +95,8 @@ func (d doctor) path(p string) string { return filepath.Join(d.root, p) }
 var configTxtPaths = []string{"boot/firmware/config.txt", "boot/config.txt"}
 
 func (d doctor) run(p boards.Profile) []check {
+	sys := detectSystem(d.root)
+	setupCmd := "sudo claude-pi setup --board " + p.Name
 	var cs []check
 	if p.Simulated {
 		cs = append(cs, check{name: "board", ok: true, detail: "sim needs no hardware"})
@@ -102,7 +108,16 @@ func (d doctor) run(p boards.Profile) []check {
 			c.ok = true
 		} else {
 			c.detail = dev + " missing"
-			c.fix = "SPI not enabled: add dtparam=spi=on to /boot/firmware/config.txt and reboot"
+			switch sys.kind {
+			case raspberryPiOS:
+				c.fix = "SPI is off: " + setupCmd + " (adds dtparam=spi=on to config.txt), then reboot"
+			case claudePiImage:
+				c.fix = "SPI is off: " + setupCmd + " (loads dtoverlay=claude-pi-spi0 in config.txt), then reboot"
+			case otherPi:
+				c.fix = "SPI is off: enable SPI0 with spidev in your OS's boot config (Raspberry Pi OS: dtparam=spi=on), then reboot"
+			default:
+				c.fix = "this is not a Raspberry Pi: a HAT needs one (--board sim runs the simulator)"
+			}
 		}
 		cs = append(cs, c)
 	}
@@ -113,29 +128,43 @@ func (d doctor) run(p boards.Profile) []check {
 			c.detail = "/dev/" + filepath.Base(chips[0])
 		} else {
 			c.detail = "no /dev/gpiochip*"
-			c.fix = "the kernel exposes no GPIO chip: run on a Raspberry Pi, or pass /dev/gpiochip0 into the container"
+			c.fix = "the kernel exposes no GPIO chip: run on a Raspberry Pi, or pass its /dev/gpiochip* into the container"
+			if sys.kind == notAPi {
+				c.fix = "this is not a Raspberry Pi: a HAT needs one (--board sim runs the simulator)"
+			}
 		}
 		cs = append(cs, c)
 	}
 	hcis, _ := filepath.Glob(d.path("sys/class/bluetooth/hci*"))
-	bt := check{name: "Bluetooth", ok: len(hcis) > 0}
+	// The sim board's desktop link works without a radio (the web page,
+	// the LAN bridge), so there Bluetooth is optional.
+	bt := check{name: "Bluetooth", ok: len(hcis) > 0, optional: p.Simulated}
 	if bt.ok {
 		bt.detail = filepath.Base(hcis[0])
 	} else {
 		bt.detail = "no adapter in /sys/class/bluetooth"
-		bt.fix = "enable Bluetooth: remove dtoverlay=disable-bt from config.txt, `rfkill unblock bluetooth`, or plug in a USB adapter"
+		switch sys.kind {
+		case raspberryPiOS, otherPi:
+			bt.fix = "turn Bluetooth on: " + setupCmd + " comments out dtoverlay=disable-bt; `sudo rfkill unblock bluetooth`; reboot"
+		case claudePiImage:
+			bt.fix = "the image keeps Bluetooth on: `sudo rfkill unblock bluetooth`, and see journalctl -b -u bluetooth (is bluez-firmware's patch loaded?)"
+		default:
+			bt.fix = "plug in a USB Bluetooth adapter, or `sudo rfkill unblock bluetooth`"
+		}
 	}
 	cs = append(cs, bt)
-	cs = append(cs, d.audio(p))
+	cs = append(cs, d.audio(p, sys))
 	cs = append(cs, d.coreS3())
-	if len(p.ConfigTxt) > 0 {
-		cs = append(cs, d.configTxt(p))
+	if len(p.ConfigTxt) > 0 && sys.kind != notAPi {
+		cs = append(cs, d.configTxt(p, sys))
 	}
 	return cs
 }
 
-func (d doctor) audio(p boards.Profile) check {
-	c := check{name: "audio"}
+// audio is optional on every board: without a card the chimes are skipped
+// and everything else works.
+func (d doctor) audio(p boards.Profile, sys piSystem) check {
+	c := check{name: "audio", optional: true}
 	b, err := os.ReadFile(d.path("proc/asound/cards"))
 	cards := asoundCards(string(b))
 	want := ""
@@ -152,13 +181,18 @@ func (d doctor) audio(p boards.Profile) check {
 	default:
 		c.detail = fmt.Sprintf("card %q missing (found %s)", want, strings.Join(cards, ", "))
 	}
+	setupCmd := "sudo claude-pi setup --board " + p.Name
 	switch {
-	case want == "sndrpihifiberry":
-		c.fix = "add dtoverlay=hifiberry-dac to /boot/firmware/config.txt and reboot"
+	case want != "" && sys.kind == raspberryPiOS:
+		c.fix = setupCmd + " (adds dtoverlay=hifiberry-dac to config.txt), then reboot; chimes are skipped until then"
+	case want != "" && sys.kind == claudePiImage:
+		c.fix = setupCmd + " (loads dtoverlay=claude-pi-i2s-dac), then reboot; on a Pi 4/400 Debian's kernel gives I2S no DMA, so the card cannot play there"
 	case want != "":
-		c.fix = "enable the board's audio overlay in /boot/firmware/config.txt and reboot"
+		c.fix = "enable the board's I2S DAC overlay (Raspberry Pi OS: dtoverlay=hifiberry-dac) and reboot; chimes are skipped until then"
+	case sys.kind == raspberryPiOS:
+		c.fix = "add dtparam=audio=on to config.txt, or plug in a USB sound card (chimes are skipped without one)"
 	default:
-		c.fix = "add dtparam=audio=on to /boot/firmware/config.txt, or plug in a USB sound card (chimes are skipped without one)"
+		c.fix = "plug in a USB sound card, or go without: chimes are skipped without one"
 	}
 	return c
 }
@@ -200,8 +234,10 @@ func (d doctor) coreS3() check {
 	return c
 }
 
-func (d doctor) configTxt(p boards.Profile) check {
+// configTxt checks for the lines setup writes, as that system needs them.
+func (d doctor) configTxt(p boards.Profile, sys piSystem) check {
 	c := check{name: "config.txt"}
+	want := bootEditFor(p, sys.kind).want
 	var text, used string
 	for _, f := range configTxtPaths {
 		if b, err := os.ReadFile(d.path(f)); err == nil {
@@ -211,7 +247,8 @@ func (d doctor) configTxt(p boards.Profile) check {
 	}
 	if used == "" {
 		c.detail = "no /boot/firmware/config.txt"
-		c.fix = "is the boot partition mounted? add these lines to its config.txt: " + strings.Join(p.ConfigTxt, "; ")
+		c.fix = "is the boot partition mounted? (see /etc/fstab) then: sudo claude-pi setup --board " + p.Name +
+			" (its config.txt needs " + strings.Join(want, "; ") + ")"
 		return c
 	}
 	have := map[string]bool{}
@@ -223,18 +260,21 @@ func (d doctor) configTxt(p boards.Profile) check {
 		have[line] = true
 	}
 	var missing []string
-	for _, l := range p.ConfigTxt {
+	for _, l := range want {
 		if !have[l] {
 			missing = append(missing, l)
 		}
 	}
 	if len(missing) == 0 {
 		c.ok = true
-		c.detail = used + " has " + strings.Join(p.ConfigTxt, ", ")
+		c.detail = used + " has " + strings.Join(want, ", ")
 		return c
 	}
 	c.detail = used + " lacks " + strings.Join(missing, ", ")
-	c.fix = "add to " + used + " (under [all]) and reboot: " + strings.Join(missing, "; ")
+	c.fix = "sudo claude-pi setup --board " + p.Name + " adds them (under [all]), then reboot: " + strings.Join(missing, "; ")
+	if sys.kind == otherPi {
+		c.fix = "add to " + used + " (under [all]) and reboot: " + strings.Join(missing, "; ")
+	}
 	return c
 }
 

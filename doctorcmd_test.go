@@ -44,8 +44,12 @@ const pirateCards = ` 0 [sndrpihifiberry]: RPi-simple - snd_rpi_hifiberry_dac
                       vc4-hdmi
 `
 
+// healthyPirate is a Pirate Audio on Raspberry Pi OS with everything in
+// place.
 func healthyPirate() map[string]string {
 	return map[string]string{
+		"proc/device-tree/model":        "Raspberry Pi 4 Model B Rev 1.5\x00",
+		"etc/rpi-issue":                 "Raspberry Pi reference 2025-11-24\n",
 		"dev/spidev0.1":                 "",
 		"dev/spidev0.0":                 "",
 		"dev/gpiochip0":                 "",
@@ -53,6 +57,21 @@ func healthyPirate() map[string]string {
 		"proc/asound/cards":             pirateCards,
 		"boot/firmware/config.txt":      "[all]\ndtparam=spi=on\ndtoverlay=hifiberry-dac # Pirate Audio\ngpio=25=op,dh\n",
 	}
+}
+
+// asImage turns a fixture into the Claude_Pi image: its release file, and
+// config.txt with the image's own overlays.
+func asImage(f map[string]string) {
+	delete(f, "etc/rpi-issue")
+	f["etc/claude-pi-release"] = "VERSION=\"2026.12.01.120000+gabcdef12\"\n"
+	f["boot/firmware/config.txt"] = "upstream_kernel=1\n[all]\ndtoverlay=claude-pi-spi0\ndtoverlay=claude-pi-i2s-dac\ngpio=25=op,dh\n"
+}
+
+// notPi is a laptop or container: no device tree, no Pi OS files.
+func notPi(f map[string]string) {
+	delete(f, "etc/rpi-issue")
+	delete(f, "proc/device-tree/model")
+	delete(f, "boot/firmware/config.txt")
 }
 
 func TestDoctor(t *testing.T) {
@@ -63,12 +82,17 @@ func TestDoctor(t *testing.T) {
 		ports  func() ([]*serial.PortDetails, error)
 		failed []string // check names that must FAIL
 		fixes  []string // text each failure's fix must contain, in order
-		warn   bool     // CoreS3 WARN
+		warned []string // check names that must WARN
+		wfixes []string // text each warning's fix must contain, in order
 	}{
 		{name: "all good", board: "pirate-audio", ports: coreS3},
+		{name: "all good on the image", board: "pirate-audio", ports: coreS3, edit: asImage},
 		{name: "spi off", board: "pirate-audio", ports: coreS3,
 			edit:   func(f map[string]string) { delete(f, "dev/spidev0.1") },
-			failed: []string{"SPI"}, fixes: []string{"add dtparam=spi=on"}},
+			failed: []string{"SPI"}, fixes: []string{"claude-pi setup --board pirate-audio (adds dtparam=spi=on"}},
+		{name: "spi off on the image", board: "pirate-audio", ports: coreS3,
+			edit:   func(f map[string]string) { asImage(f); delete(f, "dev/spidev0.1") },
+			failed: []string{"SPI"}, fixes: []string{"dtoverlay=claude-pi-spi0"}},
 		{name: "only CE0 present is still missing CE1", board: "display-hat-mini", ports: coreS3,
 			edit:   func(f map[string]string) { delete(f, "dev/spidev0.1") },
 			failed: []string{"SPI"}, fixes: []string{"dtparam=spi=on"}},
@@ -77,17 +101,32 @@ func TestDoctor(t *testing.T) {
 				delete(f, "dev/gpiochip0")
 				delete(f, "sys/class/bluetooth/hci0/name")
 			},
-			failed: []string{"GPIO", "Bluetooth"}, fixes: []string{"gpiochip0", "rfkill unblock bluetooth"}},
-		{name: "dac overlay missing", board: "pirate-audio", ports: coreS3,
+			failed: []string{"GPIO", "Bluetooth"}, fixes: []string{"gpiochip", "dtoverlay=disable-bt"}},
+		{name: "a HAT board off a Pi", board: "waveshare-lcd13", ports: coreS3,
+			edit: func(f map[string]string) {
+				notPi(f)
+				delete(f, "dev/spidev0.0")
+				delete(f, "dev/gpiochip0")
+			},
+			failed: []string{"SPI", "GPIO"}, fixes: []string{"not a Raspberry Pi", "not a Raspberry Pi"}},
+		{name: "dac overlay missing: config.txt fails, audio warns", board: "pirate-audio", ports: coreS3,
 			edit: func(f map[string]string) {
 				f["proc/asound/cards"] = " 0 [Headphones     ]: bcm2835_headpho - bcm2835 Headphones\n"
 				f["boot/firmware/config.txt"] = "dtparam=spi=on\n#dtoverlay=hifiberry-dac\n"
 			},
-			failed: []string{"audio", "config.txt"},
-			fixes:  []string{"dtoverlay=hifiberry-dac", "dtoverlay=hifiberry-dac; gpio=25=op,dh"}},
-		{name: "no audio at all on a board without a DAC", board: "display-hat-mini", ports: coreS3,
+			failed: []string{"config.txt"}, fixes: []string{"dtoverlay=hifiberry-dac; gpio=25=op,dh"},
+			warned: []string{"audio"}, wfixes: []string{"adds dtoverlay=hifiberry-dac"}},
+		{name: "dac overlay off on the image", board: "pirate-audio", ports: coreS3,
+			edit: func(f map[string]string) {
+				asImage(f)
+				delete(f, "proc/asound/cards")
+				f["boot/firmware/config.txt"] = "[all]\ndtoverlay=claude-pi-spi0\n#dtoverlay=claude-pi-i2s-dac\n"
+			},
+			failed: []string{"config.txt"}, fixes: []string{"dtoverlay=claude-pi-i2s-dac; gpio=25=op,dh"},
+			warned: []string{"audio"}, wfixes: []string{"no DMA"}},
+		{name: "no audio at all on a board without a DAC only warns", board: "display-hat-mini", ports: coreS3,
 			edit:   func(f map[string]string) { delete(f, "proc/asound/cards") },
-			failed: []string{"audio"}, fixes: []string{"dtparam=audio=on"}},
+			warned: []string{"audio"}, wfixes: []string{"dtparam=audio=on"}},
 		{name: "legacy config path", board: "display-hat-mini", ports: coreS3,
 			edit: func(f map[string]string) {
 				delete(f, "boot/firmware/config.txt")
@@ -96,13 +135,22 @@ func TestDoctor(t *testing.T) {
 		{name: "no config.txt", board: "pirate-audio", ports: coreS3,
 			edit:   func(f map[string]string) { delete(f, "boot/firmware/config.txt") },
 			failed: []string{"config.txt"}, fixes: []string{"boot partition mounted"}},
-		{name: "no CoreS3 only warns", board: "pirate-audio", ports: noPorts, warn: true},
-		{name: "serial listing fails only warns", board: "pirate-audio", ports: brokenPorts, warn: true},
+		{name: "no CoreS3 only warns", board: "pirate-audio", ports: noPorts,
+			warned: []string{"CoreS3"}, wfixes: []string{"USB data port"}},
+		{name: "serial listing fails only warns", board: "pirate-audio", ports: brokenPorts,
+			warned: []string{"CoreS3"}, wfixes: []string{"/sys/class/tty"}},
 		{name: "sim needs no SPI or GPIO", board: "sim", ports: coreS3,
 			edit: func(f map[string]string) {
 				delete(f, "dev/spidev0.1")
 				delete(f, "dev/gpiochip0")
 			}},
+		{name: "sim off a Pi needs no Bluetooth and no audio", board: "sim", ports: noPorts,
+			edit: func(f map[string]string) {
+				notPi(f)
+				delete(f, "sys/class/bluetooth/hci0/name")
+				delete(f, "proc/asound/cards")
+			},
+			warned: []string{"Bluetooth", "audio", "CoreS3"}, wfixes: []string{"USB Bluetooth adapter", "USB sound card", "USB"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,12 +163,12 @@ func TestDoctor(t *testing.T) {
 				t.Fatal(err)
 			}
 			cs := doctor{root: fakeRoot(t, files), enumerate: tt.ports}.run(p)
-			var failed, fixes []string
-			warned := false
+			var failed, fixes, warned, wfixes []string
 			for _, c := range cs {
 				switch {
 				case !c.ok && c.optional:
-					warned = true
+					warned = append(warned, c.name)
+					wfixes = append(wfixes, c.fix)
 				case !c.ok:
 					failed = append(failed, c.name)
 					fixes = append(fixes, c.fix)
@@ -129,20 +177,56 @@ func TestDoctor(t *testing.T) {
 			if strings.Join(failed, ",") != strings.Join(tt.failed, ",") {
 				t.Fatalf("failed checks %v, want %v (%+v)", failed, tt.failed, cs)
 			}
+			if strings.Join(warned, ",") != strings.Join(tt.warned, ",") {
+				t.Fatalf("warned checks %v, want %v (%+v)", warned, tt.warned, cs)
+			}
 			for i, want := range tt.fixes {
 				if !strings.Contains(fixes[i], want) {
 					t.Errorf("%s fix %q lacks %q", failed[i], fixes[i], want)
 				}
 			}
-			if warned != tt.warn {
-				t.Errorf("CoreS3 warned = %v, want %v", warned, tt.warn)
+			for i, want := range tt.wfixes {
+				if !strings.Contains(wfixes[i], want) {
+					t.Errorf("%s fix %q lacks %q", warned[i], wfixes[i], want)
+				}
 			}
 			var out bytes.Buffer
 			n := printChecks(&out, p, cs)
-			if n != len(tt.failed) || strings.Count(out.String(), "FAIL") != n || strings.Count(out.String(), "fix: ") < n {
+			if n != len(tt.failed) || strings.Count(out.String(), "FAIL") != n || strings.Count(out.String(), "WARN") != len(tt.warned) {
 				t.Errorf("report counts %d failures:\n%s", n, out.String())
 			}
 		})
+	}
+}
+
+func TestDetectSystem(t *testing.T) {
+	pi5 := map[string]string{"proc/device-tree/model": "Raspberry Pi 5 Model B Rev 1.0\x00"}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		kind  systemKind
+		desc  string
+	}{
+		{"the image", map[string]string{"etc/claude-pi-release": "VERSION=\"2026.12.01.1+gab\"\n", "proc/device-tree/model": "Raspberry Pi 3 Model B Rev 1.2\x00"},
+			claudePiImage, "Claude_Pi image 2026.12.01.1+gab on Raspberry Pi 3 Model B Rev 1.2"},
+		{"Pi OS on a Pi 5", map[string]string{"etc/rpi-issue": "", "etc/os-release": "VERSION_CODENAME=trixie\n", "proc/device-tree/model": pi5["proc/device-tree/model"]},
+			raspberryPiOS, "Raspberry Pi OS (trixie) on Raspberry Pi 5 Model B Rev 1.0"},
+		{"Pi OS by its apt source", map[string]string{"etc/apt/sources.list.d/raspi.sources": ""}, raspberryPiOS,
+			"Raspberry Pi OS on an unknown machine (no /proc/device-tree/model)"},
+		{"Ubuntu on a Pi", map[string]string{"etc/os-release": "PRETTY_NAME=\"Ubuntu 24.04 LTS\"\n", "proc/device-tree/model": "Raspberry Pi 4 Model B\x00"},
+			otherPi, "Ubuntu 24.04 LTS on Raspberry Pi 4 Model B"},
+		{"an arm board", map[string]string{"proc/device-tree/model": "Pine64 RockPro64\x00"}, notAPi, "not a Raspberry Pi (Pine64 RockPro64)"},
+		{"a laptop", map[string]string{}, notAPi, "not a Raspberry Pi (no Raspberry Pi device tree)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := detectSystem(fakeRoot(t, tc.files))
+			if s.kind != tc.kind || s.describe() != tc.desc {
+				t.Errorf("kind %v %q, want %v %q", s.kind, s.describe(), tc.kind, tc.desc)
+			}
+		})
+	}
+	if !detectSystem(fakeRoot(t, pi5)).isPi5() {
+		t.Error("a Pi 5 is not a Pi 5")
 	}
 }
 
@@ -167,7 +251,8 @@ func TestDoctorCommand_usage(t *testing.T) {
 	// This machine is not a Pi with a HAT: the real command must run, print
 	// a report and fail rather than crash.
 	err = run(context.Background(), []string{"doctor", "--board", "waveshare-lcd13"}, nil, &out, &errb)
-	if !strings.Contains(out.String(), "board waveshare-lcd13") || (err == nil && strings.Contains(out.String(), "FAIL")) {
+	if !strings.Contains(out.String(), "board waveshare-lcd13") || !strings.Contains(out.String(), "system: ") ||
+		(err == nil && strings.Contains(out.String(), "FAIL")) {
 		t.Errorf("doctor on this machine: %v\n%s", err, out.String())
 	}
 }

@@ -146,7 +146,7 @@ func TestRunOnAHATWithoutHardware(t *testing.T) {
 	}
 	// audio is RUNNING only if this machine has the HAT's sound card.
 	profile, _ := boards.Lookup("pirate-audio")
-	if (doctor{root: "/"}).audio(profile).ok {
+	if (doctor{root: "/"}).audio(profile, detectSystem("/")).ok {
 		if a := process(r.tree, "audio"); a.State != supervisor.Running ||
 			a.Description != "chimes play through the ui service on aplay -D plughw:CARD=sndrpihifiberry,DEV=0" {
 			t.Errorf("audio: %v %q", a.State, a.Description)

@@ -38,7 +38,7 @@ type soundCardCheck struct {
 func (a *soundCardCheck) Receive(c actor.Context) {
 	switch c.Message().(type) {
 	case *actor.Started, supervisor.Reload, *supervisor.Reload:
-		if chk := a.d.audio(a.p); !chk.ok {
+		if chk := a.d.audio(a.p, detectSystem(a.d.root)); !chk.ok {
 			a.h.Fail(fmt.Errorf("%s: chimes cannot play; fix: %s", chk.detail, chk.fix))
 			return
 		}
