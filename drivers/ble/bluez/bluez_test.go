@@ -495,3 +495,25 @@ func TestRegistersOnTheNamedAdapter(t *testing.T) {
 		t.Fatalf("advertising on %s, want hci1", fake.advAdapter)
 	}
 }
+
+// A new pairing leaves only its own bond: the desktop's unpair may never
+// come (Forget during a write), and a desktop that pairs again is a new
+// identity whose old bond would linger.
+func TestNewPairingRemovesOldBonds(t *testing.T) {
+	r := start(t, Options{})
+	r.fake.waitCall("adv")
+	stale := dbus.ObjectPath("/org/bluez/hci0/dev_11_22_33_44_55_66")
+	other := dbus.ObjectPath("/org/bluez/hci1/dev_11_22_33_44_55_77") // not our adapter
+	r.fake.addDevice(stale, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
+	r.fake.addDevice(other, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
+	r.fake.addDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true), "Paired": dbus.MakeVariant(false)})
+	want[ble.Connected](r)
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
+	want[ble.PairingDone](r)
+	r.fake.waitCall("remove")
+	r.fake.mu.Lock()
+	defer r.fake.mu.Unlock()
+	if !reflect.DeepEqual(r.fake.removed, []dbus.ObjectPath{stale}) {
+		t.Fatalf("removed %v, want only the old bond on our adapter", r.fake.removed)
+	}
+}

@@ -148,7 +148,30 @@ func (p *Peripheral) deviceChanged(dev dbus.ObjectPath, changed map[string]dbus.
 	if v, ok := changed["Paired"]; ok {
 		if paired, _ := v.Value().(bool); paired && p.isCentral(dev) {
 			p.emit(ble.PairingDone{OK: true})
+			p.removeBondsExcept(dev)
 		}
+	}
+}
+
+// removeBondsExcept keeps only the bond just made. The appliance serves one
+// desktop, and the unpair command cannot be relied on to clear the old one:
+// the desktop's Forget during a write never sends it (buddy spec §2.3), and
+// a desktop that pairs afresh comes back as a new identity.
+func (p *Peripheral) removeBondsExcept(keep dbus.ObjectPath) {
+	objs, err := p.managedObjects()
+	if err != nil {
+		p.log.Warn("cannot list old bonds to remove them", "err", err)
+		return
+	}
+	for _, dev := range p.bondedDevices(objs) {
+		if dev == keep {
+			continue
+		}
+		if err := p.call(p.adapterPath(), ifaceAdapter+".RemoveDevice", dev).Err; err != nil {
+			p.log.Warn("removing an old bond failed", "central", centralName(dev), "err", err)
+			continue
+		}
+		p.log.Info("removed an old bond: a new central paired", "central", centralName(dev))
 	}
 }
 
@@ -213,23 +236,12 @@ func (p *Peripheral) RemoveBonds() error {
 	if err != nil {
 		return err
 	}
-	p.mu.Lock()
-	adapter := p.adapter
-	p.mu.Unlock()
+	adapter := p.adapterPath()
 	if adapter == "" {
 		return errors.New("bluez: not registered with an adapter yet")
 	}
 	var errs []error
-	for dev, ifaces := range objs {
-		props, ok := ifaces[ifaceDevice]
-		if !ok || !strings.HasPrefix(string(dev), string(adapter)+"/") {
-			continue
-		}
-		paired, _ := props["Paired"].Value().(bool)
-		bonded, _ := props["Bonded"].Value().(bool)
-		if !paired && !bonded {
-			continue
-		}
+	for _, dev := range p.bondedDevices(objs) {
 		if err := p.call(adapter, ifaceAdapter+".RemoveDevice", dev).Err; err != nil {
 			errs = append(errs, fmt.Errorf("bluez: removing bond %s: %w", centralName(dev), err))
 			continue
@@ -237,4 +249,28 @@ func (p *Peripheral) RemoveBonds() error {
 		p.log.Info("removed bond", "central", centralName(dev))
 	}
 	return errors.Join(errs...)
+}
+
+func (p *Peripheral) adapterPath() dbus.ObjectPath {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.adapter
+}
+
+// bondedDevices lists the paired or bonded devices of our adapter.
+func (p *Peripheral) bondedDevices(objs managedObjects) []dbus.ObjectPath {
+	adapter := p.adapterPath()
+	var devs []dbus.ObjectPath
+	for dev, ifaces := range objs {
+		props, ok := ifaces[ifaceDevice]
+		if !ok || adapter == "" || !strings.HasPrefix(string(dev), string(adapter)+"/") {
+			continue
+		}
+		paired, _ := props["Paired"].Value().(bool)
+		bonded, _ := props["Bonded"].Value().(bool)
+		if paired || bonded {
+			devs = append(devs, dev)
+		}
+	}
+	return devs
 }
