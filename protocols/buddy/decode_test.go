@@ -123,6 +123,19 @@ func TestTurnEventIsNotAHeartbeat(t *testing.T) {
 	}
 }
 
+// The desktop's own code sends turn events with no content key at all
+// (buddy spec §5.2): a turn, with no content, and no error.
+func TestTurnEventWithoutContent(t *testing.T) {
+	m, err := Decode([]byte(`{"evt":"turn","role":"assistant"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, ok := m.(TurnEvent)
+	if !ok || turn.Role != "assistant" || turn.Content != nil {
+		t.Fatalf("got %#v, want an assistant TurnEvent with nil Content", m)
+	}
+}
+
 func TestDecodeHeartbeatLeniency(t *testing.T) {
 	tests := []struct {
 		name string
