@@ -7,6 +7,9 @@
 #
 #   run.sh [SUITE...]   default: bookworm (BlueZ 5.66) trixie (BlueZ 5.82)
 #
+# VMTEST_GATE lists the suites whose failure fails the run (default: all);
+# the others run and print their verdicts as a warning only.
+#
 # Prints one verdict line per scenario and suite; exits 1 if any failed,
 # keeping the guests' logs (btmon, bluetoothd -d, claude-pi) in
 # $VMTEST_CACHE/failed-*. Guest images are cached in $VMTEST_CACHE
@@ -103,7 +106,12 @@ suite() {
 }
 
 failed=0
+gate=" ${VMTEST_GATE:-${suites[*]}} "
 for s in "${suites[@]}"; do
+	if [[ $gate != *" $s "* ]]; then
+		suite "$s" 1 || say "$s: FAILED, but it does not gate this run (VMTEST_GATE=${VMTEST_GATE:-})"
+		continue
+	fi
 	# One retry: under TCG on a shared 2-core host a guest can miss a
 	# timeout; a defect fails both attempts, and both print their verdicts.
 	suite "$s" 1 || { say "$s: trying once more"; suite "$s" 2; } || failed=1
