@@ -32,15 +32,12 @@ func (s *Server) serveLogtail(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
-	if channel == "stderr" {
-		// Merged into stdout here, so empty: supervisorctl fg follows both
-		// streams and would print "Cannot read" for a 404.
-		w.Header().Set("Content-Type", "text/plain;charset=utf-8")
-		w.Header().Set("Connection", "close")
-		w.WriteHeader(http.StatusOK)
-		return
-	}
-	s.follow(w, req, ps[0].Name)
+	// stderr is merged into stdout here, so its stream stays empty; it is
+	// still a stream that stays open until the client leaves, as
+	// supervisord's is: supervisorctl fg follows both and prints "Cannot
+	// read" for a 404, and answering and closing at once made its last
+	// CRLF (sent after the headers) meet a closed socket: BrokenPipe.
+	s.follow(w, req, ps[0].Name, channel == "stderr")
 }
 
 // serveMainLogtail is `supervisorctl maintail -f`.
@@ -49,34 +46,39 @@ func (s *Server) serveMainLogtail(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "mainlogtail needs GET", http.StatusBadRequest)
 		return
 	}
-	s.follow(w, req, "")
+	s.follow(w, req, "", false)
 }
 
 // follow takes the connection over from net/http. supervisorctl sends a
 // stray CRLF after its request headers, which net/http's background read
 // swallows as a "pipelined request", and from then on it no longer cancels
 // the request context when the client hangs up. Owning the connection lets
-// us watch for the hang-up ourselves.
-func (s *Server) follow(w http.ResponseWriter, req *http.Request, name string) {
+// us watch for the hang-up ourselves. An empty stream (stderr, merged
+// into stdout) sends no line but ends the same way.
+func (s *Server) follow(w http.ResponseWriter, req *http.Request, name string, empty bool) {
 	if !s.startTail() {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	}
 	defer s.tails.Done()
-	ch, stop, err := s.rpc.b.FollowLog(name)
-	if err != nil {
-		http.NotFound(w, req)
-		return
-	}
-	// Deferred after Done, so it runs first: Shutdown returns only once
-	// every subscription is released.
-	defer stop()
-	// Subscribe before taking the snapshot: a line written in between
-	// shows twice rather than not at all.
-	kept, _, err := s.rpc.b.Log(name)
-	if err != nil {
-		http.NotFound(w, req)
-		return
+	var ch <-chan []byte // nil for an empty stream: never ready
+	var kept []byte
+	if !empty {
+		lines, stop, err := s.rpc.b.FollowLog(name)
+		if err != nil {
+			http.NotFound(w, req)
+			return
+		}
+		// Deferred after Done, so it runs first: Shutdown returns only
+		// once every subscription is released.
+		defer stop()
+		// Subscribe before taking the snapshot: a line written in
+		// between shows twice rather than not at all.
+		if kept, _, err = s.rpc.b.Log(name); err != nil {
+			http.NotFound(w, req)
+			return
+		}
+		ch = lines
 	}
 	hj, ok := w.(http.Hijacker)
 	if !ok {
