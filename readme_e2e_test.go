@@ -51,6 +51,16 @@ func codeLines(section string) []string {
 	return out
 }
 
+// portsTakenHint explains an appliance that could not listen on README's
+// default ports: another program (often this same test in another
+// checkout) took one after the check at the start of the test.
+func portsTakenHint(stderr string) string {
+	if !strings.Contains(stderr, "address already in use") {
+		return ""
+	}
+	return fmt.Sprintf("\n%s or %s was taken by another program while this test ran (another checkout running this test?): README's commands use them; run it alone", simHTTP, simNUSListen)
+}
+
 // TestReadmeTryItWithoutHardware runs README's "Try it without hardware"
 // as written, as a new user would: a fresh HOME, no XDG_RUNTIME_DIR, the
 // default ports, "go run ." being the binary built once. Each command line
@@ -134,7 +144,7 @@ func TestReadmeTryItWithoutHardware(t *testing.T) {
 			select {
 			case banner = <-first:
 			case err := <-exited:
-				t.Fatalf("%s: the appliance exited: %v", line, err)
+				t.Fatalf("%s: the appliance exited: %v%s", line, err, portsTakenHint(applianceErr.String()))
 			case <-time.After(30 * time.Second):
 				t.Fatalf("%s: no first line within 30 s", line)
 			}
