@@ -10,12 +10,12 @@
 #include <Arduino.h>
 #include <M5Unified.h>
 
-#if __has_include(<driver/usb_serial_jtag.h>)
-#include <driver/usb_serial_jtag.h>
-#endif
+#include <soc/soc.h>
+#include <soc/usb_serial_jtag_reg.h>
 
 #include "device.h"
 #include "face.h"
+#include "usb_presence.h"
 
 namespace {
 
@@ -31,13 +31,13 @@ class UsbPort : public sc::Transport {
   }
 };
 
-bool UsbConnected() {
-#if __has_include(<driver/usb_serial_jtag.h>) && ESP_IDF_VERSION_MAJOR >= 5
-  return usb_serial_jtag_is_connected();  // SOF seen recently
-#else
-  return bool(Serial);  // HWCDC tracks SOF on older cores (UNVERIFIED)
-#endif
-}
+// UsbConnected: did the host's SOF frame index move since the last poll?
+// Read straight from the USB Serial/JTAG register, the same on ESP-IDF 4.4
+// (arduino-esp32 2.0.17, what platformio.ini pins) and 5.x; IDF 4.4 has no
+// usb_serial_jtag_is_connected(), and HWCDC's bool() there is not an SOF
+// check. Reading the register has no side effect on the CDC driver.
+sc::SofWatch gSof;  // protocol task only
+bool UsbConnected() { return gSof.Update(REG_READ(USB_SERIAL_JTAG_FRAM_NUM_REG)); }
 
 // ---- speaker: M5.Speaker keeps a pointer to what it plays, so samples are
 // copied into rotating slots; at most two are in use (playing + queued).

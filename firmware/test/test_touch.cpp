@@ -6,6 +6,7 @@
 
 #include "helpers.h"
 #include "touch.h"
+#include "usb_presence.h"
 
 using namespace sc;
 
@@ -186,4 +187,14 @@ TEST_CASE("touch actions reach the Device: a tap on OK approves, a head swipe st
   REQUIRE(evs.size() == 1);
   CHECK(evs[0]["type"] == "approval.response");
   CHECK(evs[0]["decision"] == "approve");
+}
+
+TEST_CASE("USB presence: the SOF frame index moving means a host; frozen or first sample means none") {
+  SofWatch w;
+  CHECK_FALSE(w.Update(100));  // first sample: nothing to compare
+  CHECK(w.Update(102));        // 2 ms later: two SOFs
+  CHECK_FALSE(w.Update(102));  // frozen: no host (or suspended)
+  CHECK(w.Update(0x7FF));
+  CHECK(w.Update(0x001));      // wraps at 11 bits
+  CHECK_FALSE(w.Update(0xF801));  // only bits 10:0 count: same index 1
 }
