@@ -281,7 +281,12 @@ func (r *root) stopProc(p *proc) error {
 		return nil
 	}
 	p.state = Stopping
-	r.ctx.Stop(p.live)
+	// Poison, not Stop: Stop is a system message and overtakes the user
+	// messages already queued, so a publisher would handle Stopping before
+	// the Unsubscribe its subscriber sent while stopping first, and publish
+	// its last state to an actor that is gone. A poison pill is queued
+	// behind them; a crash (fail) still stops at once.
+	r.ctx.Poison(p.live)
 	return nil
 }
 

@@ -262,11 +262,18 @@ func (a *Actor) loadPack() {
 	}
 	a.loading = true
 	dir := PackDir(a.cfg.DataDir)
-	system, self := a.system, a.self
+	system, self, quit := a.system, a.self, a.quit
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
 		ch, name, err := LoadPack(dir)
+		select {
+		case <-quit:
+			// Stopping ran while the pack loaded: nobody is left to
+			// show it, and a send now would be a dead letter.
+			return
+		default:
+		}
 		system.Root.Send(self, packLoaded{ch, name, err})
 	}()
 }
