@@ -231,3 +231,42 @@ func TestPendingLongPollOutlivesTheTimeouts(t *testing.T) {
 	}
 	waitFor(t, "the hook's connection closed once idle", func() bool { return r.state(t).Conns == 0 })
 }
+
+// TestPairedClientOutrunsTheStrangersRateLimit: a paired computer has its
+// own bucket. The real CLI fires a hook per tool call and event, several
+// within milliseconds, and a 429 there loses the prompt (the CLI denies
+// the call), so 60 back-to-back events all get through, while a stranger
+// from the same address is still cut off after the strangers' burst.
+func TestPairedClientOutrunsTheStrangersRateLimit(t *testing.T) {
+	r := newRig(t)
+	addr := r.state(t).Addr
+	hc := r.httpClient(t)
+	body, _ := json.Marshal(hookbridge.Event{Session: "s-busy", Event: "PreToolUse", Project: "engine"})
+	for i := range 60 {
+		resp, err := hc.Post("https://"+addr+hookbridge.PathEvent, "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			t.Fatalf("event %d of a paired client was rate limited", i)
+		}
+	}
+	sc := stranger(t, "mallory")
+	limited := false
+	for range 60 {
+		resp, err := sc.Post("https://"+addr+hookbridge.PathEvent, "application/json", bytes.NewReader([]byte("{}")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Fatal("60 back-to-back requests of a stranger were never rate limited")
+	}
+}

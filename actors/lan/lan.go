@@ -249,13 +249,14 @@ func (a *Actor) start(c actor.Context) {
 	a.addr = ln.Addr().String()
 	system, self := a.system, a.self
 	s := &server{
-		send:      func(m any) { system.Root.Send(self, m) },
-		paired:    &a.paired,
-		device:    a.o.Device,
-		maxWait:   a.o.MaxWait,
-		pairTTL:   a.o.PairTimeout,
-		limit:     newLimiter(10, 30),
-		pairLimit: newLimiter(1/pairEvery.Seconds(), pairBurst),
+		send:        func(m any) { system.Root.Send(self, m) },
+		paired:      &a.paired,
+		device:      a.o.Device,
+		maxWait:     a.o.MaxWait,
+		pairTTL:     a.o.PairTimeout,
+		limit:       newLimiter(10, 30),
+		clientLimit: newLimiter(100, 300),
+		pairLimit:   newLimiter(1/pairEvery.Seconds(), pairBurst),
 	}
 	own := id.Certificate[0]
 	a.srv = &http.Server{

@@ -59,6 +59,12 @@ type server struct {
 	// wait extends a connection's deadlines.
 	hold  time.Duration
 	limit *limiter
+	// clientLimit is a paired computer's own bucket, by certificate: the
+	// real CLI fires several hooks per tool call (three calls in one
+	// message come within milliseconds), so the stranger's 10/s would
+	// turn a busy session's prompt into a 429 and a denied call. It still
+	// bounds a runaway client.
+	clientLimit *limiter
 	// pairLimit is a second, much slower bucket for pairing requests:
 	// each one puts a code on the Pi's screen, so a stranger gets a few
 	// tries, then one every pairEvery.
@@ -85,7 +91,13 @@ func (s *server) handler() http.Handler {
 func (s *server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		if !s.limit.allow(host, time.Now()) {
+		bucket, key := s.limit, host
+		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+			if fp := fingerprint(r); s.isPaired(fp) {
+				bucket, key = s.clientLimit, fp
+			}
+		}
+		if !bucket.allow(key, time.Now()) {
 			http.Error(w, "rate limited", http.StatusTooManyRequests)
 			return
 		}
@@ -102,9 +114,14 @@ func fingerprint(r *http.Request) string {
 	return hookbridge.Fingerprint(r.TLS.PeerCertificates[0].Raw)
 }
 
+func (s *server) isPaired(fp string) bool {
+	m := s.paired.Load()
+	return m != nil && (*m)[fp]
+}
+
 func (s *server) authed(w http.ResponseWriter, r *http.Request) (string, bool) {
 	fp := fingerprint(r)
-	if m := s.paired.Load(); m == nil || !(*m)[fp] {
+	if !s.isPaired(fp) {
 		http.Error(w, "not paired (run claude-pi pair)", http.StatusForbidden)
 		return "", false
 	}
