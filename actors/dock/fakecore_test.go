@@ -40,7 +40,10 @@ type fakeCore struct {
 	sent      map[uint16]int64 // PCM bytes per stream
 	micStarts []uint16
 	micStops  []uint16
-	pcmBytes  int64
+	// micStopsAnswered is len(micStops) when one was let through to be
+	// answered with MIC_STOPPED; later ones crossed that answer in flight.
+	micStopsAnswered int
+	pcmBytes         int64
 }
 
 func newFakeCore(t testing.TB, caps wire.Caps) *fakeCore {
@@ -101,6 +104,9 @@ func (f *fakeCore) control(fw docktest.Firmware, code wire.Control, fr wire.Fram
 		if f.lostMicStops > 0 {
 			f.lostMicStops--
 			return true // lost on the way: the host must resend
+		}
+		if f.micStopsAnswered == 0 {
+			f.micStopsAnswered = len(f.micStops)
 		}
 	case wire.CtrlSpeakerText:
 		f.captions = append(f.captions, string(fr.Payload))
