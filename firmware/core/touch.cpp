@@ -4,24 +4,6 @@
 
 namespace sc {
 
-const char* ApprovalButtonName(ApprovalButton b) {
-  switch (b) {
-    case ApprovalButton::Ng: return "ng";
-    case ApprovalButton::Middle: return "middle";
-    case ApprovalButton::Ok: return "ok";
-    default: return "none";
-  }
-}
-
-const char* GestureName(Gesture g) {
-  switch (g) {
-    case Gesture::Tap: return "tap";
-    case Gesture::SwipeForward: return "swipe forward";
-    case Gesture::SwipeBackward: return "swipe backward";
-    default: return "none";
-  }
-}
-
 ApprovalButton ApprovalButtonAt(int x, int y) {
   if (x < 0 || x >= kScreenWidth || y < kButtonsY || y >= kButtonsY + kButtonH) return ApprovalButton::None;
   if (x < kNgMiddleSplitX) return ApprovalButton::Ng;

@@ -31,7 +31,6 @@ constexpr Rect kOkButtonRect{216, kButtonsY, 100, kButtonH};
 constexpr int kNgMiddleSplitX = 107, kMiddleOkSplitX = 213;
 
 enum class ApprovalButton : uint8_t { None, Ng, Middle, Ok };
-const char* ApprovalButtonName(ApprovalButton b);
 
 // ApprovalButtonAt: the button a tap at (x, y) presses (None off the band
 // or off the screen).
@@ -49,7 +48,6 @@ struct TouchPoint {
 };
 
 enum class Gesture : uint8_t { None, Tap, SwipeForward, SwipeBackward };
-const char* GestureName(Gesture g);
 
 struct GestureEvent {
   Gesture kind = Gesture::None;
