@@ -80,13 +80,15 @@ func radioLink(b BLEConfig, sec drv.Security, log *slog.Logger) *drv.Reopening {
 		}}
 	}
 	return &drv.Reopening{Pairs: true, Open: func() (drv.Peripheral, func(), error) {
-		conn, err := dbus.ConnectSystemBus()
-		if err != nil {
-			return nil, nil, fmt.Errorf("bluez: connecting to the D-Bus system bus: %w (is dbus running? is the user in the bluetooth group?)", err)
+		connect := func(o ...dbus.ConnOption) (*dbus.Conn, error) {
+			conn, err := dbus.ConnectSystemBus(o...)
+			if err != nil {
+				return nil, fmt.Errorf("bluez: connecting to the D-Bus system bus: %w (is dbus running? is the user in the bluetooth group?)", err)
+			}
+			return conn, nil
 		}
-		p, err := bluez.New(conn, &bluez.Options{Name: b.Name, Security: sec, Adapter: b.Adapter, Logger: log})
+		p, conn, err := bluez.Dial(connect, &bluez.Options{Name: b.Name, Security: sec, Adapter: b.Adapter, Logger: log})
 		if err != nil {
-			conn.Close()
 			return nil, nil, err
 		}
 		return p, func() { conn.Close() }, nil

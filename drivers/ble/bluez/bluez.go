@@ -51,6 +51,7 @@ type Peripheral struct {
 	paths objectPaths
 	log   *slog.Logger
 	kick  chan string // asks Run to re-register (reason)
+	rxq   *rxQueue    // RX writes in arrival order; set by Dial
 
 	mu      sync.Mutex
 	ctx     context.Context
@@ -69,8 +70,9 @@ type Peripheral struct {
 
 var _ ble.Peripheral = (*Peripheral)(nil)
 
-// New returns a Peripheral on conn, normally dbus.SystemBus(). It does not
-// touch the bus until Run.
+// New returns a Peripheral on conn. It does not touch the bus until Run.
+// Prefer Dial: on a connection New did not make, godbus may hand RX writes
+// that are in flight together to the owner out of order (rxorder.go).
 func New(conn *dbus.Conn, opts *Options) (*Peripheral, error) {
 	if conn == nil {
 		return nil, errors.New("bluez: no D-Bus connection")
@@ -127,6 +129,9 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 	p.mu.Lock()
 	p.ctx, p.events = ctx, events
 	p.mu.Unlock()
+	if p.rxq != nil {
+		go p.pumpRX(ctx)
+	}
 	if err := p.export(); err != nil {
 		return err
 	}

@@ -35,10 +35,11 @@ func start(t *testing.T, opts Options) *rig {
 	if opts.Retry == 0 {
 		opts.Retry = 50 * time.Millisecond
 	}
-	p, err := New(dial(t, addr), &opts)
+	p, conn, err := Dial(func(o ...dbus.ConnOption) (*dbus.Conn, error) { return dbus.Connect(addr, o...) }, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { conn.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &rig{t: t, fake: fake, p: p, events: make(chan ble.Event, 64), cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- p.Run(ctx, r.events) }()

@@ -93,9 +93,14 @@ func (a app) GetManagedObjects() (map[dbus.ObjectPath]map[string]map[string]dbus
 type rxChar struct{ p *Peripheral }
 
 // WriteValue implements GattCharacteristic1.WriteValue. BlueZ only calls
-// it once the link meets the characteristic's security flags.
-func (c rxChar) WriteValue(value []byte, options map[string]dbus.Variant) *dbus.Error {
-	c.p.received(value, options)
+// it once the link meets the characteristic's security flags. On a
+// connection made by Dial the write was already queued in bluetoothd's
+// order (rxorder.go); msg is the raw call, which godbus leaves out of the
+// D-Bus signature.
+func (c rxChar) WriteValue(msg dbus.Message, value []byte, options map[string]dbus.Variant) *dbus.Error {
+	if !c.p.awaitRX(msg) {
+		c.p.received(value, options)
+	}
 	return nil
 }
 
