@@ -306,8 +306,19 @@ func TestClaudeCodeCLI(t *testing.T) {
 	})
 
 	t.Run("two sessions at once", func(t *testing.T) {
-		c1 := r.start(t, "two-a", "create E", plan{turns: [][]toolCall{{bash("touch E")}}, final: "Done."})
-		c2 := r.start(t, "two-b", "create F", plan{turns: [][]toolCall{{bash("touch F")}}, final: "Done."})
+		var c1, c2 *cliRun
+		// Registered before the runs, so it runs after their cleanups
+		// killed them: what each CLI printed is whole, and it says which
+		// one never asked when a prompt is missing.
+		t.Cleanup(func() {
+			for _, c := range []*cliRun{c1, c2} {
+				if t.Failed() && c != nil {
+					t.Logf("claude -p (%s) printed:\n%s", c.name, c.out.String())
+				}
+			}
+		})
+		c1 = r.start(t, "two-a", "create E", plan{turns: [][]toolCall{{bash("touch E")}}, final: "Done."})
+		c2 = r.start(t, "two-b", "create F", plan{turns: [][]toolCall{{bash("touch F")}}, final: "Done."})
 		poll(t, time.Minute, "both prompts on the Pi", func() bool { return a.uiView(t).Of == 2 })
 		// Answered in the order they are shown, whichever came first.
 		for range 2 {
