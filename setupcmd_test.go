@@ -168,7 +168,6 @@ func changes(before, after map[string]string) string {
 	return out.String()
 }
 
-
 func runSetup(t *testing.T, root string, args ...string) (string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -266,9 +265,9 @@ func TestSetupRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := fakeRoot(t, map[string]string{
-		"proc/device-tree/model":   "Raspberry Pi 4 Model B Rev 1.5\x00",
-		"etc/os-release":           "PRETTY_NAME=\"Ubuntu 24.04 LTS\"\n",
-		"boot/firmware/config.txt": "[all]\n",
+		"proc/device-tree/model":    "Raspberry Pi 4 Model B Rev 1.5\x00",
+		"etc/os-release":            "PRETTY_NAME=\"Ubuntu 24.04 LTS\"\n",
+		"boot/firmware/config.txt":  "[all]\n",
 		"etc/claude-pi/config.toml": "",
 	})
 	noBoot := fakeRoot(t, map[string]string{
