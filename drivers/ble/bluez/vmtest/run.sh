@@ -7,6 +7,8 @@
 #
 #   run.sh [SUITE...]   default: bookworm (BlueZ 5.66) trixie (BlueZ 5.82)
 #
+# VMTEST_ONLY lists scenarios to run (names as in the verdict lines, e.g.
+# "bonded-reconnect"); the first pairing always runs. Default: all.
 # VMTEST_GATE lists the suites whose failure fails the run (default: all);
 # the others run and print their verdicts as a warning only.
 #
@@ -71,6 +73,7 @@ suite() {
 	bluez=$(sed -n 's/^bluez=\([0-9.]*\).*/\1/p' "$dir/versions.txt")
 	run=$work/$suite-$attempt
 	mkdir -p "$run/share" "$run/out/pi" "$run/out/desk"
+	[ -z "${VMTEST_ONLY:-}" ] || echo "$VMTEST_ONLY" > "$run/share/only"
 	cp "$work/claude-pi" "$work/vmtest" "$run/"
 	cat "$dir/rootfs.cpio" "$work/init.cpio" > "$run/initrd"
 	s0=$(date +%s)

@@ -1,0 +1,72 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// deskAgent types the passkey the pi's screen shows, as the user would.
+type deskAgent struct{ d *desk }
+
+func (a deskAgent) Release() *dbus.Error { return nil }
+func (a deskAgent) RequestPasskey(dev dbus.ObjectPath) (uint32, *dbus.Error) {
+	a.d.mu.Lock()
+	refuse := a.d.refuse
+	a.d.mu.Unlock()
+	if refuse {
+		logf("desk: agent refuses to pair")
+		return 0, dbus.NewError("org.bluez.Error.Rejected", nil)
+	}
+	code, err := a.d.freshPasskey(30 * time.Second)
+	if err != nil {
+		logf("desk: agent: %v", err)
+		return 0, dbus.NewError("org.bluez.Error.Canceled", []any{err.Error()})
+	}
+	// Base 10 always: the screen zero-pads ("062152"), which fmt.Sscan
+	// would read as octal.
+	n, perr := strconv.ParseUint(code, 10, 32)
+	if perr != nil {
+		return 0, dbus.NewError("org.bluez.Error.Canceled", []any{perr.Error()})
+	}
+	logf("desk: agent types passkey %s", code)
+	return uint32(n), nil
+}
+func (a deskAgent) RequestPinCode(dev dbus.ObjectPath) (string, *dbus.Error) {
+	return "", dbus.NewError("org.bluez.Error.Rejected", nil)
+}
+func (a deskAgent) DisplayPasskey(dev dbus.ObjectPath, passkey uint32, entered uint16) *dbus.Error {
+	return nil
+}
+func (a deskAgent) DisplayPinCode(dev dbus.ObjectPath, pin string) *dbus.Error { return nil }
+func (a deskAgent) RequestConfirmation(dev dbus.ObjectPath, passkey uint32) *dbus.Error {
+	logf("desk: agent was asked to confirm %06d: the appliance must not offer numeric comparison", passkey)
+	return dbus.NewError("org.bluez.Error.Rejected", nil)
+}
+func (a deskAgent) RequestAuthorization(dev dbus.ObjectPath) *dbus.Error {
+	return dbus.NewError("org.bluez.Error.Rejected", nil)
+}
+func (a deskAgent) AuthorizeService(dev dbus.ObjectPath, uuid string) *dbus.Error { return nil }
+func (a deskAgent) Cancel() *dbus.Error                                           { return nil }
+
+// freshPasskey waits for a passkey the screen has not shown before.
+func (d *desk) freshPasskey(wait time.Duration) (string, error) {
+	d.mu.Lock()
+	seen := d.passkeys
+	d.mu.Unlock()
+	var pi shared
+	if !waitFor(wait, func() bool {
+		return readJSON(filepath.Join(d.share, "pi.json"), &pi) == nil && pi.Passkeys > seen && pi.Link.Passkey != ""
+	}) {
+		return "", fmt.Errorf("no new passkey on the appliance's screen within %v", wait)
+	}
+	d.mu.Lock()
+	d.passkeys = pi.Passkeys
+	d.mu.Unlock()
+	return pi.Passkey, nil
+}
