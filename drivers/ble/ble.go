@@ -79,6 +79,10 @@ const DefaultMTU = 23
 // never queued across connections.
 var ErrNotSubscribed = errors.New("ble: no central subscribed to TX notifications")
 
+// ErrNoBonds is RemoveBonds' answer on a backend that cannot pair (hci,
+// sim): an open link keeps no bonds, so there is nothing to forget.
+var ErrNoBonds = errors.New(`ble: this link cannot pair (security "open", or the hci or sim backend), so it keeps no bonds: nothing to forget`)
+
 // Peripheral is one BLE backend serving NUS.
 type Peripheral interface {
 	// Run registers the service and starts advertising, then reports link
@@ -91,8 +95,12 @@ type Peripheral interface {
 	Notify(p []byte) error
 	// MTU is the current ATT MTU (DefaultMTU when unknown).
 	MTU() int
-	// RemoveBonds forgets every bonded central (the unpair command).
-	RemoveBonds() error
+	// RemoveBonds forgets every bonded central so that a desktop can pair
+	// afresh: the desktop's unpair command, and the Pi's own "Forget
+	// Bluetooth pairing?" screen. It leaves the device pairable and
+	// advertising, and returns how many bonds it removed. A backend that
+	// cannot pair keeps no bonds and returns ErrNoBonds.
+	RemoveBonds() (removed int, err error)
 	// CanPair reports whether this backend can encrypt a link at all.
 	CanPair() bool
 }

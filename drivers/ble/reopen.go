@@ -73,14 +73,14 @@ func (r *Reopening) MTU() int {
 
 // RemoveBonds implements Peripheral. Between runs a link that pairs
 // cannot reach its bonds; one that never pairs has none to remove.
-func (r *Reopening) RemoveBonds() error {
+func (r *Reopening) RemoveBonds() (int, error) {
 	if p := r.current(); p != nil {
 		return p.RemoveBonds()
 	}
 	if !r.Pairs {
-		return nil
+		return 0, ErrNoBonds
 	}
-	return errors.New("ble: the link is not running; cannot remove bonds now")
+	return 0, errors.New("ble: the link is not running (restarting?); cannot remove bonds now: try again in a few seconds")
 }
 
 // CanPair implements Peripheral.

@@ -24,7 +24,7 @@ func TestReopeningOpensEachRun(t *testing.T) {
 	if err := r.Notify([]byte("x")); !errors.Is(err, ble.ErrNotSubscribed) {
 		t.Errorf("Notify before Run = %v, want ErrNotSubscribed", err)
 	}
-	if r.MTU() != ble.DefaultMTU || !r.CanPair() || r.RemoveBonds() == nil {
+	if _, err := r.RemoveBonds(); r.MTU() != ble.DefaultMTU || !r.CanPair() || err == nil {
 		t.Errorf("idle: MTU %d, CanPair %v, RemoveBonds must fail on a link that pairs", r.MTU(), r.CanPair())
 	}
 	for run := 1; run <= 2; run++ {
@@ -46,7 +46,7 @@ func TestReopeningOpensEachRun(t *testing.T) {
 		if err := cur.ExchangeMTU(185); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.RemoveBonds(); err != nil || cur.BondsRemoved() != 1 {
+		if _, err := r.RemoveBonds(); err != nil || cur.BondsRemoved() != 1 {
 			t.Errorf("run %d: RemoveBonds = %v, %d removed by the running fake", run, err, cur.BondsRemoved())
 		}
 		cancel()
@@ -68,8 +68,8 @@ func TestReopeningOpenFails(t *testing.T) {
 	if err := r.Run(context.Background(), make(chan ble.Event)); !errors.Is(err, broken) {
 		t.Fatalf("Run = %v, want the open error", err)
 	}
-	// A link that never pairs has no bonds: removing them is no error.
-	if r.MTU() != 185 || r.CanPair() || r.RemoveBonds() != nil {
-		t.Errorf("idle sim-like link: MTU %d, CanPair %v, RemoveBonds %v", r.MTU(), r.CanPair(), r.RemoveBonds())
+	// A link that never pairs has no bonds, and says so.
+	if _, err := r.RemoveBonds(); r.MTU() != 185 || r.CanPair() || !errors.Is(err, ble.ErrNoBonds) {
+		t.Errorf("idle sim-like link: MTU %d, CanPair %v, RemoveBonds %v (want ErrNoBonds)", r.MTU(), r.CanPair(), err)
 	}
 }

@@ -70,6 +70,7 @@ func (f *Fake) Secure() error {
 		return errors.New("bletest: Secure on a fake that cannot pair (NewFake(false))")
 	}
 	f.secured = true
+	f.bonded[f.central] = true
 	f.push(ble.Secured{Encrypted: true})
 	return nil
 }
@@ -110,12 +111,17 @@ func (f *Fake) Disconnect() error {
 	if f.central == "" {
 		return errNoCentral
 	}
+	f.disconnect()
+	return nil
+}
+
+// disconnect drops the connected central; f.mu must be held.
+func (f *Fake) disconnect() {
 	if f.secured {
 		f.push(ble.Secured{Encrypted: false})
 	}
 	f.push(ble.Disconnected{Central: f.central})
 	f.central, f.mtu, f.subscribe, f.secured = "", ble.DefaultMTU, false, false
-	return nil
 }
 
 // Push queues any event as is, for what the helpers above do not cover
@@ -203,6 +209,18 @@ func (f *Fake) FailRemoveBonds(err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.bondsErr = err
+}
+
+// Bonds lists the centrals bonded now (each one that called Secure, until
+// RemoveBonds), in no order.
+func (f *Fake) Bonds() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for c := range f.bonded {
+		out = append(out, c)
+	}
+	return out
 }
 
 // BondsRemoved counts RemoveBonds calls.

@@ -42,7 +42,8 @@ type Fake struct {
 	read      int // notifications consumed by NextNotification
 	notifyErr error
 	bondsErr  error
-	bonds     int
+	bonds     int             // RemoveBonds calls
+	bonded    map[string]bool // centrals that paired (Secure), as bluez keeps them
 }
 
 var _ ble.Peripheral = (*Fake)(nil)
@@ -50,7 +51,7 @@ var _ ble.Peripheral = (*Fake)(nil)
 // NewFake returns a Fake with no central connected. pairable is what
 // CanPair reports: true imitates the bluez backend, false hci and sim.
 func NewFake(pairable bool) *Fake {
-	return &Fake{changed: make(chan struct{}), pairable: pairable, mtu: ble.DefaultMTU}
+	return &Fake{changed: make(chan struct{}), pairable: pairable, mtu: ble.DefaultMTU, bonded: map[string]bool{}}
 }
 
 // String names the fake in logs.
@@ -146,12 +147,27 @@ func (f *Fake) MTU() int {
 	return f.mtu
 }
 
-// RemoveBonds counts the call and returns the error set by FailRemoveBonds.
-func (f *Fake) RemoveBonds() error {
+// RemoveBonds counts the call and returns the error set by
+// FailRemoveBonds, or else forgets every bond and returns how many there
+// were. Like bluez, removing the connected central's bond drops its link.
+// A fake that cannot pair returns ble.ErrNoBonds, as hci and sim do.
+func (f *Fake) RemoveBonds() (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.bonds++
-	return f.bondsErr
+	switch {
+	case f.bondsErr != nil:
+		return 0, f.bondsErr
+	case !f.pairable:
+		return 0, ble.ErrNoBonds
+	}
+	n := len(f.bonded)
+	if f.central != "" && f.bonded[f.central] {
+		f.disconnect()
+	}
+	clear(f.bonded)
+	f.broadcast()
+	return n, nil
 }
 
 // CanPair reports what NewFake was given.

@@ -218,9 +218,11 @@ func TestInjectedFailures(t *testing.T) {
 	f.FailNotify(nil)
 	must(t, f.Notify([]byte("x")))
 
-	must(t, f.RemoveBonds())
+	if _, err := f.RemoveBonds(); err != nil {
+		t.Fatal(err)
+	}
 	f.FailRemoveBonds(boom)
-	if err := f.RemoveBonds(); !errors.Is(err, boom) {
+	if _, err := f.RemoveBonds(); !errors.Is(err, boom) {
 		t.Fatalf("RemoveBonds = %v, want boom", err)
 	}
 	if f.BondsRemoved() != 2 {
@@ -260,4 +262,36 @@ func TestRunTwiceAndDrainTimeout(t *testing.T) {
 		}
 	}
 	stop2()
+}
+
+// A central that paired is bonded until RemoveBonds, which drops its link
+// as bluez does; a fake that cannot pair has no bonds to forget.
+func TestRemoveBondsForgetsPairedCentralsAndDropsTheLink(t *testing.T) {
+	f := NewFake(true)
+	events, stop := run(t, f)
+	defer stop()
+	next(t, events) // Advertising
+	must(t, errors.Join(f.Connect("AA"), f.Secure(), f.Disconnect(), f.Connect("BB"), f.Secure()))
+	if got := len(f.Bonds()); got != 2 {
+		t.Fatalf("%d bonds after two pairings, want 2", got)
+	}
+	n, err := f.RemoveBonds()
+	if err != nil || n != 2 || len(f.Bonds()) != 0 || f.Connected() != "" {
+		t.Fatalf("RemoveBonds = %d, %v; bonds left %v, connected %q: want 2 removed, none left, link down", n, err, f.Bonds(), f.Connected())
+	}
+	// Connected, Secured, Secured, Disconnected, Connected, Secured, then
+	// the two RemoveBonds causes.
+	var tail []ble.Event
+	for range 8 {
+		tail = append(tail, next(t, events))
+	}
+	if tail[6] != (ble.Secured{Encrypted: false}) || tail[7] != (ble.Disconnected{Central: "BB"}) {
+		t.Fatalf("events after RemoveBonds %#v, want Secured{false} then Disconnected BB", tail[6:])
+	}
+	if n, err := f.RemoveBonds(); n != 0 || err != nil {
+		t.Fatalf("RemoveBonds with no bonds = %d, %v, want 0, nil", n, err)
+	}
+	if _, err := NewFake(false).RemoveBonds(); !errors.Is(err, ble.ErrNoBonds) {
+		t.Fatalf("RemoveBonds on a fake that cannot pair = %v, want ErrNoBonds", err)
+	}
 }

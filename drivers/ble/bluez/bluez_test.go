@@ -278,13 +278,47 @@ func TestRemoveBondsRemovesOnlyPairedDevices(t *testing.T) {
 	r.fake.addDevice(paired, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
 	r.fake.addDevice(bonded, map[string]dbus.Variant{"Paired": dbus.MakeVariant(false), "Bonded": dbus.MakeVariant(true)})
 	r.fake.addDevice(stranger, map[string]dbus.Variant{"Paired": dbus.MakeVariant(false)})
-	if err := r.p.RemoveBonds(); err != nil {
-		t.Fatal(err)
+	if n, err := r.p.RemoveBonds(); err != nil || n != 2 {
+		t.Fatalf("RemoveBonds = %d, %v, want 2 removed", n, err)
 	}
 	r.fake.mu.Lock()
 	defer r.fake.mu.Unlock()
 	if len(r.fake.removed) != 2 || r.fake.devices[stranger] == nil {
 		t.Fatalf("removed %v, want the paired and the bonded device only", r.fake.removed)
+	}
+}
+
+// The Pi's "Forget Bluetooth pairing?" (and unpair) with the desktop
+// connected and bonded: every bond goes, the desktop's link with it, the
+// adapter is pairable again and the advertisement is back, so the desktop
+// can pair afresh with a new passkey.
+func TestRemoveBondsDropsTheCentralAndIsPairableAgain(t *testing.T) {
+	r := start(t, Options{})
+	connect(r)
+	r.fake.changeDevice(dev, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
+	want[ble.PairingDone](r)
+	old := dbus.ObjectPath("/org/bluez/hci0/dev_11_22_33_44_55_66")
+	r.fake.addDevice(old, map[string]dbus.Variant{"Bonded": dbus.MakeVariant(true)})
+	r.fake.mu.Lock()
+	r.fake.unpairable = true // a PairableTimeout ran out
+	regs := r.fake.advRegs
+	r.fake.mu.Unlock()
+
+	n, err := r.p.RemoveBonds()
+	if err != nil || n != 2 {
+		t.Fatalf("RemoveBonds = %d, %v, want both bonds removed", n, err)
+	}
+	if ev := want[ble.Disconnected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+		t.Fatalf("disconnected %+v, want the bonded desktop", ev)
+	}
+	if ev := want[ble.Advertising](r); !ev.On {
+		t.Fatalf("after the bonds went: %+v, want advertising", ev)
+	}
+	r.fake.mu.Lock()
+	defer r.fake.mu.Unlock()
+	if len(r.fake.devices) != 0 || r.fake.unpairable || r.fake.advRegs <= regs {
+		t.Fatalf("devices left %v, pairable %v, advertisement registered again %v: want none, true, true",
+			r.fake.devices, !r.fake.unpairable, r.fake.advRegs > regs)
 	}
 }
 

@@ -101,6 +101,7 @@ type fakeBlueZ struct {
 	registerErr *dbus.Error
 	extra       map[dbus.ObjectPath]bool // more adapters: path -> can serve GATT + LE adverts
 	advAdapter  dbus.ObjectPath          // where the advertisement was registered
+	unpairable  bool                     // the adapter's Pairable is false
 
 	calls chan string // "agent", "default-agent", "app", "adv", "unadv", "remove"
 }
@@ -118,6 +119,7 @@ func newFakeBlueZ(t *testing.T, addr string) *fakeBlueZ {
 	export(fakeGattMgr{f}, adapterPath, ifaceGattManager)
 	export(fakeAdvMgr{f, adapterPath}, adapterPath, ifaceAdvManager)
 	export(fakeAdapter{f}, adapterPath, ifaceAdapter)
+	export(fakeAdapterProps{f}, adapterPath, ifaceProps)
 	reply, err := f.conn.RequestName(busName, dbus.NameFlagDoNotQueue)
 	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("fake bluetoothd cannot own %s: %v %v", busName, reply, err)
@@ -206,7 +208,8 @@ func (r fakeRoot) GetManagedObjects() (map[dbus.ObjectPath]map[string]map[string
 	}
 	if !f.noAdapter {
 		objs[adapterPath] = map[string]map[string]dbus.Variant{
-			ifaceAdapter:     {"Powered": dbus.MakeVariant(true), "Address": dbus.MakeVariant("B8:27:EB:00:00:01")},
+			ifaceAdapter: {"Powered": dbus.MakeVariant(true), "Address": dbus.MakeVariant("B8:27:EB:00:00:01"),
+				"Pairable": dbus.MakeVariant(!f.unpairable)},
 			ifaceGattManager: {},
 			ifaceAdvManager:  {},
 		}
@@ -289,11 +292,32 @@ func (m fakeAdvMgr) UnregisterAdvertisement(adv dbus.ObjectPath) *dbus.Error {
 
 type fakeAdapter struct{ f *fakeBlueZ }
 
+// RemoveDevice drops the device and, as bluetoothd does (after taking a
+// connected device's link down), announces InterfacesRemoved.
 func (a fakeAdapter) RemoveDevice(dev dbus.ObjectPath) *dbus.Error {
 	a.f.mu.Lock()
 	a.f.removed = append(a.f.removed, dev)
 	delete(a.f.devices, dev)
 	a.f.mu.Unlock()
+	if err := a.f.conn.Emit("/", ifaceObjManager+".InterfacesRemoved", dev, []string{ifaceDevice}); err != nil {
+		return dbus.MakeFailedError(err)
+	}
 	a.f.record("remove")
+	return nil
+}
+
+// fakeAdapterProps takes the one adapter property the peripheral sets
+// when it finds it off: Pairable.
+type fakeAdapterProps struct{ f *fakeBlueZ }
+
+func (p fakeAdapterProps) Set(iface, name string, v dbus.Variant) *dbus.Error {
+	on, ok := v.Value().(bool)
+	if iface != ifaceAdapter || name != "Pairable" || !ok {
+		return dbus.MakeFailedError(errUnknownInterface(iface + "." + name))
+	}
+	p.f.mu.Lock()
+	p.f.unpairable = !on
+	p.f.mu.Unlock()
+	p.f.record("pairable")
 	return nil
 }

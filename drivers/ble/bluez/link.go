@@ -3,6 +3,7 @@ package bluez
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -163,16 +164,28 @@ func (p *Peripheral) removeBondsExcept(keep dbus.ObjectPath) {
 		p.log.Warn("cannot list old bonds to remove them", "err", err)
 		return
 	}
+	_, errs := p.removeBonds(objs, keep, "removed an old bond: a new central paired")
+	for _, err := range errs {
+		p.log.Warn("removing an old bond failed", "err", err)
+	}
+}
+
+// removeBonds removes every bond of our adapter but keep's ("" keeps
+// none) with the adapter's RemoveDevice, logging each one removed.
+func (p *Peripheral) removeBonds(objs managedObjects, keep dbus.ObjectPath, why string) (removed int, errs []error) {
+	adapter := p.adapterPath()
 	for _, dev := range p.bondedDevices(objs) {
 		if dev == keep {
 			continue
 		}
-		if err := p.call(p.adapterPath(), ifaceAdapter+".RemoveDevice", dev).Err; err != nil {
-			p.log.Warn("removing an old bond failed", "central", centralName(dev), "err", err)
+		if err := p.call(adapter, ifaceAdapter+".RemoveDevice", dev).Err; err != nil {
+			errs = append(errs, fmt.Errorf("bluez: removing the bond of %s: %w", centralName(dev), err))
 			continue
 		}
-		p.log.Info("removed an old bond: a new central paired", "central", centralName(dev))
+		removed++
+		p.log.Info(why, "central", centralName(dev))
 	}
+	return removed, errs
 }
 
 // connected makes dev the central, once: the Connected signal and the
@@ -229,26 +242,31 @@ func (p *Peripheral) Notify(b []byte) error {
 }
 
 // RemoveBonds forgets every paired or bonded device of our adapter (the
-// unpair command). The caller sends the ack first: removing the current
-// central's bond can drop the link.
-func (p *Peripheral) RemoveBonds() error {
+// unpair command, and the Pi's "Forget Bluetooth pairing?" screen), the
+// same RemoveDevice as removeBondsExcept. The caller sends the unpair ack
+// first: removing the current central's bond drops the link, and
+// bluetoothd then announces InterfacesRemoved, on which we advertise
+// again. An adapter that stopped being pairable (a PairableTimeout, or
+// someone's `bluetoothctl pairable off`) is made pairable, or the desktop
+// could not pair afresh.
+func (p *Peripheral) RemoveBonds() (int, error) {
 	objs, err := p.managedObjects()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	adapter := p.adapterPath()
 	if adapter == "" {
-		return errors.New("bluez: not registered with an adapter yet")
+		return 0, errors.New("bluez: not registered with an adapter yet (is bluetoothd running?): try again once the screen says advertising")
 	}
-	var errs []error
-	for _, dev := range p.bondedDevices(objs) {
-		if err := p.call(adapter, ifaceAdapter+".RemoveDevice", dev).Err; err != nil {
-			errs = append(errs, fmt.Errorf("bluez: removing bond %s: %w", centralName(dev), err))
-			continue
+	removed, errs := p.removeBonds(objs, "", "removed bond")
+	if pairable, ok := objs[adapter][ifaceAdapter]["Pairable"].Value().(bool); ok && !pairable {
+		if err := p.call(adapter, ifaceProps+".Set", ifaceAdapter, "Pairable", dbus.MakeVariant(true)).Err; err != nil {
+			errs = append(errs, fmt.Errorf("bluez: making %s pairable again: %w (try `bluetoothctl pairable on`)", path.Base(string(adapter)), err))
+		} else {
+			p.log.Info("adapter made pairable again", "adapter", path.Base(string(adapter)))
 		}
-		p.log.Info("removed bond", "central", centralName(dev))
 	}
-	return errors.Join(errs...)
+	return removed, errors.Join(errs...)
 }
 
 func (p *Peripheral) adapterPath() dbus.ObjectPath {

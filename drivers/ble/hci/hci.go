@@ -110,8 +110,9 @@ func (p *Peripheral) String() string {
 // CanPair is false: see the package comment.
 func (p *Peripheral) CanPair() bool { return false }
 
-// RemoveBonds does nothing: go-ble keeps no bonds.
-func (p *Peripheral) RemoveBonds() error { return nil }
+// RemoveBonds returns ble.ErrNoBonds: go-ble cannot pair, so it keeps no
+// bonds, and the open link needs nothing to pair afresh.
+func (p *Peripheral) RemoveBonds() (int, error) { return 0, ble.ErrNoBonds }
 
 func (p *Peripheral) current() *link {
 	p.mu.Lock()

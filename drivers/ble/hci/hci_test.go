@@ -187,8 +187,9 @@ func TestNewRefusesBondedWithAdvice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.CanPair() || p.RemoveBonds() != nil || p.MTU() != ble.DefaultMTU || p.String() != "hci(hci1, Claude_Pi)" {
-		t.Fatalf("CanPair %v RemoveBonds %v MTU %d String %q", p.CanPair(), p.RemoveBonds(), p.MTU(), p.String())
+	n, err := p.RemoveBonds()
+	if p.CanPair() || n != 0 || !errors.Is(err, ble.ErrNoBonds) || p.MTU() != ble.DefaultMTU || p.String() != "hci(hci1, Claude_Pi)" {
+		t.Fatalf("CanPair %v RemoveBonds %d, %v (want ErrNoBonds) MTU %d String %q", p.CanPair(), n, err, p.MTU(), p.String())
 	}
 }
 

@@ -97,8 +97,8 @@ func (p *Peripheral) CanPair() bool { return false }
 // MTU is the configured MTU, which every simulated central negotiates.
 func (p *Peripheral) MTU() int { return p.opts.MTU }
 
-// RemoveBonds does nothing: the simulator has no bonds.
-func (p *Peripheral) RemoveBonds() error { return nil }
+// RemoveBonds returns ble.ErrNoBonds: a socket link never pairs.
+func (p *Peripheral) RemoveBonds() (int, error) { return 0, ble.ErrNoBonds }
 
 // Notify writes b to the client as is.
 func (p *Peripheral) Notify(b []byte) error {

@@ -295,8 +295,9 @@ func TestPeripheralFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.CanPair() || p.RemoveBonds() != nil || p.MTU() != DefaultMTU || !strings.HasPrefix(p.String(), "sim(127.0.0.1:") {
-		t.Fatalf("CanPair %v, RemoveBonds %v, MTU %d, String %q", p.CanPair(), p.RemoveBonds(), p.MTU(), p.String())
+	n, err := p.RemoveBonds()
+	if p.CanPair() || n != 0 || !errors.Is(err, ble.ErrNoBonds) || p.MTU() != DefaultMTU || !strings.HasPrefix(p.String(), "sim(127.0.0.1:") {
+		t.Fatalf("CanPair %v, RemoveBonds %d, %v (want ErrNoBonds), MTU %d, String %q", p.CanPair(), n, err, p.MTU(), p.String())
 	}
 	for _, opts := range []*Options{{MTU: 22}, {MTU: 518}, {MTU: -1}} {
 		if _, err := New(ln, opts); err == nil {
