@@ -94,14 +94,29 @@ func (a *Actor) Receive(c actor.Context) {
 	case Send:
 		a.send(m.Line)
 	case Unpair:
-		if err := a.p.RemoveBonds(); err != nil {
-			a.h.Logger().Error("unpair: removing bonds failed", "err", err)
-		} else {
-			a.h.Logger().Info("unpair: bonds removed")
-		}
+		a.forget("unpair")
+	case ForgetBonds:
+		c.Respond(a.forget("forget pairing (the Pi's buttons)"))
 	case supervisor.Reload:
 		a.h.Logger().Info("reload: nothing to re-read")
 	}
+}
+
+// forget removes every bond and says how that went, in the log and in the
+// answer the ui shows.
+func (a *Actor) forget(why string) BondsForgotten {
+	log := a.h.Logger().With("why", why)
+	n, err := a.p.RemoveBonds()
+	switch {
+	case errors.Is(err, drv.ErrNoBonds):
+		log.Info("no bonds to forget: the link cannot pair", "security", a.cfg.Security.String())
+		return BondsForgotten{NoBonds: true}
+	case err != nil:
+		log.Error("removing bonds failed", "removed", n, "err", err)
+		return BondsForgotten{Removed: n, Err: err.Error()}
+	}
+	log.Info("bonds removed: a desktop can pair afresh", "removed", n)
+	return BondsForgotten{Removed: n}
 }
 
 func (a *Actor) start(c actor.Context) {

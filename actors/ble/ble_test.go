@@ -281,6 +281,55 @@ func TestUnpairRemovesBonds(t *testing.T) {
 	r.waitFor(func() bool { return r.fake.BondsRemoved() == 1 }, "RemoveBonds")
 }
 
+// forget asks the ble service to ForgetBonds, as the ui does.
+func (r *rig) forget() BondsForgotten {
+	r.t.Helper()
+	res, err := r.sys.Root.RequestFuture(r.ble, ForgetBonds{}, supervisortest.Patience).Result()
+	if err != nil {
+		r.t.Fatalf("ForgetBonds: %v", err)
+	}
+	got, ok := res.(BondsForgotten)
+	if !ok {
+		r.t.Fatalf("ForgetBonds answered %T, want BondsForgotten", res)
+	}
+	return got
+}
+
+// The Pi's "Forget Bluetooth pairing?" with the desktop connected and
+// bonded: the bond goes, the link drops, and the answer says how many.
+func TestForgetBondsRemovesTheBondsAndAnswers(t *testing.T) {
+	r := newRig(t, Config{})
+	r.connect(185) // paired: bonded
+	if got := r.forget(); got != (BondsForgotten{Removed: 1}) {
+		t.Fatalf("ForgetBonds = %+v, want 1 removed", got)
+	}
+	if len(r.fake.Bonds()) != 0 {
+		t.Fatalf("bonds left %v", r.fake.Bonds())
+	}
+	r.waitLink(func(s LinkState) bool { return !s.Connected && !s.Secured && s.Advertising }, "the desktop dropped, still advertising")
+
+	boom := errors.New("bluez: removing the bond of AA: org.bluez.Error.Failed")
+	r.fake.FailRemoveBonds(boom)
+	if got := r.forget(); got.Err != boom.Error() || got.NoBonds {
+		t.Fatalf("ForgetBonds with RemoveDevice failing = %+v, want its error", got)
+	}
+}
+
+// A link that cannot pair says so: nothing to forget is not an error.
+func TestForgetBondsOnAnOpenLinkSaysNoBonds(t *testing.T) {
+	fake := bletest.NewFake(false)
+	tree := supervisortest.Start(t, supervisor.Service{Name: "ble", Policy: supervisor.DefaultPolicy,
+		New: New(fake, Config{Security: drv.Open, Lines: "buddy"})})
+	sys := tree.System()
+	res, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "ble"), ForgetBonds{}, supervisortest.Patience).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.(BondsForgotten); got != (BondsForgotten{NoBonds: true}) {
+		t.Fatalf("ForgetBonds on an open link = %+v, want NoBonds", got)
+	}
+}
+
 func TestRunErrorRestartsWithoutLeaks(t *testing.T) {
 	before := runtime.NumGoroutine()
 	func() {
@@ -316,7 +365,7 @@ type sink struct{ n int }
 func (s *sink) Run(ctx context.Context, _ chan<- drv.Event) error { <-ctx.Done(); return nil }
 func (s *sink) Notify(p []byte) error                             { s.n += len(p); return nil }
 func (s *sink) MTU() int                                          { return 185 }
-func (s *sink) RemoveBonds() error                                { return nil }
+func (s *sink) RemoveBonds() (int, error)                         { return 0, drv.ErrNoBonds }
 func (s *sink) CanPair() bool                                     { return false }
 
 // BenchmarkSendLine is the TX path of a typical 300-byte ack at MTU 185

@@ -18,6 +18,23 @@ type Send struct{ Line []byte }
 // line first, then Unpair, so the desktop still hears the ack.
 type Unpair struct{}
 
+// ForgetBonds is the Pi's own "Forget Bluetooth pairing?" (the ui, on a
+// long press): forget every bonded central and stay pairable and
+// advertising, so the desktop can pair afresh. Answered with
+// BondsForgotten.
+type ForgetBonds struct{}
+
+// BondsForgotten answers ForgetBonds.
+type BondsForgotten struct {
+	// Removed is how many bonds were removed.
+	Removed int
+	// NoBonds: the link cannot pair (open mode, hci or sim), so it keeps
+	// no bonds and there was nothing to forget.
+	NoBonds bool
+	// Err says why some bond could not be removed, "" when none failed.
+	Err string
+}
+
 // Line is one complete line assembled from RX writes, without its "\n". Data
 // is a copy the receiver owns. Sent to the "buddy" service.
 type Line struct{ Data []byte }
