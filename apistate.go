@@ -53,6 +53,16 @@ type apiPrompt struct {
 	By      string `json:"by,omitempty"`
 }
 
+// apiForget is the forget-pairing flow in /api/state, while it is on:
+// Step is "asking", "sending" or "done", and the rest is the answer the
+// screen shows when done.
+type apiForget struct {
+	Step    string `json:"step"`
+	Removed int    `json:"removed"`
+	NoBonds bool   `json:"noBonds"`
+	Err     string `json:"err,omitempty"`
+}
+
 // apiDock is the CoreS3 dock in /api/state.
 type apiDock struct {
 	Connected     bool   `json:"connected"`
@@ -132,6 +142,13 @@ func apiState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 	go func() { defer wg.Done(); lstate = ask(lan.ServiceName, lan.GetState{}) }()
 	wg.Wait()
 
+	if v, ok := view.(ui.View); ok {
+		st.Shows = string(v.Screen)
+		if v.Forget != "" {
+			f := v.Forgotten
+			st.Forget = apiForget{Step: v.Forget, Removed: f.Removed, NoBonds: f.NoBonds, Err: f.Err}
+		}
+	}
 	if v, ok := view.(ui.View); ok && v.Link != nil {
 		l := v.Link
 		st.Link = apiLink{Advertising: l.Advertising, AdvertiseErr: l.AdvertiseErr, Connected: l.Connected,

@@ -171,7 +171,7 @@ func boardHardware(s settings, log *slog.Logger, processes func() []supervisor.P
 	hw := hardware{security: sec, dock: dockOptions(s.dock, s.voice, synth, log)}
 	// The screen shows the lan service's pairing requests and sessions on
 	// every board; the lan runs even with [lan] listen off.
-	screen := ui.Config{Board: s.board, DataDir: s.dataDir, Version: version, LAN: lan.ServiceName, Services: processes,
+	screen := ui.Config{Board: s.board, Device: s.ble.Name, DataDir: s.dataDir, Version: version, LAN: lan.ServiceName, Services: processes,
 		ScreenTimeout: s.screenTimeout}
 	if !s.simulated() {
 		profile, err := boards.Lookup(s.board)

@@ -212,7 +212,7 @@ func (a *Actor) render(sc Screen, now time.Time) time.Duration {
 		return 0 // black already: nothing redraws while the screen is off
 	}
 	a.offDrawn = sc == ScreenOff
-	f := facts{board: a.cfg.Board, version: a.cfg.Version, started: a.cfg.Started}
+	f := facts{board: a.cfg.Board, version: a.cfg.Version, device: a.cfg.Device, started: a.cfg.Started}
 	if sc == ScreenInfo {
 		f.addrs = a.cfg.Addrs()
 		if a.cfg.Services != nil {

@@ -16,10 +16,10 @@ import (
 
 // facts are what the info pages show that no service publishes.
 type facts struct {
-	board, version string
-	started        time.Time
-	addrs          []string
-	services       []supervisor.ProcessInfo
+	board, version, device string
+	started                time.Time
+	addrs                  []string
+	services               []supervisor.ProcessInfo
 }
 
 // legend is the button labels for each role on this board.
@@ -75,6 +75,9 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 		pr := s.pairing()
 		p.r.Pairing(dst, screens.PairingView{Name: pr.Name, Code: pr.Code, Accepted: pr.Accepted || s.pairAccepted == pr.Code,
 			Approve: p.lg.approve, Deny: p.lg.deny})
+		return 0
+	case ScreenForget:
+		p.r.Forget(dst, forgetView(s, p.lg, f.device))
 		return 0
 	case ScreenApproval:
 		v := s.prompts[s.shown()]
@@ -239,6 +242,8 @@ func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
 			row("Link", link, !l.Secured)
 		}
 	}
+	// The way into ScreenForget, said where the link's state is.
+	row("Pairing", "hold "+lg.approve+" to forget", false)
 	switch d := s.dock; {
 	case d == nil:
 		row("Dock", "no CoreS3", false)

@@ -37,7 +37,8 @@ type Screen string
 
 // The screens, in the order they override one another: off, then the
 // Bluetooth pairing code, then a prompt, then a computer's LAN pairing,
-// then a pack install, then the info pages, then home. A LAN pairing
+// then forgetting the Bluetooth pairing (ScreenForget, forget.go), then a
+// pack install, then the info pages, then home. A LAN pairing
 // waits behind every pending prompt: anyone on the network can ask to
 // pair, so a request must never take the decision buttons away from a
 // prompt the user is about to answer.
@@ -80,6 +81,8 @@ type state struct {
 	// pairShownAt is when the pairing screen came up (settle), zero while
 	// it is not showing: only a long press that began after it accepts.
 	pairShownAt time.Time
+	// forget is "Forget Bluetooth pairing?" (forget.go).
+	forget forgetFlow
 
 	// pageKeys: the board has dedicated next/back buttons; without them
 	// approve and deny page through info while no prompt is shown.
@@ -236,6 +239,7 @@ func (s *state) pairPress(r Role, long bool, began, now time.Time) (msg any, ok 
 // settle records when the pairing screen came up; the actor calls it
 // whenever the screen may have changed.
 func (s *state) settle(now time.Time) {
+	s.settleForget(now)
 	switch {
 	case s.screen() != ScreenPairing:
 		s.pairShownAt = time.Time{}
@@ -299,6 +303,8 @@ func (s *state) screen() Screen {
 		return ScreenApproval
 	case s.pairing() != nil:
 		return ScreenPairing
+	case s.forgetShows():
+		return ScreenForget
 	case s.buddy != nil && s.buddy.Push != nil && s.buddy.Push.Active:
 		return ScreenPack
 	case s.page > 0:

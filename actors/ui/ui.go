@@ -62,6 +62,9 @@ type Config struct {
 	// New was called if zero.
 	Version string
 	Started time.Time
+	// Device is the advertised Bluetooth name, which the forget screen
+	// tells the user to pick on the computer; "" means Claude_Pi.
+	Device string
 	// LAN names the lan service (actors/lan) whose pairing requests,
 	// paired computers and terminal sessions the screen shows; "" means
 	// the appliance has no LAN bridge. The ui subscribes to it like to
@@ -82,6 +85,9 @@ type Config struct {
 	// DecideTimeout bounds the wait for approvals to accept a press; 2 s
 	// if zero. A press that times out shows the buttons again.
 	DecideTimeout time.Duration
+	// ForgetTimeout bounds the wait for the ble service to forget the
+	// bonds (ScreenForget); 30 s if zero.
+	ForgetTimeout time.Duration
 }
 
 // Devices are what Config.Open opens: a board's panel, buttons and
@@ -134,6 +140,11 @@ type View struct {
 	// PairingAccepted once approve was pressed for it.
 	Pairing         string
 	PairingAccepted bool
+	// Forget is the forget-pairing flow's step ("asking", "sending",
+	// "done", "" when it is not on), Forgotten the ble service's answer
+	// it shows when done.
+	Forget    string
+	Forgotten ableactor.BondsForgotten
 	// Sessions is the session count on the home screen: the desktop's
 	// and the terminals' together.
 	Sessions  int
@@ -157,6 +168,9 @@ func New(cfg Config) func(h *supervisor.Handle) actor.Actor {
 	}
 	if cfg.DecideTimeout <= 0 {
 		cfg.DecideTimeout = 2 * time.Second
+	}
+	if cfg.ForgetTimeout <= 0 {
+		cfg.ForgetTimeout = defaultForgetTimeout
 	}
 	if cfg.Roles == nil {
 		cfg.Roles = DefaultRoles
@@ -280,6 +294,12 @@ func (a *Actor) press(c actor.Context, p pressed) {
 		a.refresh()
 		return
 	}
+	if known {
+		if send, ok := a.st.forgetPress(role, p.long, now.Add(-p.held), now); ok {
+			a.forgetPressed(c, p.name, send)
+			return
+		}
+	}
 	if p.long || !known {
 		// Long presses and unmapped buttons only count as interaction.
 		if !a.st.on {
@@ -337,6 +357,7 @@ func (a *Actor) view() View {
 	if pr := a.st.pairing(); pr != nil {
 		v.Pairing, v.PairingAccepted = pr.Code, pr.Accepted || a.st.pairAccepted == pr.Code
 	}
+	v.Forget, v.Forgotten = a.st.forget.step.String(), a.st.forget.result
 	v.Sessions = homeView(a.st, "", 0).Total
 	return v
 }

@@ -158,8 +158,16 @@ func newRig(t testing.TB, mod func(*Config), extra ...supervisor.Service) *rig {
 	if mod != nil {
 		mod(&cfg)
 	}
+	// An extra "ble" (a test's fake) replaces the absent one.
+	ble := supervisor.Service{Name: "ble", Policy: supervisor.DefaultPolicy, New: absent.New("test")}
+	for i, e := range extra {
+		if e.Name == "ble" {
+			ble, extra = e, append(extra[:i:i], extra[i+1:]...)
+			break
+		}
+	}
 	svcs := []supervisor.Service{
-		{Name: "ble", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
+		ble,
 		{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return &recorder{got: r.got} }},
 		{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("desktop", "buddy"), approvals.WithOwner("cli:*", "lan"))},
 		{Name: "dock", Policy: supervisor.DefaultPolicy, New: absent.New("test")},

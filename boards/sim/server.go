@@ -21,6 +21,8 @@ type State struct {
 	Prompts  any       `json:"prompts"`  // every pending prompt, oldest first
 	Dock     any       `json:"dock"`     // the CoreS3 dock
 	LAN      any       `json:"lan"`      // the CLI-hook bridge: paired clients, pairing code, sessions
+	Shows    string    `json:"shows"`    // the ui's screen: "home", "info", "approval", "forget", ...
+	Forget   any       `json:"forget"`   // "Forget Bluetooth pairing?" while it is on, else null
 	Services []Service `json:"services"`
 	// Screen is ScreenOn or ScreenAsleep: after the UI's screen timeout
 	// the panel is off and /api/screen.png is black; a press wakes it.

@@ -58,6 +58,18 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 			r.Info(d, InfoView{Title: "Stats", Page: 3, Of: 3, Rows: []InfoRow{
 				{"Approved", "128", false}, {"Denied", "9", false}, {"Level", "14", false}, {"Velocity", "6 s", false}, {"Security", "open", true}}})
 		},
+		"info-links": func(d *image.RGBA) {
+			r.Info(d, InfoView{Title: "Links", Page: 1, Of: 3, Next: "X", Back: "Y", Rows: []InfoRow{
+				{"BLE", "connected AA:BB:CC:DD:EE:FF", false}, {"Security", "bonded", false}, {"Link", "encrypted", false},
+				{"Pairing", "hold A to forget", false}, {"Dock", "no CoreS3", false},
+				{"IP", "192.168.1.23", false}, {"Uptime", "3d 4h 12m", false}, {"Version", "v0.3.0 · pirate-audio", false}}})
+		},
+		"forget-ask":  func(d *image.RGBA) { r.Forget(d, ForgetView{Asking: true, Approve: "A", Deny: "B"}) },
+		"forget-done": func(d *image.RGBA) { r.Forget(d, ForgetView{Removed: 1, Device: "Claude_Pi-3F9A"}) },
+		"forget-open": func(d *image.RGBA) { r.Forget(d, ForgetView{NoBonds: true}) },
+		"forget-failed": func(d *image.RGBA) {
+			r.Forget(d, ForgetView{Err: "bluez: removing the bond of AA:BB:CC:DD:EE:FF: org.bluez.Error.Failed"})
+		},
 		"pack": func(d *image.RGBA) {
 			r.Pack(d, PackView{Name: "bufo", File: "idle_1.gif", Done: 241_000, Total: 569_286})
 		},
@@ -71,7 +83,8 @@ func TestScreenshots(t *testing.T) {
 	dir := t.TempDir()
 	// A few representative screens are kept for the README.
 	keep := map[string]bool{"home-240x240": true, "home-attention-320x240": true, "approval-240x240": true,
-		"approval-late-sent-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true}
+		"approval-late-sent-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true,
+		"forget-ask-240x240": true, "forget-done-240x240": true}
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {
