@@ -90,7 +90,7 @@ type Actor struct {
 	flushQueued bool
 }
 
-// tick is the re-arm timer firing.
+// tick is the re-arm (or hold) timer firing.
 type tick struct{ deadline time.Time }
 
 // flush is the actor's own message that applies the queued sets.
@@ -233,9 +233,9 @@ func (a *Actor) deliver(c actor.Context, out []any) {
 	a.plan()
 }
 
-// plan keeps one timer armed for the earliest re-arm deadline.
+// plan keeps one timer armed for the earliest re-arm or hold deadline.
 func (a *Actor) plan() {
-	next, ok := a.st.nextRearm()
+	next, ok := a.st.nextDeadline()
 	if a.stopped || !ok || next.Equal(a.deadline) {
 		if !ok {
 			a.cancelTimer()

@@ -312,3 +312,34 @@ func BenchmarkActorRoundTrip(b *testing.B) {
 		sys.Root.Send(pid, without)
 	}
 }
+
+func TestHoldRefusesThenGoneWhenTheTimerFires(t *testing.T) {
+	r := newRig(t)
+	r.set(desk("a"))
+	r.uiEvents()
+	r.set(SetPrompts{Source: "desktop", Hold: 15 * time.Second})
+	got := r.uiEvents()
+	if len(got) != 2 || got[0] != (LinkChanged{Source: "desktop"}) || got[1].(PromptReconnecting).Prompt.ID != "a" {
+		t.Fatalf("drop with a hold: %#v, want LinkChanged and PromptReconnecting", got)
+	}
+	res := r.decide(Decide{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"})
+	if res.OK || !strings.Contains(res.Err, "waiting for its source to reconnect") {
+		t.Fatalf("decide while held: %+v, want a refusal that says why", res)
+	}
+	if got := r.decisions(); len(got) != 0 {
+		t.Fatalf("buddy got %#v while the link was down", got)
+	}
+	d, fire := r.timer.armed()
+	if fire == nil || d != 15*time.Second {
+		t.Fatalf("timer %v armed=%v, want the 15 s hold", d, fire != nil)
+	}
+	r.advance(15 * time.Second)
+	fire()
+	got = r.uiEvents()
+	if len(got) != 1 || got[0].(PromptResolved).How != Gone {
+		t.Fatalf("after the hold: %#v, want PromptResolved Gone", got)
+	}
+	if p := r.request(r.approvalPID, GetPending{}).(Pending); len(p.Prompts) != 0 {
+		t.Fatalf("pending after the hold: %+v", p)
+	}
+}

@@ -4,8 +4,8 @@
 // source's owner, and re-arms a prompt whose answer seems lost.
 //
 // A supervisor.Subscribe gets a Pending snapshot at once, then
-// PromptAppeared, PromptDecided, PromptResolved, PromptRearmed and
-// LinkChanged.
+// PromptAppeared, PromptDecided, PromptResolved, PromptRearmed,
+// PromptReconnecting, PromptRestored and LinkChanged.
 package approvals
 
 import (
@@ -42,11 +42,20 @@ type Prompt struct {
 
 // SetPrompts is the COMPLETE current set of prompts for one source. Prompts
 // not seen before appear; known ones missing from the set are resolved.
-// LinkUp false means the source is gone: its prompts resolve as Gone.
+// LinkUp false means the source is gone: its prompts resolve as Gone, at
+// once when Hold is zero.
 type SetPrompts struct {
 	Source  string
 	Prompts []Prompt
 	LinkUp  bool
+	// Hold, with LinkUp false, says the link dropped but the source may
+	// come back: its prompts stay pending, marked reconnecting and not
+	// answerable, for this long (counted from the first drop; a second
+	// drop before a confirming set does not extend it). A later set with
+	// LinkUp true confirms those it lists (PromptRestored) and resolves
+	// the others as usual; when Hold passes first they resolve as Gone.
+	// Prompts is ignored, as with any set whose link is down.
+	Hold time.Duration
 }
 
 // Decide is a user's decision from any input (Pi button, CoreS3 tap, voice).
@@ -89,6 +98,13 @@ type PromptView struct {
 	By       string
 	// DecidedAt is when the decision was taken (zero when not Decided).
 	DecidedAt time.Time
+	// Reconnecting is true while the source's link is down and the prompt
+	// waits for the source to confirm it: it cannot be decided, and the UI
+	// shows "reconnecting…" instead of the buttons (or of "sent…").
+	Reconnecting bool
+	// HoldUntil is when a Reconnecting prompt resolves as Gone unless
+	// the source confirms it first.
+	HoldUntil time.Time
 }
 
 // Pending lists every pending prompt in arrival order.
@@ -116,7 +132,8 @@ const (
 	// AnsweredElsewhere: the source dropped it without our decision (the
 	// user answered on the desktop, or the tool call was cancelled).
 	AnsweredElsewhere
-	// Gone: the source's link went down; nothing is known about the answer.
+	// Gone: the source's link went down (and, with a hold, did not come
+	// back in time); nothing is known about the answer.
 	Gone
 )
 
@@ -146,6 +163,19 @@ type PromptResolved struct {
 // PromptRearmed: a decision was sent but the prompt was still there 5 s
 // later (a lost write), so it can be decided again and the buttons return.
 type PromptRearmed struct{ Prompt Prompt }
+
+// PromptReconnecting: Prompt's source link dropped with Hold; the prompt
+// stays but cannot be decided until PromptRestored, and resolves as Gone at
+// Until.
+type PromptReconnecting struct {
+	Prompt Prompt
+	Until  time.Time
+}
+
+// PromptRestored: the source came back and still lists Prompt, so it can be
+// decided again (or, if a decision was sent before the drop, PromptRearmed
+// follows: see state.setPrompts).
+type PromptRestored struct{ Prompt Prompt }
 
 // LinkChanged: a source's link went up or down (the dock shows the approval
 // as suspended while down).

@@ -21,6 +21,9 @@ var (
 	ErrUnknownPrompt = errors.New("prompt is not pending")
 	// ErrAlreadyDecided: a decision for this prompt is already on its way.
 	ErrAlreadyDecided = errors.New("prompt already decided")
+	// ErrReconnecting: the source's link is down; nothing could be sent,
+	// and the source has not yet confirmed the prompt is still pending.
+	ErrReconnecting = errors.New("prompt is waiting for its source to reconnect")
 )
 
 // key identifies a prompt: ids are only unique within their source.
@@ -38,6 +41,12 @@ type entry struct {
 	sent       bool
 	lastSent   buddy.Decision
 	lastSentBy string
+	// reconnecting: the source's link dropped with a hold; the prompt
+	// cannot be decided and resolves as Gone at holdUntil unless a set
+	// with the link up lists it first.
+	reconnecting bool
+	droppedAt    time.Time
+	holdUntil    time.Time
 }
 
 // state is the pure bookkeeping behind the actor: no I/O, no clock of its
@@ -57,9 +66,13 @@ func newState() *state {
 // setPrompts replaces the complete set of one source's prompts.
 func (s *state) setPrompts(m SetPrompts, now time.Time) []any {
 	var out []any
-	if m.LinkUp != s.links[m.Source] {
-		s.links[m.Source] = m.LinkUp
-		out = append(out, LinkChanged{Source: m.Source, Up: m.LinkUp})
+	linkChanged := m.LinkUp != s.links[m.Source]
+	s.links[m.Source] = m.LinkUp
+	if linkChanged && !m.LinkUp {
+		out = append(out, LinkChanged{Source: m.Source, Up: false})
+	}
+	if !m.LinkUp && m.Hold > 0 {
+		return append(out, s.hold(m.Source, m.Hold, now)...)
 	}
 	present := make(map[string]bool, len(m.Prompts))
 	if m.LinkUp {
@@ -73,6 +86,9 @@ func (s *state) setPrompts(m SetPrompts, now time.Time) []any {
 				// Same prompt, maybe reworded: keep when it arrived.
 				p.Arrived = e.p.Arrived
 				e.p = p
+				if e.reconnecting {
+					out = append(out, s.restore(e)...)
+				}
 				continue
 			}
 			if p.Arrived.IsZero() {
@@ -84,14 +100,68 @@ func (s *state) setPrompts(m SetPrompts, now time.Time) []any {
 			out = append(out, PromptAppeared{Prompt: p})
 		}
 	}
+	gone := s.drop(func(e *entry) bool { return e.p.Source == m.Source && !present[e.p.ID] },
+		func(e *entry) PromptResolved { return resolved(e, m.LinkUp) })
+	if linkChanged && m.LinkUp {
+		// A source coming back first drops what it no longer lists, then
+		// says it is up: a mirror that re-presents the source's prompts on
+		// the way up (the dock) must not flash the ones it just dropped.
+		return append(append(gone, LinkChanged{Source: m.Source, Up: true}), out...)
+	}
+	return append(out, gone...)
+}
+
+// hold marks the source's prompts reconnecting. A prompt already held keeps
+// its deadline: a link that keeps dropping before the source confirms
+// anything must not keep a prompt on screen for ever.
+func (s *state) hold(source string, hold time.Duration, now time.Time) []any {
+	var out []any
+	for _, e := range s.order {
+		if e.p.Source != source || e.reconnecting {
+			continue
+		}
+		e.reconnecting, e.droppedAt, e.holdUntil = true, now, now.Add(hold)
+		out = append(out, PromptReconnecting{Prompt: e.p, Until: e.holdUntil})
+	}
+	return out
+}
+
+// restore makes a held prompt that its source listed again answerable.
+//
+// A decision sent before the drop is the delicate case. The desktop acts on
+// a permission line the moment it arrives (buddy spec §7.1: it answers the
+// session and pushes a fresh heartbeat, which a dropped link loses) and
+// drops the prompt from its set; it sends its first heartbeat after a
+// reconnect only 8-10 s later (§2.3), and the BLE service never queues a
+// line across connections. So a set after the reconnect that still lists
+// the prompt proves the line never reached the desktop: it is re-armed
+// here (PromptRearmed: the buttons come back with a chime, visibly, and
+// the user answers again; the first answer took no effect, so the tool
+// call is still answered once). A set that no longer lists it resolves it
+// as ours (resolved: e.sent). What must never happen is a re-arm on the
+// reconnect alone, before the source confirmed, or by the 5-s rule while
+// held: the line might have landed, and the user would be asked twice.
+func (s *state) restore(e *entry) []any {
+	e.reconnecting, e.droppedAt, e.holdUntil = false, time.Time{}, time.Time{}
+	out := []any{PromptRestored{Prompt: e.p}}
+	if e.decided {
+		e.decided, e.by, e.decidedAt = false, "", time.Time{}
+		out = append(out, PromptRearmed{Prompt: e.p})
+	}
+	return out
+}
+
+// drop removes every entry gone says, in arrival order, with how says.
+func (s *state) drop(gone func(*entry) bool, how func(*entry) PromptResolved) []any {
+	var out []any
 	kept := s.order[:0]
 	for _, e := range s.order {
-		if e.p.Source != m.Source || present[e.p.ID] {
+		if !gone(e) {
 			kept = append(kept, e)
 			continue
 		}
 		delete(s.byKey, key{e.p.Source, e.p.ID})
-		out = append(out, resolved(e, m.LinkUp))
+		out = append(out, how(e))
 	}
 	clear(s.order[len(kept):])
 	s.order = kept
@@ -120,6 +190,11 @@ func (s *state) decide(m Decide, now time.Time) ([]any, error) {
 		}
 		return nil, fmt.Errorf("%s %q: %w", m.Source, m.ID, ErrUnknownPrompt)
 	}
+	if e.reconnecting {
+		return nil, fmt.Errorf("%s %q: %w (its link dropped %v ago; it resolves in %v unless the source lists it again)",
+			m.Source, m.ID, ErrReconnecting, now.Sub(e.droppedAt).Round(100*time.Millisecond),
+			max(0, e.holdUntil.Sub(now)).Round(100*time.Millisecond))
+	}
 	if e.decided {
 		return nil, fmt.Errorf("%s %q: %w (%s by %s %v ago)", m.Source, m.ID, ErrAlreadyDecided,
 			e.decision, e.by, now.Sub(e.decidedAt).Round(100*time.Millisecond))
@@ -141,37 +216,46 @@ func (s *state) hasSource(source string) bool {
 	return false
 }
 
-// tick re-arms every prompt decided at least RearmAfter ago.
+// tick re-arms every prompt decided at least RearmAfter ago, and resolves
+// as Gone every held prompt whose hold has passed. A held prompt is never
+// re-armed: see restore.
 func (s *state) tick(now time.Time) []any {
 	var out []any
 	for _, e := range s.order {
-		if e.decided && now.Sub(e.decidedAt) >= RearmAfter {
+		if e.decided && !e.reconnecting && now.Sub(e.decidedAt) >= RearmAfter {
 			e.decided, e.by, e.decidedAt = false, "", time.Time{}
 			out = append(out, PromptRearmed{Prompt: e.p})
 		}
 	}
-	return out
+	return append(out, s.drop(func(e *entry) bool { return e.reconnecting && !now.Before(e.holdUntil) },
+		func(e *entry) PromptResolved { return PromptResolved{Prompt: e.p, How: Gone} })...)
 }
 
-// nextRearm is when tick next has work, if any prompt is decided.
-func (s *state) nextRearm() (time.Time, bool) {
-	var next time.Time
+// nextDeadline is when tick next has work: the earliest re-arm of a
+// decided prompt or end of a hold; ok is false when there is none.
+func (s *state) nextDeadline() (next time.Time, ok bool) {
 	for _, e := range s.order {
-		if e.decided && (next.IsZero() || e.decidedAt.Before(next)) {
-			next = e.decidedAt
+		var at time.Time
+		switch {
+		case e.reconnecting:
+			at = e.holdUntil
+		case e.decided:
+			at = e.decidedAt.Add(RearmAfter)
+		default:
+			continue
+		}
+		if next.IsZero() || at.Before(next) {
+			next = at
 		}
 	}
-	if next.IsZero() {
-		return next, false
-	}
-	return next.Add(RearmAfter), true
+	return next, !next.IsZero()
 }
 
 // pending lists the prompts in arrival order.
 func (s *state) pending() Pending {
 	views := make([]PromptView, len(s.order))
 	for i, e := range s.order {
-		views[i] = PromptView{Prompt: e.p, Decided: e.decided}
+		views[i] = PromptView{Prompt: e.p, Decided: e.decided, Reconnecting: e.reconnecting, HoldUntil: e.holdUntil}
 		if e.decided {
 			views[i].Decision, views[i].By, views[i].DecidedAt = e.decision, e.by, e.decidedAt
 		}
@@ -189,6 +273,9 @@ func (s *state) describe(now time.Time) string {
 		max(0, int(now.Sub(e.p.Arrived)/time.Second)))
 	if e.decided {
 		d += fmt.Sprintf(", %s sent by %s", e.decision, e.by)
+	}
+	if e.reconnecting {
+		d += fmt.Sprintf(", reconnecting (gone in %d s)", max(0, int(e.holdUntil.Sub(now)/time.Second)))
 	}
 	return d
 }

@@ -110,6 +110,84 @@ func TestState(t *testing.T) {
 			{set: &SetPrompts{Source: "desktop"}},
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 		}},
+		{"held through a reconnect, confirmed, answered once", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{at: time.Second, set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
+				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(16 * time.Second)}}},
+			{at: 2 * time.Second, decide: dec("a", buddy.Once, "Claude_Pi"), err: ErrReconnecting},
+			{at: 3 * time.Second, decide: dec("a", buddy.Deny, "CoreS3"), err: ErrReconnecting},
+			{at: 14 * time.Second, tick: true},
+			// The first heartbeat after the reconnect: same id, same arrival.
+			{at: 15 * time.Second, set: set(desk("a")), want: []any{up, PromptRestored{pr("a")}}},
+			{at: 16 * time.Second, tick: true},
+			{at: 16 * time.Second, decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+		}},
+		{"held, then the source no longer lists it", []op{
+			{set: set(desk("a", "b")), want: []any{up, PromptAppeared{pr("a")}, PromptAppeared{pr("b")}}},
+			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
+				LinkChanged{Source: "desktop"},
+				PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)},
+				PromptReconnecting{Prompt: pr("b"), Until: t0.Add(15 * time.Second)}}},
+			{at: 9 * time.Second, set: set(desk("b")), want: []any{
+				PromptResolved{Prompt: pr("a"), How: AnsweredElsewhere}, up, PromptRestored{pr("b")}}},
+		}},
+		{"held past the hold resolves as gone", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
+				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
+			// A second drop before any confirmation keeps the first deadline.
+			{at: 10 * time.Second, set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}},
+			{at: 15*time.Second - time.Millisecond, tick: true},
+			{at: 15 * time.Second, tick: true, want: []any{PromptResolved{Prompt: pr("a"), How: Gone}}},
+			{at: 16 * time.Second, decide: dec("a", buddy.Once, "Claude_Pi"), err: ErrNoPrompt},
+			// A heartbeat after that is a new appearance.
+			{at: 17 * time.Second, set: set(desk("a")), want: []any{up, PromptAppeared{Prompt{Source: "desktop", ID: "a", Tool: "Bash", Arrived: t0.Add(17 * time.Second)}}}},
+		}},
+		{"held, then the link times out: gone at once", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
+				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
+			{at: time.Second, set: &SetPrompts{Source: "desktop"}, want: []any{PromptResolved{Prompt: pr("a"), How: Gone}}},
+		}},
+		{"decided before the drop: never re-armed while held", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{at: time.Second, set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
+				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(16 * time.Second)}}},
+			{at: RearmAfter, tick: true},
+			{at: 8 * time.Second, tick: true},
+			{at: 9 * time.Second, decide: dec("a", buddy.Deny, "voice"), err: ErrReconnecting},
+			// Still listed after the reconnect: the line never arrived.
+			{at: 10 * time.Second, set: set(desk("a")), want: []any{up, PromptRestored{pr("a")}, PromptRearmed{pr("a")}}},
+			{at: 11 * time.Second, decide: dec("a", buddy.Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "voice"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "voice"}}},
+		}},
+		{"decided before the drop, landed: resolved as ours", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "CoreS3"},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "CoreS3"}}},
+			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
+				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
+			{at: 9 * time.Second, set: set(desk()), want: []any{
+				PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "CoreS3"}, up}},
+		}},
+		{"a hold touches only its own source", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{set: &SetPrompts{Source: "cli:1", LinkUp: true, Prompts: []Prompt{{ID: "a", Tool: "Edit"}}}, want: []any{
+				LinkChanged{Source: "cli:1", Up: true},
+				PromptAppeared{Prompt{Source: "cli:1", ID: "a", Tool: "Edit", Arrived: t0}}}},
+			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
+				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
+			{decide: &Decide{Source: "cli:1", ID: "a", Decision: buddy.Once, By: "Claude_Pi"}, want: []any{
+				&Decided{Source: "cli:1", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				PromptDecided{Prompt: Prompt{Source: "cli:1", ID: "a", Tool: "Edit", Arrived: t0}, Decision: buddy.Once, By: "Claude_Pi"}}},
+		}},
 		{"prompts of a link going down are ignored", []op{
 			{set: &SetPrompts{Source: "desktop", Prompts: []Prompt{{ID: "a"}}}},
 		}},
@@ -153,14 +231,14 @@ func TestState(t *testing.T) {
 func TestStatePendingAndRearmDeadline(t *testing.T) {
 	s := newState()
 	s.setPrompts(desk("a", "b"), t0)
-	if _, ok := s.nextRearm(); ok {
-		t.Fatal("nextRearm with nothing decided")
+	if _, ok := s.nextDeadline(); ok {
+		t.Fatal("nextDeadline with nothing decided")
 	}
 	if _, err := s.decide(Decide{Source: "desktop", ID: "b", Decision: buddy.Once, By: "CoreS3"}, t0.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if next, ok := s.nextRearm(); !ok || !next.Equal(t0.Add(time.Second+RearmAfter)) {
-		t.Fatalf("nextRearm = %v %v", next, ok)
+	if next, ok := s.nextDeadline(); !ok || !next.Equal(t0.Add(time.Second+RearmAfter)) {
+		t.Fatalf("nextDeadline = %v %v", next, ok)
 	}
 	p := s.pending()
 	if len(p.Prompts) != 2 || p.Prompts[0].ID != "a" || p.Prompts[1].ID != "b" {
@@ -171,6 +249,17 @@ func TestStatePendingAndRearmDeadline(t *testing.T) {
 	}
 	if got := s.describe(t0.Add(12 * time.Second)); got != "2 pending: Bash (desktop), 12 s" {
 		t.Errorf("describe = %q", got)
+	}
+	s.setPrompts(SetPrompts{Source: "desktop", Hold: 15 * time.Second}, t0.Add(2*time.Second))
+	p = s.pending()
+	if !p.Prompts[0].Reconnecting || !p.Prompts[0].HoldUntil.Equal(t0.Add(17*time.Second)) || !p.Prompts[1].Decided {
+		t.Fatalf("pending after the drop %+v", p.Prompts)
+	}
+	if next, ok := s.nextDeadline(); !ok || !next.Equal(t0.Add(17*time.Second)) {
+		t.Fatalf("nextDeadline while held = %v %v, want the end of the hold (no re-arm while held)", next, ok)
+	}
+	if got := s.describe(t0.Add(12 * time.Second)); got != "2 pending: Bash (desktop), 12 s, reconnecting (gone in 5 s)" {
+		t.Errorf("describe while held = %q", got)
 	}
 	if got := newState().describe(t0); got != "no prompt pending" {
 		t.Errorf("describe empty = %q", got)
