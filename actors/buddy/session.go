@@ -18,6 +18,12 @@ import (
 // gone (spec §5.4). Its keepalive comes every 10-11 s.
 const LinkTimeout = 30 * time.Second
 
+// ReconnectHold is how long the desktop's prompt stays on screen, marked
+// reconnecting and not answerable, after a BLE disconnect (spec §5.4): the
+// desktop reconnects within seconds but sends its first heartbeat only
+// when its 10 s keepalive falls due, 8-10 s later (§2.3).
+const ReconnectHold = 15 * time.Second
+
 // noClaude is the snapshot's msg after link loss, as on the reference.
 const noClaude = "No Claude connected"
 
@@ -65,6 +71,11 @@ type session struct {
 	link     ble.LinkState
 	snap     *pbuddy.Heartbeat // accumulated; nil before the first heartbeat
 	arrived  time.Time         // when snap.Prompt first appeared
+	// held is the prompt pending when the BLE link dropped and heldArrived
+	// its arrival: a heartbeat after the reconnect that carries the same id
+	// is the same prompt, not a new one.
+	held        string
+	heldArrived time.Time
 	clock    *DesktopClock
 	// changed is set when State would differ; the actor publishes and
 	// clears it.
@@ -176,9 +187,13 @@ func (s *session) heartbeat(h pbuddy.Heartbeat, now time.Time) []effect {
 	case p.Prompt == nil || p.Prompt.ID != h.Prompt.ID:
 		pr := *h.Prompt
 		p.Prompt, s.arrived = &pr, now
+		if pr.ID == s.held {
+			s.arrived = s.heldArrived
+		}
 	default:
 		p.Prompt.Tool, p.Prompt.Hint = h.Prompt.Tool, h.Prompt.Hint
 	}
+	s.held, s.heldArrived = "", time.Time{} // this heartbeat confirmed or dropped it
 	s.changed = true
 	msg := approvals.SetPrompts{Source: Source, LinkUp: true}
 	if p.Prompt != nil {
@@ -276,7 +291,7 @@ func (s *session) linkState(ls ble.LinkState) []effect {
 	was := s.link
 	s.link, s.changed = ls, true
 	if was.Connected && !ls.Connected {
-		return s.lose("BLE disconnect")
+		return s.lose("BLE disconnect", ReconnectHold)
 	}
 	return nil
 }
@@ -285,7 +300,9 @@ func (s *session) linkState(ls ble.LinkState) []effect {
 func (s *session) tick(now time.Time) []effect {
 	var effs []effect
 	if s.alive && now.Sub(s.lastLine) >= LinkTimeout {
-		effs = s.lose(fmt.Sprintf("no line for %v", LinkTimeout))
+		// No hold: 30 s of silence is a desktop gone, not one
+		// reconnecting (spec §5.4 clears the prompt).
+		effs = s.lose(fmt.Sprintf("no line for %v", LinkTimeout), 0)
 	}
 	abandoned, err := s.push.Tick(now)
 	if abandoned {
@@ -295,9 +312,11 @@ func (s *session) tick(now time.Time) []effect {
 	return s.maybeSave(effs, now)
 }
 
-// lose ends the desktop session: the prompt goes (with its "sent" state,
-// which approvals owns), the counts drop to zero, the transcript stays.
-func (s *session) lose(why string) []effect {
+// lose ends the desktop session: the counts drop to zero, the transcript
+// stays, and the prompt goes (with its "sent" state, which approvals owns):
+// at once when hold is zero, else approvals keeps it as reconnecting for
+// hold, until a heartbeat confirms or drops it.
+func (s *session) lose(why string, hold time.Duration) []effect {
 	if s.push.Active() {
 		s.abortPush(why)
 	}
@@ -306,12 +325,16 @@ func (s *session) lose(why string) []effect {
 	}
 	s.alive, s.changed = false, true
 	s.stats.Reconnect()
+	s.held, s.heldArrived = "", time.Time{}
 	if s.snap != nil {
+		if s.snap.Prompt != nil && hold > 0 {
+			s.held, s.heldArrived = s.snap.Prompt.ID, s.arrived
+		}
 		s.snap.Total, s.snap.Running, s.snap.Waiting = 0, 0, 0
 		s.snap.Msg, s.snap.Prompt = noClaude, nil
 	}
-	s.log.Info("desktop link lost", "why", why)
-	return []effect{setPrompts{approvals.SetPrompts{Source: Source, LinkUp: false}}}
+	s.log.Info("desktop link lost", "why", why, "prompt_held", hold)
+	return []effect{setPrompts{approvals.SetPrompts{Source: Source, LinkUp: false, Hold: hold}}}
 }
 
 // decided turns a decision taken on the appliance into a permission line.
@@ -321,8 +344,11 @@ func (s *session) decided(d approvals.Decided, now time.Time) []effect {
 		return nil
 	}
 	if !s.alive || !s.link.Connected {
-		// approvals re-arms the prompt after 5 s; a write into a dead
-		// link would be lost silently (spec §12.10).
+		// A write into a dead link would be lost silently (spec
+		// §12.10). approvals refuses decisions for a prompt held across a
+		// disconnect, so this is one already on its way when the link
+		// dropped: approvals re-arms it once a heartbeat after the
+		// reconnect still lists it (or after 5 s, if no hold applies).
 		s.log.Info("decision dropped: no desktop connected", "decision", d.Decision.String(), "by", d.By)
 		return nil
 	}

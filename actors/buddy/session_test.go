@@ -171,14 +171,15 @@ func TestSessionLiveness(t *testing.T) {
 		name  string
 		after func(s *session) []effect
 		lost  bool
+		hold  time.Duration // how long approvals keeps the prompt as reconnecting
 	}{
-		{"silent 29s", func(s *session) []effect { return s.tick(t0.Add(29 * time.Second)) }, false},
-		{"silent 30s", func(s *session) []effect { return s.tick(t0.Add(30 * time.Second)) }, true},
+		{"silent 29s", func(s *session) []effect { return s.tick(t0.Add(29 * time.Second)) }, false, 0},
+		{"silent 30s", func(s *session) []effect { return s.tick(t0.Add(30 * time.Second)) }, true, 0},
 		{"keepalive at 20s then 45s", func(s *session) []effect {
 			s.line([]byte(`{}`), t0.Add(20*time.Second))
 			return s.tick(t0.Add(45 * time.Second))
-		}, false},
-		{"ble disconnect", func(s *session) []effect { return s.linkState(ble.LinkState{}) }, true},
+		}, false, 0},
+		{"ble disconnect", func(s *session) []effect { return s.linkState(ble.LinkState{}) }, true, ReconnectHold},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := newTestSession(t)
@@ -191,8 +192,8 @@ func TestSessionLiveness(t *testing.T) {
 				}
 				return
 			}
-			if len(p) != 1 || p[0].LinkUp || p[0].Prompts != nil || p[0].Source != Source {
-				t.Fatalf("SetPrompts = %+v, want one LinkUp:false", p)
+			if len(p) != 1 || p[0].LinkUp || p[0].Prompts != nil || p[0].Source != Source || p[0].Hold != tt.hold {
+				t.Fatalf("SetPrompts = %+v, want one LinkUp:false with Hold %v", p, tt.hold)
 			}
 			sn := st.Snapshot
 			if st.Connected || sn.Prompt != nil || sn.Total != 0 || sn.Running != 0 || sn.Waiting != 0 || sn.Msg != noClaude {
@@ -209,6 +210,43 @@ func TestSessionLiveness(t *testing.T) {
 				t.Fatalf("loss repeated: %+v", p)
 			}
 		})
+	}
+}
+
+// After a BLE disconnect the first heartbeat that carries the same prompt
+// id is the same prompt: approvals restores it, so its arrival must not
+// move (the screen's age, the stats' velocity). Any other id is new.
+func TestSessionReconnectKeepsPromptArrival(t *testing.T) {
+	hb := func(id string) []byte {
+		return []byte(`{"total":1,"running":0,"waiting":1,"msg":"m","entries":[],"tokens":1,"tokens_today":1,"prompt":{"id":"` + id + `","tool":"Bash","hint":""}}`)
+	}
+	s, _ := newTestSession(t)
+	s.line(hb("req_1"), t0)
+	s.linkState(ble.LinkState{})
+	s.linkState(ble.LinkState{Connected: true, Subscribed: true, Secured: true})
+	s.line([]byte(`{"time":[1775731234,-25200]}`), t0.Add(2*time.Second))
+	if st := s.state(); !st.Connected || st.Snapshot.Prompt != nil {
+		t.Fatalf("before the first heartbeat: connected %v, prompt %+v; want connected, no prompt yet", st.Connected, st.Snapshot.Prompt)
+	}
+	p := prompts(s.line(hb("req_1"), t0.Add(10*time.Second)))
+	if len(p) != 1 || !p[0].LinkUp || len(p[0].Prompts) != 1 || !p[0].Prompts[0].Arrived.Equal(t0) {
+		t.Fatalf("SetPrompts after the reconnect = %+v, want req_1 arrived at t0", p)
+	}
+	if st := s.state(); !st.PromptArrived.Equal(t0) {
+		t.Fatalf("state's PromptArrived %v, want t0", st.PromptArrived)
+	}
+	// Dropped and back with another prompt: that one is new.
+	s.linkState(ble.LinkState{})
+	s.linkState(ble.LinkState{Connected: true})
+	p = prompts(s.line(hb("req_2"), t0.Add(20*time.Second)))
+	if len(p) != 1 || !p[0].Prompts[0].Arrived.Equal(t0.Add(20*time.Second)) {
+		t.Fatalf("SetPrompts = %+v, want req_2 arrived now", p)
+	}
+	// A link timeout holds nothing: the same id later is new too.
+	s.tick(t0.Add(20*time.Second + LinkTimeout))
+	p = prompts(s.line(hb("req_2"), t0.Add(time.Hour)))
+	if len(p) != 1 || !p[0].Prompts[0].Arrived.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("SetPrompts after a link timeout = %+v, want req_2 arrived now", p)
 	}
 }
 
