@@ -76,7 +76,7 @@ type session struct {
 	// is the same prompt, not a new one.
 	held        string
 	heldArrived time.Time
-	clock    *DesktopClock
+	clock       *DesktopClock
 	// changed is set when State would differ; the actor publishes and
 	// clears it.
 	changed    bool
