@@ -51,6 +51,9 @@ type apiPrompt struct {
 	AgeMs   int64  `json:"ageMs"`
 	Decided bool   `json:"decided"`
 	By      string `json:"by,omitempty"`
+	// Reconnecting: the link dropped; the prompt is shown but cannot be
+	// answered until a heartbeat after the reconnect lists it again.
+	Reconnecting bool `json:"reconnecting"`
 }
 
 // apiForget is the forget-pairing flow in /api/state, while it is on:
@@ -176,12 +179,12 @@ func apiState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 		list := make([]apiPrompt, 0, len(p.Prompts))
 		var first *apiPrompt
 		for _, v := range p.Prompts {
-			ap := apiPrompt{Source: v.Source, ID: v.ID, Tool: v.Tool, Hint: v.Hint, Decided: v.Decided, By: v.By}
+			ap := apiPrompt{Source: v.Source, ID: v.ID, Tool: v.Tool, Hint: v.Hint, Decided: v.Decided, By: v.By, Reconnecting: v.Reconnecting}
 			if !v.Arrived.IsZero() {
 				ap.AgeMs = now.Sub(v.Arrived).Milliseconds()
 			}
 			list = append(list, ap)
-			if first == nil && !v.Decided {
+			if first == nil && !v.Decided && !v.Reconnecting {
 				first = &list[len(list)-1]
 			}
 		}

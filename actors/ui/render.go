@@ -96,6 +96,7 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 		} else if v.Decided {
 			av.Sent = v.Decision.String()
 		}
+		av.Reconnecting = v.Reconnecting
 		p.approval = p.r.Approval(dst, av)
 		return time.Second - age%time.Second // the age counts seconds
 	case ScreenPack:

@@ -147,6 +147,20 @@ func (s *state) apply(msg any, now time.Time) (fx []any) {
 			fx = append(fx, s.wake(now), chime{audio.ChimePrompt})
 		}
 		delete(s.sending, keyOf(m.Prompt))
+	case approvals.PromptReconnecting:
+		if i := s.find(keyOf(m.Prompt)); i >= 0 {
+			s.prompts[i].Reconnecting, s.prompts[i].HoldUntil = true, m.Until
+		}
+	case approvals.PromptRestored:
+		if i := s.find(keyOf(m.Prompt)); i >= 0 {
+			v := &s.prompts[i]
+			v.Reconnecting, v.HoldUntil = false, time.Time{}
+			fx = append(fx, s.wake(now))
+			if !v.Decided {
+				// Answerable again; a decided one chimes with PromptRearmed.
+				fx = append(fx, chime{audio.ChimePrompt})
+			}
+		}
 	case approvals.PromptResolved:
 		if i := s.find(keyOf(m.Prompt)); i >= 0 {
 			s.prompts = append(s.prompts[:i], s.prompts[i+1:]...)
@@ -266,21 +280,24 @@ func (s *state) find(k key) int {
 	return -1
 }
 
+// undecided counts the prompts waiting for an answer that can be given now:
+// not decided, and not held while their link is down.
 func (s *state) undecided() int {
 	n := 0
 	for _, v := range s.prompts {
-		if !v.Decided {
+		if !v.Decided && !v.Reconnecting {
 			n++
 		}
 	}
 	return n
 }
 
-// shown is the prompt on the approval screen: the oldest one nobody has
-// decided, else the oldest, which then shows "sent…". -1 when none.
+// shown is the prompt on the approval screen: the oldest one the buttons
+// can answer, else the oldest, which then shows "sent…" or
+// "reconnecting…". -1 when none.
 func (s *state) shown() int {
 	for i, v := range s.prompts {
-		if !v.Decided && !s.isSending(v.Prompt) {
+		if !v.Decided && !v.Reconnecting && !s.isSending(v.Prompt) {
 			return i
 		}
 	}
@@ -346,6 +363,11 @@ func (s *state) press(r Role, now time.Time) (d approvals.Decide, ok bool) {
 		v := s.prompts[i]
 		if v.Decided || s.isSending(v.Prompt) {
 			return d, false // "sent…" is showing: nothing left to decide
+		}
+		if v.Reconnecting {
+			// "reconnecting…" is showing: nothing can reach the desktop,
+			// and approvals would refuse it anyway.
+			return d, false
 		}
 		s.sending[keyOf(v.Prompt)] = dec
 		s.followPrompt()

@@ -55,6 +55,33 @@ func TestState(t *testing.T) {
 			{msg: approvals.PromptRearmed{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
 		}},
+		{"a reconnecting prompt: buttons do nothing until restored", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{at: time.Second, msg: approvals.PromptReconnecting{Prompt: prompt("p1"), Until: t0.Add(16 * time.Second)}, screen: ScreenApproval},
+			{at: 2 * time.Second, msg: RoleApprove, screen: ScreenApproval},
+			{at: 3 * time.Second, msg: RoleDeny, screen: ScreenApproval},
+			{at: 10 * time.Second, msg: approvals.PromptRestored{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{at: 11 * time.Second, msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
+		}},
+		{"a reconnecting prompt gives way to an answerable one, then goes", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: approvals.PromptReconnecting{Prompt: prompt("p1"), Until: t0.Add(15 * time.Second)}, screen: ScreenApproval},
+			{msg: approvals.PromptAppeared{Prompt: approvals.Prompt{Source: "desktop", ID: "p2", Tool: "Edit"}}, screen: ScreenApproval, chime: true},
+			{msg: RoleDeny, decide: "deny p2", screen: ScreenApproval},
+			{msg: RoleApprove, screen: ScreenApproval}, // p2 sent, p1 reconnecting: nothing to answer
+			{at: 15 * time.Second, msg: approvals.PromptResolved{Prompt: prompt("p1"), How: approvals.Gone}, screen: ScreenApproval},
+		}},
+		{"decided before the drop: sent, reconnecting, re-armed once confirmed", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
+			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: buddy.Once, By: By}, screen: ScreenApproval},
+			{msg: approvals.PromptReconnecting{Prompt: prompt("p1"), Until: t0.Add(15 * time.Second)}, screen: ScreenApproval},
+			{msg: RoleApprove, screen: ScreenApproval},
+			{msg: approvals.PromptRestored{Prompt: prompt("p1")}, screen: ScreenApproval},
+			{msg: RoleApprove, screen: ScreenApproval}, // still "sent…" until approvals re-arms it
+			{msg: approvals.PromptRearmed{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
+		}},
 		{"passkey overrides the prompt and hides it from the buttons", true, []step{
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: ableactor.LinkState{Passkey: "123456"}, screen: ScreenPasskey},

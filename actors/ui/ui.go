@@ -126,6 +126,7 @@ type View struct {
 	Persona            string // the character's state on home
 	Tool               string // the prompt shown on the approval screen
 	Sent               bool   // "sent…" instead of the legend
+	Reconnecting       bool   // "reconnecting…" instead of the legend: the buttons do nothing
 	// Source is the shown prompt's source line ("desktop", "CLI engine
 	// · 9f3c2a10"), Subagent its subagent tag or "", Index and Of its
 	// place in the queue ("1 of 3").
@@ -346,7 +347,7 @@ func (a *Actor) view() View {
 		Frames: a.frames, Draws: a.draws, Pixels: a.pixels, LastDamage: append([]image.Rectangle(nil), a.lastDamage...)}
 	if i := a.st.shown(); i >= 0 {
 		p := a.st.prompts[i]
-		v.Tool, v.Sent = p.Tool, p.Decided || a.st.isSending(p.Prompt)
+		v.Tool, v.Sent, v.Reconnecting = p.Tool, p.Decided || a.st.isSending(p.Prompt), p.Reconnecting
 		v.Source, v.Subagent = sourceOf(p.Prompt)
 		v.Index, v.Of = i+1, len(a.st.prompts)
 		if a.paint != nil && a.drawn == ScreenApproval {

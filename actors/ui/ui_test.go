@@ -315,6 +315,38 @@ func TestApproveThroughApprovals(t *testing.T) {
 	r.waitFor(t, "home", func() bool { return r.view(t).Screen == ScreenHome })
 }
 
+// The desktop's link drops with a prompt on the screen: the real approvals
+// service holds it, the panel says "reconnecting…" without either button,
+// and A sends nothing until a heartbeat after the reconnect lists it again.
+func TestReconnectingPromptThroughApprovals(t *testing.T) {
+	r := newRig(t, nil)
+	r.prompt("req_hold", "Bash")
+	r.waitFor(t, "the approval screen", func() bool { v := r.view(t); return v.Screen == ScreenApproval && v.Tool == "Bash" })
+	r.send("approvals", approvals.SetPrompts{Source: "desktop", Hold: 15 * time.Second})
+	r.waitFor(t, "reconnecting… on the screen", func() bool { return r.view(t).Reconnecting })
+	fb, _ := r.board.Display.Snapshot()
+	if g, rd := near(fb, image.Rect(0, 204, 240, 240), green), near(fb, image.Rect(0, 204, 240, 240), red); g > 50 || rd > 50 {
+		t.Fatalf("legend while reconnecting: %d approve-green and %d deny-red pixels, want no buttons", g, rd)
+	}
+	r.press(t, "A")
+	r.press(t, "B")
+	r.noDecision(t, "a press while reconnecting")
+	if v := r.view(t); v.Decisions != 0 || v.Screen != ScreenApproval {
+		t.Fatalf("after presses while reconnecting: %d decisions, screen %s", v.Decisions, v.Screen)
+	}
+	r.prompt("req_hold", "Bash") // the first heartbeat after the reconnect
+	r.waitFor(t, "the buttons back", func() bool { return !r.view(t).Reconnecting })
+	r.press(t, "A")
+	select {
+	case d := <-r.got:
+		if d.ID != "req_hold" || d.Decision.String() != "once" {
+			t.Fatalf("decided %+v, want once for req_hold", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no decision reached the buddy service after the prompt was restored")
+	}
+}
+
 func TestScreenTimeoutAndWakingPress(t *testing.T) {
 	r := newRig(t, nil)
 	r.clk.advance(29 * time.Second)

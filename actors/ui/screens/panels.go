@@ -35,6 +35,10 @@ type ApprovalView struct {
 	// Sent is "" until a button was pressed, then "once" or "deny": the
 	// screen says "sent…" until the prompt disappears.
 	Sent string
+	// Reconnecting: the prompt's link dropped and it cannot be answered
+	// until its source confirms it; the screen says "reconnecting…" in
+	// place of the buttons (and of "sent…").
+	Reconnecting bool
 }
 
 // Layout constants the tests rely on.
@@ -65,7 +69,7 @@ type approvalPage struct {
 // name and source), so every character the decision applies to is on
 // some page.
 func (r *Renderer) approvalLayout(v ApprovalView) []approvalPage {
-	v.Page, v.Age, v.Sent = 0, 0, "" // what the pages do not depend on
+	v.Page, v.Age, v.Sent, v.Reconnecting = 0, 0, "", false // what the pages do not depend on
 	if r.laidOut != nil && r.laidOutFor == v {
 		return r.laidOut // paging and the age tick redraw the same prompt
 	}
@@ -182,9 +186,12 @@ func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) ApprovalDrawn {
 		}
 	}
 	legend := image.Rect(0, r.h-approvalLegendH, r.w, r.h)
-	if v.Sent != "" {
+	if v.Reconnecting || v.Sent != "" {
 		clear(dst, legend, panel)
 		s := "sent… " + v.Sent
+		if v.Reconnecting {
+			s = "reconnecting…"
+		}
 		r.f.text(dst, (r.w-r.f.measure(Bold, 18, s))/2, legend.Min.Y+8, Bold, 18, dim, s)
 		return drawn
 	}

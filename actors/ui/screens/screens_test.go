@@ -66,6 +66,18 @@ func TestApproval_toolIsLarge(t *testing.T) {
 		if n, _ := countNear(img, image.Rect(0, sz.Y-36, sz.X, sz.Y), approveC); n != 0 {
 			t.Errorf("%v: sent state still shows the approve legend", sz)
 		}
+		// Link down: neither legend, "reconnecting…" drawn in their place.
+		r.Approval(img, ApprovalView{Tool: "Bash", Hint: "ls", Reconnecting: true, Approve: "A", Deny: "B"})
+		legend := image.Rect(0, sz.Y-36, sz.X, sz.Y)
+		if n, _ := countNear(img, legend, approveC); n != 0 {
+			t.Errorf("%v: reconnecting state shows the approve legend", sz)
+		}
+		if n, _ := countNear(img, legend, denyC); n != 0 {
+			t.Errorf("%v: reconnecting state shows the deny legend", sz)
+		}
+		if n, _ := countNear(img, legend, dim); n < 50 {
+			t.Errorf("%v: reconnecting state draws %d px of text in the legend, want its words", sz, n)
+		}
 	}
 }
 

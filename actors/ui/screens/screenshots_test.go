@@ -40,6 +40,9 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 		"approval-late-sent": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "create issue", Age: 14 * time.Second, Hint: "github.com/claude-pi/claude-pi", Sent: "once"})
 		},
+		"approval-reconnecting": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "Bash", Age: 9 * time.Second, Source: "desktop", Hint: "npm test", Reconnecting: true})
+		},
 		"approval-cli-subagent": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Edit", Age: 2 * time.Second, Index: 2, Of: 3,
 				Source: "CLI engine · 9f3c2a10", Subagent: "subagent Explore", Hint: "internal/engine/plan.go"})
