@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -44,7 +45,7 @@ func (a *appliance) awaitPrompt(t testing.TB, id string) approvals.PromptView {
 	var pv approvals.PromptView
 	poll(t, 5*time.Second, "prompt on the ui", func() bool {
 		for _, p := range a.uiView(t).Prompts {
-			if p.ID == id && !p.Decided {
+			if p.ID == id && !p.Decided && !p.Reconnecting {
 				pv = p
 				return true
 			}
@@ -190,37 +191,89 @@ func TestBuddyE2EApprovals(t *testing.T) {
 	}
 }
 
-func TestBuddyE2EDisconnectMidPrompt(t *testing.T) {
+// The desktop's link drops with a prompt on the screen and comes back the
+// way the real desktop comes back (spec §2.3): owner/time at once, the first
+// heartbeat only when its keepalive falls due. Until that heartbeat lists
+// the prompt again the screen says "reconnecting…" and A sends nothing, on
+// either connection; then A answers it once.
+func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.dial(t, &desktop.Options{StatusEvery: -1})
 	d.SetPrompt("req_lost", "Bash", "rm -rf build")
-	a.awaitPrompt(t, "req_lost")
+	first := a.awaitPrompt(t, "req_lost")
+	resume := d.Resume()
 	d.Close()
 	a.linkDown(t)
-	poll(t, 5*time.Second, "the prompt gone with the link", func() bool { return len(a.uiView(t).Prompts) == 0 })
-	before := a.uiView(t)
-	a.press(t, "A")
-	poll(t, 5*time.Second, "press handled", func() bool { return a.uiView(t).Presses == before.Presses+1 })
-	if v := a.uiView(t); v.Decisions != before.Decisions {
-		t.Fatal("a press after the link dropped sent a decision")
+	poll(t, 5*time.Second, "reconnecting… on the screen", func() bool {
+		v := a.uiView(t)
+		return v.Screen == ui.ScreenApproval && v.Tool == "Bash" && v.Reconnecting
+	})
+	if p, _ := a.apiState(t)["prompt"].(map[string]any); p == nil || p["id"] != "req_lost" || p["reconnecting"] != true {
+		t.Errorf("/api/state prompt = %v, want req_lost reconnecting", p)
 	}
+	pressNothing := func(when string) {
+		t.Helper()
+		before := a.uiView(t)
+		a.press(t, "A")
+		poll(t, 5*time.Second, "press handled", func() bool { return a.uiView(t).Presses == before.Presses+1 })
+		if v := a.uiView(t); v.Decisions != before.Decisions || !v.Reconnecting {
+			t.Fatalf("%s: A made %d decisions, reconnecting %v; want none, still reconnecting", when, v.Decisions-before.Decisions, v.Reconnecting)
+		}
+	}
+	pressNothing("link down")
 
-	// The desktop reconnects (the sim link serves the next central) and
-	// the same prompt works again.
+	// The desktop reconnects (the sim link serves the next central). Its
+	// keepalive is an hour here, so that the test says when the first
+	// heartbeat goes.
 	var d2 *desktop.Desktop
 	poll(t, 5*time.Second, "reconnect", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
-		d2, err = desktop.DialOptions(ctx, a.nus, &desktop.Options{StatusEvery: -1})
+		d2, err = desktop.DialOptions(ctx, a.nus, &desktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
 		return err == nil
 	})
 	defer d2.Close()
-	d2.SetPrompt("req_lost", "Bash", "rm -rf build")
-	a.awaitPrompt(t, "req_lost")
-	a.press(t, "A")
-	if p := oneDecision(t, d2, 200*time.Millisecond); p.ID != "req_lost" || p.Decision != buddy.Once {
-		t.Fatalf("after reconnect got %s", p.Line)
+	poll(t, 5*time.Second, "the link up again", func() bool { l := a.uiView(t).Link; return l != nil && l.Connected })
+	pressNothing("reconnected, before the first heartbeat")
+	noDecision(t, d2, 300*time.Millisecond)
+
+	if err := d2.Heartbeat(); err != nil {
+		t.Fatal(err)
 	}
+	back := a.awaitPrompt(t, "req_lost")
+	if !back.Arrived.Equal(first.Arrived) {
+		t.Errorf("restored prompt arrived %v, want its first arrival %v", back.Arrived, first.Arrived)
+	}
+	a.press(t, "A")
+	if p := oneDecision(t, d2, 300*time.Millisecond); p.ID != "req_lost" || p.Decision != buddy.Once {
+		t.Fatalf("after the confirming heartbeat got %s", p.Line)
+	}
+	select {
+	case p := <-d.Decisions():
+		t.Fatalf("the dropped connection got %s", p.Line)
+	default:
+	}
+}
+
+// A heartbeat after the reconnect that no longer lists the prompt (it was
+// answered on the desktop meanwhile) resolves it: the screen goes home.
+func TestBuddyE2EReconnectPromptAnsweredMeanwhile(t *testing.T) {
+	e2e(t)
+	a := startAppliance(t, t.TempDir())
+	d := a.dial(t, &desktop.Options{StatusEvery: -1})
+	d.SetPrompt("req_elsewhere", "Edit", "main.go")
+	a.awaitPrompt(t, "req_elsewhere")
+	resume := d.Resume()
+	d.Close()
+	a.linkDown(t)
+	poll(t, 5*time.Second, "reconnecting… on the screen", func() bool { return a.uiView(t).Reconnecting })
+	resume.Prompt = nil // answered on the desktop while the link was down
+	d2 := a.dial(t, &desktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
+	if err := d2.Heartbeat(); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 5*time.Second, "the prompt resolved", func() bool { return len(a.uiView(t).Prompts) == 0 })
+	noDecision(t, d2, 200*time.Millisecond)
 }

@@ -147,6 +147,46 @@ func TestConnectSendsOwnerThenTimeThenHeartbeat(t *testing.T) {
 	}
 }
 
+// A reconnect sends owner and time but no heartbeat (spec §2.3): the first
+// one comes when the keepalive falls due, and still carries the prompt the
+// dropped connection was waiting on.
+func TestReconnectSendsNoHeartbeatUntilTheKeepalive(t *testing.T) {
+	f0, desk0 := newFakeDevice(t, deviceAnswers)
+	d0 := start(t, desk0, Options{StatusEvery: -1})
+	d0.SetPrompt("req_1", "Bash", "ls")
+	for h := f0.next(buddy.KindHeartbeat).(buddy.Heartbeat); h.Prompt == nil; {
+		h = f0.next(buddy.KindHeartbeat).(buddy.Heartbeat)
+	}
+	var r *Resume
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if r = d0.Resume(); !d0.PromptSentAt("req_1").IsZero() {
+			break
+		}
+	}
+	d0.Close()
+	if r.Prompt == nil || r.Prompt.ID != "req_1" || r.LastBeat.IsZero() {
+		t.Fatalf("Resume = %+v, want req_1 and the last beat", r)
+	}
+
+	f, desk := newFakeDevice(t, deviceAnswers)
+	keepalive := 1500 * time.Millisecond
+	connected := time.Now()
+	start(t, desk, Options{Owner: "Felix", StatusEvery: -1, Keepalive: keepalive, Resume: &Resume{Session: r.Session, Prompt: r.Prompt}})
+	f.next(buddy.KindTime)
+	h := f.next(buddy.KindHeartbeat).(buddy.Heartbeat)
+	if waited := time.Since(connected); waited < keepalive {
+		t.Errorf("first heartbeat %v after the reconnect, want none before the %v keepalive", waited, keepalive)
+	}
+	if h.Prompt == nil || h.Prompt.ID != "req_1" {
+		t.Errorf("first heartbeat after the reconnect %+v, want prompt req_1", h)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.msgs) != 3 || f.msgs[0].Kind() != buddy.KindCommand || f.msgs[1].Kind() != buddy.KindTime {
+		t.Errorf("wire after a reconnect %v, want owner, time, then the keepalive heartbeat", f.msgs)
+	}
+}
+
 func TestOwnerAckIsAwaitedAtMostThreeSeconds(t *testing.T) {
 	_, desk := newFakeDevice(t, nil) // a device that never acks
 	began := time.Now()

@@ -159,7 +159,9 @@ func (d *Desktop) beatLoop() {
 			d.log.Debug("desktop: heartbeat", "err", err)
 		}
 	}
-	send() // "sent when the bridge starts"
+	if d.opts.Resume == nil {
+		send() // "sent when the bridge starts"; a reconnect sends none
+	}
 	tick := time.NewTicker(min(time.Second, d.opts.Keepalive))
 	defer tick.Stop()
 	for {
