@@ -4,12 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 
 	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/gpio/gpioreg"
 	"periph.io/x/conn/v3/spi"
 	"periph.io/x/conn/v3/spi/spireg"
 	"periph.io/x/host/v3"
+	"periph.io/x/host/v3/distro"
+	"periph.io/x/host/v3/gpioioctl"
 
 	"github.com/claude-pi/claude-pi/drivers/display/st7789"
 	"github.com/claude-pi/claude-pi/drivers/input"
@@ -44,8 +49,45 @@ func (h *Hardware) Close() error {
 	return errors.Join(errs...)
 }
 
-// pinByName is gpioreg.ByName; tests replace it.
-var pinByName = gpioreg.ByName
+// pinByName finds a profile's pin ("GPIO25") on this machine; tests
+// replace it.
+var pinByName = func(name string) gpio.PinIO {
+	return lookupPin(distro.DTCompatible(), name, rp1Line, gpioreg.ByName)
+}
+
+// lookupPin is pinByName's choice. On a Pi 5 (device tree "brcm,bcm2712")
+// the header GPIO is the RP1 chip's, and the only way to it is the GPIO
+// character device, so pin GPIOn is line n of the pinctrl-rp1 chip (rp1).
+// Not gpioreg's pin of that name: periph's bcm283x driver registers
+// GPIO0..53 on every Broadcom SoC, the Pi 5's too, with the BCM2711's
+// register layout. Unprivileged and sandboxed (the systemd unit) it cannot
+// map registers and falls back to those same lines, but run as root it tries
+// to map /dev/mem at the BCM2711's GPIO address, which on a Pi 5 is not GPIO.
+// Elsewhere (Pi 1 to 4) gpioreg's name is right: bcm283x also names pins
+// that the kernel calls by their function ("SPI_MISO" on a Pi 3).
+func lookupPin(compatible []string, name string, rp1 func(n int) gpio.PinIO, byName func(string) gpio.PinIO) gpio.PinIO {
+	if !slices.Contains(compatible, "brcm,bcm2712") {
+		return byName(name)
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "GPIO"))
+	if err != nil || !strings.HasPrefix(name, "GPIO") || n < 0 || n > 27 {
+		return nil // the Pi 5's header has GPIO0..27 and nothing else
+	}
+	return rp1(n)
+}
+
+// rp1Line is line n of the Pi 5's RP1 GPIO chip, nil when there is none.
+func rp1Line(n int) gpio.PinIO {
+	for _, c := range gpioioctl.Chips {
+		if c.Label() != "pinctrl-rp1" {
+			continue
+		}
+		if l := c.ByNumber(n); l != nil {
+			return l
+		}
+	}
+	return nil
+}
 
 // Open initializes periph and opens the board's display, buttons, amplifier
 // pin and LED. It cannot run off a Pi; every error names the part and the
@@ -157,7 +199,7 @@ func resolve(name, use string) (gpio.PinIO, error) {
 	}
 	p := pinByName(name)
 	if p == nil {
-		return nil, fmt.Errorf("%s: pin %s not found: is /dev/gpiochip0 present and readable (add the user to the gpio group)?", use, name)
+		return nil, fmt.Errorf("%s: pin %s not found: is /dev/gpiochip0 present and readable (add the user to the gpio group)? On a Pi 5 the header is the RP1 chip's (gpioinfo shows pinctrl-rp1): run Raspberry Pi OS, whose kernel drives it", use, name)
 	}
 	return p, nil
 }

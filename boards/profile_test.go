@@ -1,10 +1,14 @@
 package boards
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"periph.io/x/conn/v3/gpio"
+	"periph.io/x/conn/v3/gpio/gpiotest"
 )
 
 // Opening real hardware needs a Pi with the HAT and cannot run here; these
@@ -147,5 +151,51 @@ func TestOpen_simulatedRefused(t *testing.T) {
 	p, _ := Lookup("sim")
 	if _, err := Open(p, nil); err == nil || !strings.Contains(err.Error(), "boards/sim") {
 		t.Errorf("Open(sim) = %v, want a refusal pointing at boards/sim", err)
+	}
+}
+
+// On a Pi 5 a profile's GPIOn is line n of the RP1 chip, never periph's
+// bcm283x pin of that name (BCM2711 registers); elsewhere the name goes
+// to gpioreg as before.
+func TestLookupPinTakesTheRP1LineOnAPi5(t *testing.T) {
+	rp1 := map[int]gpio.PinIO{}
+	reg := map[string]gpio.PinIO{}
+	for _, n := range []int{5, 9, 25, 27} {
+		rp1[n] = &gpiotest.Pin{N: fmt.Sprintf("rp1 line %d", n)}
+		reg[fmt.Sprintf("GPIO%d", n)] = &gpiotest.Pin{N: fmt.Sprintf("bcm283x GPIO%d", n)}
+	}
+	byLine := func(n int) gpio.PinIO {
+		if p, ok := rp1[n]; ok {
+			return p
+		}
+		return nil
+	}
+	byName := func(name string) gpio.PinIO {
+		if p, ok := reg[name]; ok {
+			return p
+		}
+		return nil
+	}
+	pi5 := []string{"raspberrypi,5-model-b", "brcm,bcm2712"}
+	pi4 := []string{"raspberrypi,4-model-b", "brcm,bcm2711"}
+	for _, tt := range []struct {
+		compatible []string
+		name, want string
+	}{
+		{pi5, "GPIO25", "rp1 line 25"},
+		{pi5, "GPIO5", "rp1 line 5"},
+		{pi5, "GPIO3", ""},  // no such line in the fake
+		{pi5, "GPIO28", ""}, // not on the header
+		{pi5, "SPI_MISO", ""},
+		{pi4, "GPIO25", "bcm283x GPIO25"},
+		{nil, "GPIO9", "bcm283x GPIO9"},
+	} {
+		got := ""
+		if p := lookupPin(tt.compatible, tt.name, byLine, byName); p != nil {
+			got = p.Name()
+		}
+		if got != tt.want {
+			t.Errorf("%v %s: %q, want %q", tt.compatible, tt.name, got, tt.want)
+		}
 	}
 }
