@@ -130,8 +130,9 @@ func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
 }
 
 // flood sends n heartbeats, each with a new Bash prompt (ids tag-0 ..
-// tag-(n-1)), as fast as the link takes them, and returns when the last
-// byte left and the last prompt's id. The desktop's own heartbeats,
+// tag-(n-1)), as fast as the link takes them, and returns when the
+// writer's last byte left (its last write returned: the desktop's send
+// buffer is BLE-sized, desktop.WriteBuffer) and the last prompt's id. The desktop's own heartbeats,
 // which may land anywhere in the flood, carry the last prompt too, so
 // the newest snapshot is that prompt whatever the order.
 func flood(t testing.TB, d *desktop.Desktop, n int, tag string) (time.Time, string) {

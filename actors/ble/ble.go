@@ -25,6 +25,9 @@ type Config struct {
 	MaxLine int
 	// Lines is the service that receives Line and LineError (the buddy
 	// service; actors/buddy imports this package, so the tree names it).
+	// It must Take every Line and subscribe to this service when it
+	// starts: a fresh subscription tells the link that the Lines a dead
+	// incarnation left untaken are gone (rxwindow.go).
 	Lines string
 }
 
@@ -54,6 +57,7 @@ type Actor struct {
 	subs *supervisor.Subscribers
 
 	lines  *actor.PID
+	win    *rxWindow
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	chunks [][]byte
@@ -70,6 +74,11 @@ type runEnded struct{ err error }
 
 // Receive handles the package's messages and the actor lifecycle.
 func (a *Actor) Receive(c actor.Context) {
+	if m, ok := c.Message().(supervisor.Subscribe); ok && a.lines != nil && m.PID.Equal(a.lines) {
+		// The Lines service (re)started: what it left untaken is gone.
+		a.win.reset()
+		a.win.barrier()
+	}
 	if a.subs.Receive(c, func() any { return a.link }) {
 		return
 	}
@@ -85,6 +94,7 @@ func (a *Actor) Receive(c actor.Context) {
 		a.wg.Wait()
 	case event:
 		a.handle(c, m.ev)
+		a.win.handled()
 	case runEnded:
 		if m.err == nil {
 			m.err = errors.New("peripheral stopped by itself")
@@ -123,6 +133,7 @@ func (a *Actor) start(c actor.Context) {
 	a.asm = nus.NewAssembler(a.cfg.MaxLine)
 	a.lines = supervisor.ServicePID(c.ActorSystem(), a.cfg.Lines)
 	a.link = LinkState{MTU: drv.DefaultMTU, CanPair: a.p.CanPair(), Security: a.cfg.Security.String()}
+	a.win = newRXWindow()
 	a.h.SetDescription("starting " + a.cfg.Name)
 	// A restarted link knows nothing yet: tell subscribers kept from the
 	// previous incarnation, so no one trusts a connection that is gone.
@@ -130,7 +141,7 @@ func (a *Actor) start(c actor.Context) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	system, self := c.ActorSystem(), c.Self()
+	system, self, win := c.ActorSystem(), c.Self(), a.win
 	// Unbuffered, so once Run has returned every event it sent has been
 	// taken by the forwarder, which sends it on before runEnded: no event
 	// is reordered after the end of the run.
@@ -146,6 +157,11 @@ func (a *Actor) start(c actor.Context) {
 		for {
 			select {
 			case ev := <-events:
+				// Wait for room: this is where a central that writes
+				// faster than buddy reads is held back.
+				if !win.admit(ctx) {
+					return
+				}
 				system.Root.Send(self, event{ev})
 			case err := <-ended:
 				if ctx.Err() == nil {
@@ -189,6 +205,7 @@ func (a *Actor) handle(c actor.Context, ev drv.Event) {
 	}
 	a.link = next
 	a.h.SetDescription(describe(a.link, a.cfg.Name))
+	a.win.barrier() // no heartbeat may jump over this LinkState
 	a.subs.Publish(c, a.link)
 }
 
@@ -196,10 +213,13 @@ func (a *Actor) feed(c actor.Context, p []byte) {
 	a.asm.Feed(p, func(line []byte, err error) {
 		if err != nil {
 			a.h.Logger().Warn("RX line dropped", "err", err)
+			a.win.barrier()
 			c.Send(a.lines, LineError{Err: err})
 			return
 		}
-		c.Send(a.lines, Line{Data: append([]byte(nil), line...)})
+		if s := a.win.offer(line); s != nil {
+			c.Send(a.lines, Line{s: s})
+		}
 	})
 }
 

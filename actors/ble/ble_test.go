@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -133,7 +134,7 @@ func (r *rig) lines() []string {
 	for _, m := range r.buddy.All() {
 		switch m := m.(type) {
 		case Line:
-			out = append(out, string(m.Data))
+			out = append(out, string(m.Take()))
 		case LineError:
 			out = append(out, "ERR")
 		}
@@ -403,4 +404,109 @@ func BenchmarkFeedLines(b *testing.B) {
 	if got == 0 {
 		b.Fatal("no lines")
 	}
+}
+
+// peekLines is every Line buddy got, read without taking it (a Line the
+// link sent stays open until taken).
+func (r *rig) peekLines() []string {
+	var out []string
+	for _, l := range supervisortest.Of[Line](r.buddy) {
+		l.s.w.mu.Lock()
+		out = append(out, string(l.s.data))
+		l.s.w.mu.Unlock()
+	}
+	return out
+}
+
+func (r *rig) waitPeek(what string, ok func([]string) bool) []string {
+	r.t.Helper()
+	r.waitFor(func() bool { return ok(r.peekLines()) }, what)
+	return r.peekLines()
+}
+
+func lastIs(want string) func([]string) bool {
+	return func(got []string) bool { return len(got) > 0 && got[len(got)-1] == want }
+}
+
+// TestHeartbeatsFoldWhileBuddyIsBehind: while buddy has taken nothing,
+// each run of heartbeats is one Line, holding the run's newest, and
+// every other line keeps its place between them.
+func TestHeartbeatsFoldWhileBuddyIsBehind(t *testing.T) {
+	r := newRig(t, Config{})
+	r.connect(185)
+	hb := func(i int) string {
+		return `{"total":1,"waiting":1,"msg":"approve: Bash","prompt":{"id":"p` + strconv.Itoa(i) + `","tool":"Bash"}}`
+	}
+	var want []string
+	for i := range 300 {
+		must(t, r.fake.WriteChunks([]byte(hb(i)+"\n"), 180))
+	}
+	want = append(want, hb(299), `{"cmd":"status"}`)
+	must(t, r.fake.Write([]byte(want[1]+"\n")))
+	for i := 300; i < 600; i++ {
+		must(t, r.fake.Write([]byte(hb(i)+"\n")))
+	}
+	// A heartbeat does not replace one whose "tokens" was higher (the
+	// count would re-baseline), nor one that set a field it lacks (the
+	// field would be lost).
+	entries := `{"total":1,"entries":["10:40 hi"],"tokens":5}`
+	lower := `{"total":1,"entries":[],"tokens":4}`
+	turn := `{"evt":"turn","role":"assistant","content":"hi"}`
+	sentinel := `{"cmd":"name","name":"end"}`
+	for _, l := range []string{turn, entries, lower, `{"total":2}`, `{}`, hb(600), hb(601), sentinel} {
+		must(t, r.fake.Write([]byte(l+"\n")))
+	}
+	want = append(want, hb(599), turn, entries, lower, `{"total":2}`, `{}`, hb(601), sentinel)
+	got := r.waitPeek("the sentinel line", lastIs(sentinel))
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("buddy got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Once taken, a Line is closed: the next heartbeat is a Line of its own.
+	if l := supervisortest.Of[Line](r.buddy); string(l[len(l)-2].Take()) != hb(601) {
+		t.Fatal("Take did not return the newest heartbeat of the run")
+	}
+	must(t, r.fake.Write([]byte(hb(602)+"\n"+hb(603)+"\n")))
+	got = r.waitPeek("the last heartbeat", lastIs(hb(603)))
+	if len(got) != len(want)+1 {
+		t.Fatalf("after the last Take, %d lines, want %d", len(got), len(want)+1)
+	}
+}
+
+// TestRXBackpressureHoldsWritesAndLosesNone: a buddy that takes nothing
+// holds the central back once a quarter MiB of lines waits for it; the
+// writes wait at the driver, and once buddy takes them (or restarts and
+// subscribes again) every line arrives, in order.
+func TestRXBackpressureHoldsWritesAndLosesNone(t *testing.T) {
+	r := newRig(t, Config{})
+	r.connect(185)
+	const n = 12_000
+	for i := range n {
+		must(t, r.fake.Write([]byte(`{"n":`+strconv.Itoa(i)+"}\n")))
+	}
+	lightest, heaviest := len(`{"n":0}`)+slotOverhead, len(`{"n":11999}`)+slotOverhead
+	limit := maxHeld/lightest + maxInflight + 1
+	r.waitFor(func() bool { return len(supervisortest.Of[Line](r.buddy)) >= maxHeld/heaviest }, "the window to fill")
+	if got := len(supervisortest.Of[Line](r.buddy)); got > limit {
+		t.Fatalf("%d lines reached buddy without being taken, want at most %d", got, limit)
+	}
+	if r.fake.Pending() == 0 {
+		t.Fatal("every write was taken from the driver although buddy took no line")
+	}
+	// A restarted buddy subscribes again: what the dead one left untaken
+	// no longer holds the link back.
+	before := len(supervisortest.Of[Line](r.buddy))
+	r.sys.Root.Send(r.ble, supervisor.Subscribe{PID: supervisor.ServicePID(r.sys, "buddy")})
+	r.waitFor(func() bool { return len(supervisortest.Of[Line](r.buddy)) > before+maxInflight }, "lines after the resubscribe")
+	// Taking frees the rest.
+	taken := 0
+	r.waitFor(func() bool {
+		lines := supervisortest.Of[Line](r.buddy)
+		for _, l := range lines[taken:] {
+			if want := `{"n":` + strconv.Itoa(taken) + `}`; string(l.Take()) != want {
+				t.Fatalf("line %d is %q, want %q", taken, l.Take(), want)
+			}
+			taken++
+		}
+		return taken == n
+	}, "every line")
 }

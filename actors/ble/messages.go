@@ -35,9 +35,26 @@ type BondsForgotten struct {
 	Err string
 }
 
-// Line is one complete line assembled from RX writes, without its "\n". Data
-// is a copy the receiver owns. Sent to the "buddy" service.
-type Line struct{ Data []byte }
+// Line is one complete line assembled from RX writes, without its "\n".
+// Sent to the "buddy" service, which reads it with Take. A Line the link
+// sends stays open until taken: a newer heartbeat that supersedes the one
+// in it replaces it there rather than queueing behind it (rxwindow.go).
+type Line struct {
+	// Data is the line of a Line built by hand (tests); the link leaves
+	// it nil and fills the slot.
+	Data []byte
+	s    *slot
+}
+
+// Take returns the line, a copy the receiver owns, and frees its room in
+// the link's window. The consumer must take every Line it gets: lines
+// not taken hold the link back until the consumer subscribes afresh.
+func (l Line) Take() []byte {
+	if l.s == nil {
+		return l.Data
+	}
+	return l.s.take()
+}
 
 // LineError reports a line dropped for being too long (a
 // *nus.LineTooLongError); the next line is unaffected. Sent to "buddy".

@@ -130,7 +130,7 @@ func (a *Actor) Receive(c actor.Context) {
 	}
 	switch m := c.Message().(type) {
 	case ble.Line:
-		a.perform(a.s.line(m.Data, a.cfg.Now()))
+		a.perform(a.s.line(m.Take(), a.cfg.Now()))
 	case ble.LineError:
 		a.h.Logger().Warn("over-long line dropped; the next line is unaffected", "err", m.Err)
 	case ble.LinkState:

@@ -162,8 +162,17 @@ func DialOptions(ctx context.Context, addr string, opts *Options) (*Desktop, err
 	if err != nil {
 		return nil, fmt.Errorf("desktop: connecting to %s: %w (is claude-pi running with --nus-listen %s?)", addr, err, addr)
 	}
+	// A BLE central has a few packets in flight, not the megabytes a
+	// socket autotunes to: bound the send buffer, so that when a write
+	// returns its bytes are about to reach the device, as over the radio.
+	if wb, ok := c.(interface{ SetWriteBuffer(int) error }); ok {
+		_ = wb.SetWriteBuffer(WriteBuffer)
+	}
 	return Start(ctx, c, opts)
 }
+
+// WriteBuffer is the kernel send buffer of the desktop's socket.
+const WriteBuffer = 16 << 10
 
 // Start runs the desktop on an established connection: it sends owner
 // (waiting up to 3 s for its ack), then time, then the first heartbeat

@@ -144,13 +144,15 @@ func (f *Fake) Drain(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("bletest: %d events not taken: %w", f.pending(), ctx.Err())
+			return fmt.Errorf("bletest: %d events not taken: %w", f.Pending(), ctx.Err())
 		case <-changed:
 		}
 	}
 }
 
-func (f *Fake) pending() int {
+// Pending is the number of events queued and not yet handed to Run's
+// receiver: the writes a receiver that applies backpressure holds back.
+func (f *Fake) Pending() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.pushed - f.taken

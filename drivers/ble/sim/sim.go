@@ -31,6 +31,13 @@ const DefaultMTU = 185
 // the owner sees write-sized pieces like real ATT writes (at most 512).
 const MaxRead = 512
 
+// ReadBuffer is the kernel receive buffer of a client's socket. A radio
+// link holds a few packets in flight; a socket left to autotune holds
+// megabytes, and a flood parked there reaches the appliance long after
+// the client stopped writing. Bounding it keeps the sim link's
+// backpressure (rxwindow in actors/ble) close to the writer, as on BLE.
+const ReadBuffer = 32 << 10
+
 // Refusal is the line a second client reads before it is closed, so a
 // client can tell "busy" from a link that broke.
 const Refusal = "claude-pi sim: another central is already connected; the NUS link serves one at a time\n"
@@ -200,6 +207,9 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 				continue
 			}
 			central = clientName(c)
+			if rb, ok := c.(interface{ SetReadBuffer(int) error }); ok {
+				_ = rb.SetReadBuffer(ReadBuffer) // best effort: only latency depends on it
+			}
 			p.mu.Lock()
 			p.client = c
 			p.mu.Unlock()
