@@ -43,6 +43,8 @@ type desk struct {
 	rxPath   dbus.ObjectPath
 	failures int
 	only     []string // scenarios to run (SHARE/only); all when empty
+	perms    []string // every permission line received, in order
+	requests int      // requests written to SHARE/request.json
 }
 
 func runDesk(share string) error {
@@ -104,11 +106,12 @@ func runDesk(share string) error {
 	d.scenario("adapter-key-picks-hci1", func() error {
 		_ = d.call(dev, "org.bluez.Device1.Disconnect")
 		_ = d.call(deskAdapter, "org.bluez.Adapter1.RemoveDevice", dev)
-		if err := writeJSON(filepath.Join(share, "request.json"), request{N: 1, Adapter: "hci1"}); err != nil {
+		n, err := d.ask(request{Adapter: "hci1"})
+		if err != nil {
 			return err
 		}
 		if err := d.waitPi("claude-pi restarted on hci1", 60*time.Second, func(p shared) bool {
-			return p.Requests == 1 && p.Running && p.Adverts["hci1"] == 1 && p.Adverts["hci0"] == 0
+			return p.Requests == n && p.Running && p.Adverts["hci1"] == 1 && p.Adverts["hci0"] == 0
 		}); err != nil {
 			return err
 		}
@@ -143,6 +146,31 @@ func (d *desk) prerequisite(name string, f func() error) {
 	line := fmt.Sprintf("%s %s %.1fs %s", name, verdict, time.Since(t0).Seconds(), detail)
 	logf("verdict: %s", line)
 	fmt.Fprintln(d.out, strings.TrimSpace(line))
+}
+
+// ask has the pi guest do r, and returns its number: the pi has done it
+// once its Requests reaches that.
+func (d *desk) ask(r request) (int, error) {
+	d.requests++
+	r.N = d.requests
+	return r.N, writeJSON(filepath.Join(d.share, "request.json"), r)
+}
+
+// press presses a button on the pi, as the person at it would, and waits
+// until the pi has pressed it.
+func (d *desk) press(button string) error {
+	n, err := d.ask(request{Press: button})
+	if err != nil {
+		return err
+	}
+	return d.waitPi("press of "+button, 10*time.Second, func(p shared) bool { return p.Requests >= n })
+}
+
+// permissions is how many permission lines the appliance has sent.
+func (d *desk) permissions() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.perms...)
 }
 
 // piState is the appliance's last published state (zero if unreadable).

@@ -92,6 +92,14 @@ func (d *desk) notifications(sigs chan *dbus.Signal) {
 			lines = append(lines, append([]byte(nil), d.partial[:i]...))
 			d.partial = d.partial[i+1:]
 		}
+		for _, line := range lines {
+			// Counted apart from the lines a command waits on, which
+			// drops what it does not expect.
+			if bytes.Contains(line, []byte(`"cmd":"permission"`)) {
+				d.perms = append(d.perms, string(line))
+				logf("desk: permission line %s", line)
+			}
+		}
 		d.mu.Unlock()
 		for _, line := range lines {
 			select {

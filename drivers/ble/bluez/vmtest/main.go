@@ -104,7 +104,16 @@ type shared struct {
 	Adapter   string            `json:"adapter"`   // [ble] adapter claude-pi runs with
 	Running   bool              `json:"running"`   // claude-pi is up
 	Requests  int               `json:"requests"`  // desk requests handled
+	Shows     string            `json:"shows"`     // the screen: "home", "approval", "passkey", ...
+	Prompt    screenPrompt      `json:"prompt"`    // the prompt the buttons act on
 	UpdatedAt float64           `json:"updatedAt"` // pi uptime, to see it is alive
+}
+
+// screenPrompt is the prompt on the approval screen, as /api/state has it.
+type screenPrompt struct {
+	ID           string `json:"id"`
+	Decided      bool   `json:"decided"`      // "sent…"
+	Reconnecting bool   `json:"reconnecting"` // "reconnecting…": the buttons do nothing
 }
 
 type screenLink struct {
@@ -117,8 +126,10 @@ type screenLink struct {
 	Passkey     string `json:"passkey"`
 }
 
-// request is what the desk asks the pi guest to do (SHARE/request.json).
+// request is what the desk asks the pi guest to do (SHARE/request.json):
+// one of the two, numbered so that each is done once.
 type request struct {
 	N       int    `json:"n"`
-	Adapter string `json:"adapter"` // restart claude-pi with [ble] adapter = this
+	Adapter string `json:"adapter,omitempty"` // restart claude-pi with [ble] adapter = this
+	Press   string `json:"press,omitempty"`   // press this sim button, as a person at the Pi
 }

@@ -81,5 +81,3 @@ func (d *desk) push() error {
 	_, err := d.command(map[string]any{"cmd": "char_end"}, 10*time.Second)
 	return err
 }
-
-// reconnect is the desktop's every morning: disconnect, connect again,

@@ -57,20 +57,28 @@ func runPi(share string) error {
 		var req request
 		if readJSON(filepath.Join(share, "request.json"), &req) == nil && req.N > handled {
 			handled = req.N
-			logf("pi: desk asks for [ble] adapter = %q: restarting claude-pi", req.Adapter)
-			app.stop()
-			if app, err = startAppliance(req.Adapter); err != nil {
-				return err
+			if req.Press != "" {
+				if err := press(client, req.Press); err != nil {
+					return err
+				}
+			} else {
+				logf("pi: desk asks for [ble] adapter = %q: restarting claude-pi", req.Adapter)
+				app.stop()
+				if app, err = startAppliance(req.Adapter); err != nil {
+					return err
+				}
+				st.Adapter = req.Adapter
 			}
-			st.Adapter = req.Adapter
 		}
-		st.Link = screenLink{}
+		st.Link, st.Shows, st.Prompt = screenLink{}, "", screenPrompt{}
 		if resp, err := client.Get("http://" + piHTTP + "/api/state"); err == nil {
 			var s struct {
-				Link screenLink `json:"link"`
+				Link   screenLink   `json:"link"`
+				Shows  string       `json:"shows"`
+				Prompt screenPrompt `json:"prompt"`
 			}
 			if json.NewDecoder(resp.Body).Decode(&s) == nil {
-				st.Link = s.Link
+				st.Link, st.Shows, st.Prompt = s.Link, s.Shows, s.Prompt
 			}
 			resp.Body.Close()
 		}
@@ -92,6 +100,21 @@ func runPi(share string) error {
 	}
 	out, _ := exec.Command(piBin, "status", "--control-socket", piDir+"/supervisor.sock").CombinedOutput()
 	logf("pi: claude-pi status at the end:\n%s", out)
+	return nil
+}
+
+// press presses a sim button through the appliance's web API, as its page
+// does.
+func press(client *http.Client, button string) error {
+	resp, err := client.Post("http://"+piHTTP+"/api/press/"+button, "", nil)
+	if err != nil {
+		return fmt.Errorf("pressing %s: %w", button, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("pressing %s: POST /api/press/%s = %d", button, button, resp.StatusCode)
+	}
+	logf("pi: pressed %s", button)
 	return nil
 }
 
