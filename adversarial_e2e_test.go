@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,19 +192,13 @@ func liveHeap() int64 {
 	return int64(m.HeapAlloc)
 }
 
-// rssMB is this process's resident set in MB, from /proc/self/status.
+// rssMB is this process's resident set in MB.
 func rssMB(tb testing.TB) float64 {
-	b, err := os.ReadFile("/proc/self/status")
+	mb, err := vmRSS(os.Getpid())
 	if err != nil {
-		tb.Skip("no /proc/self/status")
+		tb.Skipf("no resident set size: %v", err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
+	return mb
 }
 
 // BenchmarkHeartbeatFlood: one op is a flood of n heartbeats on the sim

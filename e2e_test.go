@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -145,7 +146,7 @@ func TestEndToEnd(t *testing.T) {
 
 	time.Sleep(2 * time.Second) // let start-up garbage go before measuring idle memory
 	if rss, err := vmRSS(cmd.Process.Pid); err == nil {
-		t.Logf("idle RSS: %s", rss)
+		t.Logf("idle RSS: %.1f MB", rss)
 	} else {
 		t.Logf("idle RSS: %v", err)
 	}
@@ -238,15 +239,17 @@ func waitUntil(t *testing.T, d time.Duration, what string, ok func() bool) {
 	}
 }
 
-func vmRSS(pid int) (string, error) {
+// vmRSS is a process's resident set in MB, from /proc/PID/status.
+func vmRSS(pid int) (float64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			return strings.TrimSpace(v), nil
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseFloat(f[1], 64)
+			return kb / 1024, err
 		}
 	}
-	return "", errors.New("no VmRSS line")
+	return 0, errors.New("no VmRSS line")
 }
