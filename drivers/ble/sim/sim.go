@@ -129,12 +129,6 @@ func (p *Peripheral) Notify(b []byte) error {
 	return nil
 }
 
-// read is one result of the client's reader goroutine.
-type read struct {
-	data []byte
-	err  error
-}
-
 // Run reports Advertising{On: true}, then serves clients until ctx ends.
 // It closes the listener and any client when it returns, and leaves no
 // goroutine behind. It returns an error only if accepting fails for a
@@ -189,7 +183,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 	}
 	p.log.Info("sim: serving NUS", "addr", p.ln.Addr().String(), "mtu", p.opts.MTU)
 
-	var reads chan read // nil while no client
+	var reads chan error // nil while no client
 	var central string
 	for {
 		select {
@@ -213,57 +207,57 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 			p.mu.Lock()
 			p.client = c
 			p.mu.Unlock()
-			reads = make(chan read)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				readLoop(c, reads, stop)
-			}()
+			reads = make(chan error)
 			p.log.Info("sim: central connected", "central", central)
 			// A socket client is always "subscribed" and has exchanged
 			// the configured MTU, as the desktop does right after connect.
 			if !emit(ble.Connected{Central: central}, ble.MTUChanged{MTU: p.opts.MTU}, ble.Subscribed{On: true}) {
 				return nil
 			}
-		case r := <-reads:
-			if r.err != nil {
-				p.dropClient()
-				reads = nil
-				p.log.Info("sim: central disconnected", "central", central, "why", r.err)
-				if !emit(ble.Disconnected{Central: central}) {
-					return nil
-				}
-				continue
-			}
-			if !emit(ble.Received{Data: r.data}) {
+			// The reader emits what it reads itself (one goroutine
+			// handoff less per read), after Connected and before it
+			// reports the error that ends it, so Run emits Disconnected
+			// after the last Received.
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				readLoop(ctx, c, events, reads, stop)
+			}()
+		case err := <-reads:
+			p.dropClient()
+			reads = nil
+			p.log.Info("sim: central disconnected", "central", central, "why", err)
+			if !emit(ble.Disconnected{Central: central}) {
 				return nil
 			}
 		}
 	}
 }
 
-// readLoop hands each read to Run and reports the error that ends it.
-func readLoop(c net.Conn, reads chan<- read, stop <-chan struct{}) {
+// readLoop emits each read as a Received and hands Run the error that
+// ends it.
+func readLoop(ctx context.Context, c net.Conn, events chan<- ble.Event, ended chan<- error, stop <-chan struct{}) {
 	buf := make([]byte, MaxRead)
 	for {
 		n, err := c.Read(buf)
-		var r read
-		switch {
-		case n > 0:
-			r.data = append([]byte(nil), buf[:n]...)
-		case err != nil:
-			r.err = err
-		default:
+		if n > 0 {
+			select {
+			case events <- ble.Received{Data: append([]byte(nil), buf[:n]...)}:
+			case <-ctx.Done():
+				return
+			case <-stop:
+				return
+			}
+			continue
+		}
+		if err == nil {
 			continue
 		}
 		select {
-		case reads <- r:
+		case ended <- err:
 		case <-stop:
-			return
 		}
-		if r.err != nil {
-			return
-		}
+		return
 	}
 }
 
