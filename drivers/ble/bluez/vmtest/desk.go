@@ -45,6 +45,7 @@ type desk struct {
 	only     []string // scenarios to run (SHARE/only); all when empty
 	perms    []string // every permission line received, in order
 	requests int      // requests written to SHARE/request.json
+	retries  int      // connections retried after the link dropped before services resolved
 }
 
 func runDesk(share string) error {
@@ -137,12 +138,20 @@ func (d *desk) scenario(name string, f func() error) {
 func (d *desk) prerequisite(name string, f func() error) {
 	logf("desk: scenario %s", name)
 	t0 := time.Now()
+	d.mu.Lock()
+	retries := d.retries
+	d.mu.Unlock()
 	err := f()
 	verdict, detail := "PASS", ""
 	if err != nil {
 		verdict, detail = "FAIL", err.Error()
 		d.failures++
 	}
+	d.mu.Lock()
+	if n := d.retries - retries; n > 0 {
+		detail = strings.TrimSpace(fmt.Sprintf("%s (connected again %d time(s): the link dropped before services resolved)", detail, n))
+	}
+	d.mu.Unlock()
 	line := fmt.Sprintf("%s %s %.1fs %s", name, verdict, time.Since(t0).Seconds(), detail)
 	logf("verdict: %s", line)
 	fmt.Fprintln(d.out, strings.TrimSpace(line))
