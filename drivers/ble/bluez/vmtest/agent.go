@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -16,6 +17,8 @@ type deskAgent struct{ d *desk }
 
 func (a deskAgent) Release() *dbus.Error { return nil }
 func (a deskAgent) RequestPasskey(dev dbus.ObjectPath) (uint32, *dbus.Error) {
+	logf("desk: agent asked for a passkey")
+	defer stuck("the agent's RequestPasskey", 35*time.Second)()
 	a.d.mu.Lock()
 	refuse := a.d.refuse
 	a.d.mu.Unlock()
@@ -53,6 +56,18 @@ func (a deskAgent) RequestAuthorization(dev dbus.ObjectPath) *dbus.Error {
 }
 func (a deskAgent) AuthorizeService(dev dbus.ObjectPath, uuid string) *dbus.Error { return nil }
 func (a deskAgent) Cancel() *dbus.Error                                           { return nil }
+
+// stuck logs every goroutine's stack if the caller has not returned (called
+// the func it gets) within d: a BlueZ 5.82 run once saw RequestPasskey
+// answer 90 s late, after the pairing had timed out, with nothing to say
+// where it waited.
+func stuck(what string, d time.Duration) (done func()) {
+	t := time.AfterFunc(d, func() {
+		buf := make([]byte, 1<<20)
+		logf("desk: %s has not returned after %v; goroutines:\n%s", what, d, buf[:runtime.Stack(buf, true)])
+	})
+	return func() { t.Stop() }
+}
 
 // freshPasskey waits for a passkey the screen has not shown before.
 func (d *desk) freshPasskey(wait time.Duration) (string, error) {
