@@ -75,9 +75,9 @@ type runEnded struct{ err error }
 // Receive handles the package's messages and the actor lifecycle.
 func (a *Actor) Receive(c actor.Context) {
 	if m, ok := c.Message().(supervisor.Subscribe); ok && a.lines != nil && m.PID.Equal(a.lines) {
-		// The Lines service (re)started: what it left untaken is gone.
+		// The Lines service (re)started: what it left untaken is gone
+		// (and the LinkState it gets now closes the open slot).
 		a.win.reset()
-		a.win.barrier()
 	}
 	if a.subs.Receive(c, func() any { return a.link }) {
 		return
