@@ -353,7 +353,7 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 			return
 		}
 		r := d.Resume()
-		for {
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			nd, err := desktop.DialOptions(context.Background(), a.nus, opts(r))
 			if err == nil {
 				t.Cleanup(func() { nd.Close() })
@@ -361,7 +361,9 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 				log.watch(d)
 				return
 			}
-			time.Sleep(20 * time.Millisecond) // ble is restarting
+			if time.Now().After(deadline) {
+				t.Fatalf("the sim link did not come back after ble was killed: %v", err)
+			}
 		}
 	}
 	shown := func(id string) bool {
@@ -391,7 +393,10 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 		if i%3 == 0 {
 			kill() // before the prompt is on the screen
 		}
-		for log.count(id) == 0 {
+		for deadline := time.Now().Add(20 * time.Second); log.count(id) == 0; {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never answered (%s killed)", id, victim)
+			}
 			redial()
 			if !shown(id) {
 				time.Sleep(5 * time.Millisecond)
