@@ -11,6 +11,8 @@
 // something waits on it, and the press that wakes it does nothing else;
 // only damaged rectangles go to the display; frames are paced by timers at
 // the animation's interval, and nothing runs while the screen is off.
+// Forgetting the Bluetooth pairing takes two long presses on purpose, from
+// the Links page only, never with a prompt up (forget.go).
 package ui
 
 import (

@@ -93,6 +93,7 @@ func runDesk(share string) error {
 	})
 	d.scenario("nus-both-ways", func() error { return d.nus(dev) })
 	d.scenario("bonded-reconnect", func() error { return d.reconnect(dev) })
+	d.scenario("forget-from-buttons", func() error { return d.forgetFromButtons(hci0, dev) })
 	d.scenario(fmt.Sprintf("unpair-repair-x%d", unpairLoops), func() error {
 		for i := 1; i <= unpairLoops; i++ {
 			t0 := time.Now()

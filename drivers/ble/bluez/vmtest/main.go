@@ -106,6 +106,7 @@ type shared struct {
 	Requests  int               `json:"requests"`  // desk requests handled
 	Shows     string            `json:"shows"`     // the screen: "home", "approval", "passkey", ...
 	Prompt    screenPrompt      `json:"prompt"`    // the prompt the buttons act on
+	Forget    *screenForget     `json:"forget"`    // the forget-pairing flow, nil when it is not on
 	UpdatedAt float64           `json:"updatedAt"` // pi uptime, to see it is alive
 }
 
@@ -132,4 +133,5 @@ type request struct {
 	N       int    `json:"n"`
 	Adapter string `json:"adapter,omitempty"` // restart claude-pi with [ble] adapter = this
 	Press   string `json:"press,omitempty"`   // press this sim button, as a person at the Pi
+	HoldMs  int    `json:"holdMs,omitempty"`  // ... held this long (a long press), ending now
 }

@@ -58,7 +58,7 @@ func runPi(share string) error {
 		if readJSON(filepath.Join(share, "request.json"), &req) == nil && req.N > handled {
 			handled = req.N
 			if req.Press != "" {
-				if err := press(client, req.Press); err != nil {
+				if err := press(client, req.Press, req.HoldMs); err != nil {
 					return err
 				}
 			} else {
@@ -70,15 +70,16 @@ func runPi(share string) error {
 				st.Adapter = req.Adapter
 			}
 		}
-		st.Link, st.Shows, st.Prompt = screenLink{}, "", screenPrompt{}
+		st.Link, st.Shows, st.Prompt, st.Forget = screenLink{}, "", screenPrompt{}, nil
 		if resp, err := client.Get("http://" + piHTTP + "/api/state"); err == nil {
 			var s struct {
-				Link   screenLink   `json:"link"`
-				Shows  string       `json:"shows"`
-				Prompt screenPrompt `json:"prompt"`
+				Link   screenLink    `json:"link"`
+				Shows  string        `json:"shows"`
+				Prompt screenPrompt  `json:"prompt"`
+				Forget *screenForget `json:"forget"`
 			}
 			if json.NewDecoder(resp.Body).Decode(&s) == nil {
-				st.Link, st.Shows, st.Prompt = s.Link, s.Shows, s.Prompt
+				st.Link, st.Shows, st.Prompt, st.Forget = s.Link, s.Shows, s.Prompt, s.Forget
 			}
 			resp.Body.Close()
 		}
@@ -105,16 +106,20 @@ func runPi(share string) error {
 
 // press presses a sim button through the appliance's web API, as its page
 // does.
-func press(client *http.Client, button string) error {
-	resp, err := client.Post("http://"+piHTTP+"/api/press/"+button, "", nil)
+func press(client *http.Client, button string, holdMs int) error {
+	url := "http://" + piHTTP + "/api/press/" + button
+	if holdMs > 0 {
+		url += fmt.Sprintf("?hold=%d", holdMs)
+	}
+	resp, err := client.Post(url, "", nil)
 	if err != nil {
 		return fmt.Errorf("pressing %s: %w", button, err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("pressing %s: POST /api/press/%s = %d", button, button, resp.StatusCode)
+		return fmt.Errorf("pressing %s: POST %s = %d", button, url, resp.StatusCode)
 	}
-	logf("pi: pressed %s", button)
+	logf("pi: pressed %s (held %d ms)", button, holdMs)
 	return nil
 }
 
