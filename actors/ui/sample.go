@@ -16,7 +16,7 @@ import (
 )
 
 // SampleScreens lists the screens Sample renders.
-var SampleScreens = []Screen{ScreenHome, ScreenApproval, ScreenPasskey, ScreenPairing, ScreenInfo, ScreenPack}
+var SampleScreens = []Screen{ScreenHome, ScreenApproval, ScreenPasskey, ScreenPairing, ScreenInfo, ScreenPack, ScreenForget}
 
 // Sample renders screen sc at w×h with made-up but realistic data, through
 // the same code the actor uses, for `claude-pi screenshot` and the docs.
@@ -56,6 +56,8 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 		s.apply(lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: "318054", Since: now.Add(-5 * time.Second)}}, now)
 	case ScreenInfo:
 		s.page = 1
+	case ScreenForget:
+		s.page, s.forget = linksPage, forgetFlow{step: forgetAsking}
 	case ScreenPack:
 		b := *s.buddy
 		b.Push = &abuddy.Progress{Active: true, Name: "bufo", File: "idle_1.gif", Received: 241_000, Total: 569_286}
