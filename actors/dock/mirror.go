@@ -245,6 +245,14 @@ func (m *mirror) response(h *host, r appevent.ApprovalResponse, now time.Time) {
 	if e.decided {
 		return // the firmware resends every 2 s until approval.resolved
 	}
+	if e.suspended {
+		// The source's link is down (the desktop reconnecting): approvals
+		// would refuse it. Not counting it keeps the CoreS3's one answer
+		// for when the prompt is confirmed: the firmware resends its
+		// decision when approval.request lifts the suspension.
+		h.cfg.log.Info("approval.response while suspended: not sent, the source's link is down", "request", e.reqID)
+		return
+	}
 	e.decided = true
 	h.effects = append(h.effects, decideOut{Source: e.prompt.Source, ID: e.prompt.ID, Approve: r.Decision == appevent.Approve})
 }

@@ -14,6 +14,10 @@ import (
 // notCaught is spoken when the answer was neither a clear yes nor a clear no.
 const notCaught = "I didn't catch that."
 
+// notReachable is spoken when an answer came while the desktop's link was
+// down: it was not sent.
+const notReachable = "The desktop is reconnecting. Answer again in a moment."
+
 // voicePhase is where a voice approval is.
 type voicePhase uint8
 
@@ -271,6 +275,14 @@ func (v *voice) recognized(h *host, job uint64, text string, err error, now time
 	e := h.mirror.byReq[v.prompt]
 	if e == nil || e.decided {
 		h.cfg.log.Info("voice answer ignored: the prompt was answered meanwhile", "request", v.prompt)
+		return
+	}
+	if e.suspended {
+		// The desktop is reconnecting: nothing can reach it, and
+		// approvals would refuse it. The user answers again once the
+		// prompt is back.
+		h.cfg.log.Info("voice answer not taken: the prompt's link is down", "request", v.prompt)
+		h.speech.say(h, utterance{kind: sayConversation, text: notReachable}, now)
 		return
 	}
 	e.decided = true

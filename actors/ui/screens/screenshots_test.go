@@ -86,7 +86,7 @@ func TestScreenshots(t *testing.T) {
 	dir := t.TempDir()
 	// A few representative screens are kept for the README.
 	keep := map[string]bool{"home-240x240": true, "home-attention-320x240": true, "approval-240x240": true,
-		"approval-late-sent-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true,
+		"approval-late-sent-240x240": true, "approval-reconnecting-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true,
 		"forget-ask-240x240": true, "forget-done-240x240": true}
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
