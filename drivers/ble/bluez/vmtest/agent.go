@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"time"
@@ -76,7 +75,8 @@ func (d *desk) freshPasskey(wait time.Duration) (string, error) {
 	d.mu.Unlock()
 	var pi shared
 	if !waitFor(wait, func() bool {
-		return readJSON(filepath.Join(d.share, "pi.json"), &pi) == nil && pi.Passkeys > seen && pi.Link.Passkey != ""
+		pi = d.piState()
+		return pi.Passkeys > seen && pi.Link.Passkey != ""
 	}) {
 		return "", fmt.Errorf("no new passkey on the appliance's screen within %v", wait)
 	}

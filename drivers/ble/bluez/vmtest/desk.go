@@ -44,8 +44,11 @@ type desk struct {
 	failures int
 	only     []string // scenarios to run (SHARE/only); all when empty
 	perms    []string // every permission line received, in order
-	requests int      // requests written to SHARE/request.json
-	retries  int      // connections retried after the link dropped before services resolved
+	requests int      // requests sent on the control line
+	line     *ctl
+	pi       shared    // the pi's latest state from the control line
+	piAt     time.Time // when it came
+	retries  int       // connections retried after the link dropped before services resolved
 }
 
 func runDesk(share string) error {
@@ -62,13 +65,25 @@ func runDesk(share string) error {
 	if b, err := os.ReadFile(filepath.Join(share, "only")); err == nil {
 		d.only = strings.Fields(string(b))
 	}
-	defer os.WriteFile(filepath.Join(share, "desk-done"), nil, 0o644)
+	if d.line, err = openCtl(d.got); err != nil {
+		return fmt.Errorf("the control line: %w", err)
+	}
+	defer func() {
+		for range 3 { // the line can lose one
+			if err := d.line.send(ctlMsg{Done: true}); err != nil {
+				logf("desk: telling the pi we are done: %v", err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		os.WriteFile(filepath.Join(share, "desk-done"), nil, 0o644)
+	}()
 	if err := d.setup(); err != nil {
 		return err
 	}
 	var pi shared
 	if !waitFor(120*time.Second, func() bool {
-		return readJSON(filepath.Join(share, "pi.json"), &pi) == nil && pi.Running && pi.Adverts["hci0"]+pi.Adverts["hci1"] > 0
+		pi = d.piState()
+		return pi.Running && pi.Adverts["hci0"]+pi.Adverts["hci1"] > 0
 	}) {
 		return errors.New("the appliance did not advertise within 120 s")
 	}
@@ -160,10 +175,28 @@ func (d *desk) prerequisite(name string, f func() error) {
 
 // ask has the pi guest do r, and returns its number: the pi has done it
 // once its Requests reaches that.
+//
+// The control line can lose a line (ctl.go), so the request is sent again
+// every second until the pi's state says it was done, for up to a minute;
+// the pi does each number once.
 func (d *desk) ask(r request) (int, error) {
 	d.requests++
 	r.N = d.requests
-	return r.N, writeJSON(filepath.Join(d.share, "request.json"), r)
+	if err := d.line.send(ctlMsg{Request: &r}); err != nil {
+		return 0, err
+	}
+	go func() {
+		for i := 0; i < 60; i++ {
+			time.Sleep(time.Second)
+			if d.piState().Requests >= r.N {
+				return
+			}
+			if err := d.line.send(ctlMsg{Request: &r}); err != nil {
+				return
+			}
+		}
+	}()
+	return r.N, nil
 }
 
 // press presses a button on the pi, as the person at it would, and waits
@@ -183,25 +216,33 @@ func (d *desk) permissions() []string {
 	return append([]string(nil), d.perms...)
 }
 
-// piState is the appliance's last published state (zero if unreadable).
-func (d *desk) piState() shared {
-	var pi shared
-	_ = readJSON(filepath.Join(d.share, "pi.json"), &pi)
-	return pi
+// got keeps the pi's latest state from the control line.
+func (d *desk) got(m ctlMsg) {
+	if m.State == nil {
+		return
+	}
+	d.mu.Lock()
+	d.pi, d.piAt = *m.State, time.Now()
+	d.mu.Unlock()
 }
 
-// waitPi polls the appliance's state until cond holds; the error shows the
-// last state seen.
+// piState is the appliance's latest state (zero before the first).
+func (d *desk) piState() shared {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.pi
+}
+
+// waitPi waits until the appliance's state satisfies cond; the error shows
+// the last state seen and how old it was.
 func (d *desk) waitPi(what string, wait time.Duration, cond func(shared) bool) error {
 	var last shared
-	if waitFor(wait, func() bool {
-		if readJSON(filepath.Join(d.share, "pi.json"), &last) != nil {
-			return false
-		}
-		return cond(last)
-	}) {
+	if waitFor(wait, func() bool { last = d.piState(); return cond(last) }) {
 		return nil
 	}
+	d.mu.Lock()
+	age := time.Since(d.piAt).Round(100 * time.Millisecond)
+	d.mu.Unlock()
 	b, _ := json.Marshal(last)
-	return fmt.Errorf("appliance: no %s within %v; last %s", what, wait, b)
+	return fmt.Errorf("appliance: no %s within %v; last (%v old) %s", what, wait, age, b)
 }

@@ -8,16 +8,15 @@
 //	vmtest pi SHARE           the appliance: claude-pi --board sim, backend bluez
 //	vmtest desk SHARE         the desktop: a central over bluetoothd's D-Bus API
 //
-// The two guests meet in SHARE, a folder of the host that both mount over
-// 9p: the pi writes what its screen shows (the passkey among it) and the
-// desk reads it there, as a person would read the panel.
+// The two guests meet on a control line (ctl.go): the pi sends what its
+// screen shows (the passkey among it) and the desk reads it there, as a
+// person would read the panel. SHARE, a folder of the host both mount over
+// 9p, keeps the logs and the desk's scenario filter.
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -55,28 +54,6 @@ func logf(format string, args ...any) {
 	fmt.Printf("vmtest[%6.1fs] %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
 }
 
-// writeJSON replaces path atomically: the other guest polls it over 9p and
-// must never read half a file.
-func writeJSON(path string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
-}
-
 // waitFor polls cond every 100 ms until it holds or d passes.
 func waitFor(d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
@@ -91,7 +68,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	}
 }
 
-// shared is what the pi guest publishes in SHARE/pi.json several times a
+// shared is what the pi guest sends on the control line several times a
 // second: the appliance's screen state from /api/state and bluetoothd's view.
 type shared struct {
 	Adapters  map[string]string `json:"adapters"`  // hci0 -> address
@@ -127,7 +104,7 @@ type screenLink struct {
 	Passkey     string `json:"passkey"`
 }
 
-// request is what the desk asks the pi guest to do (SHARE/request.json):
+// request is what the desk asks the pi guest to do (on the control line):
 // one of the two, numbered so that each is done once.
 type request struct {
 	N       int    `json:"n"`

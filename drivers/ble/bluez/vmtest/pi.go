@@ -5,12 +5,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -26,8 +29,8 @@ const (
 
 // runPi runs the appliance as a user's Pi would, but on board sim so that
 // its screen can be read over /api/state, and with [ble] backend = "bluez"
-// so that the radio is real. It publishes what the screen shows in
-// SHARE/pi.json until the desk writes SHARE/desk-done.
+// so that the radio is real. It sends what the screen shows on the control
+// line until the desk says done (or SHARE/desk-done appears).
 func runPi(share string) error {
 	// The guest boots with lo down; the screen is read over 127.0.0.1.
 	if err := loopbackUp(); err != nil {
@@ -47,15 +50,46 @@ func runPi(share string) error {
 		return err
 	}
 	defer func() { app.stop() }()
+	requests := make(chan request, 16)
+	done := make(chan struct{})
+	var once sync.Once
+	line, err := openCtl(func(m ctlMsg) {
+		switch {
+		case m.Request != nil:
+			requests <- *m.Request
+		case m.Done:
+			once.Do(func() { close(done) })
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("the control line: %w", err)
+	}
 	lastCode := ""
 	var handled int
 	client := &http.Client{Timeout: 2 * time.Second}
+	lastDoneCheck := time.Now()
+	var sent shared // the last state sent, without UpdatedAt
+	var sentAt time.Time
 	for {
-		if _, err := os.Stat(filepath.Join(share, "desk-done")); err == nil {
-			break
+		select {
+		case <-done:
+			return piStop()
+		default:
+		}
+		// run.sh touches desk-done when the desk guest ended without
+		// saying so; a stat every few seconds is enough for that.
+		if time.Since(lastDoneCheck) > 3*time.Second {
+			lastDoneCheck = time.Now()
+			if _, err := os.Stat(filepath.Join(share, "desk-done")); err == nil {
+				return piStop()
+			}
 		}
 		var req request
-		if readJSON(filepath.Join(share, "request.json"), &req) == nil && req.N > handled {
+		select {
+		case req = <-requests:
+		default:
+		}
+		if req.N > handled {
 			handled = req.N
 			if req.Press != "" {
 				if err := press(client, req.Press, req.HoldMs); err != nil {
@@ -93,12 +127,23 @@ func runPi(share string) error {
 		lastCode = st.Link.Passkey
 		st.Adverts, st.Bonds, st.Devices = adverts(bus), bonds(bus), devices(bus)
 		st.Running, st.Requests = app.running(), handled
-		st.UpdatedAt = time.Since(start).Seconds()
-		if err := writeJSON(filepath.Join(share, "pi.json"), st); err != nil {
-			return err
+		// Sent when it changed, and every second: QEMU drops what a busy
+		// guest's serial port cannot take, so the line carries little.
+		if st.UpdatedAt = 0; !reflect.DeepEqual(st, sent) || time.Since(sentAt) >= time.Second {
+			sent, sentAt = st, time.Now()
+			sent.Adapters, sent.Adverts = maps.Clone(st.Adapters), maps.Clone(st.Adverts)
+			st.UpdatedAt = time.Since(start).Seconds()
+			if err := line.send(ctlMsg{State: &st}); err != nil {
+				return fmt.Errorf("the control line: %w", err)
+			}
 		}
 		time.Sleep(150 * time.Millisecond)
 	}
+}
+
+// piStop logs what claude-pi's services say at the end (the deferred
+// stop then ends it).
+func piStop() error {
 	out, _ := exec.Command(piBin, "status", "--control-socket", piDir+"/supervisor.sock").CombinedOutput()
 	logf("pi: claude-pi status at the end:\n%s", out)
 	return nil

@@ -96,7 +96,7 @@ func makeRaw(fd int) error {
 	t.Oflag &^= unix.OPOST
 	t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
 	t.Cflag &^= unix.CSIZE | unix.PARENB | unix.CRTSCTS | unix.CBAUD
-	t.Cflag |= unix.CS8 | unix.B115200
+	t.Cflag |= unix.CS8 | unix.B115200 | unix.CLOCAL | unix.CREAD
 	t.Cc[unix.VMIN], t.Cc[unix.VTIME] = 1, 0
 	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
 }
