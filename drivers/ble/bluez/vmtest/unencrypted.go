@@ -21,8 +21,9 @@ func (d *desk) unencrypted(addr string, dev dbus.ObjectPath) error {
 	d.refuse = true
 	d.mu.Unlock()
 	defer func() {
+		seen := d.piState().Passkeys // piState locks d.mu itself
 		d.mu.Lock()
-		d.refuse, d.passkeys = false, d.piState().Passkeys
+		d.refuse, d.passkeys = false, seen
 		d.mu.Unlock()
 		_ = d.call(dev, "org.bluez.Device1.Disconnect")
 		_ = d.call(deskAdapter, "org.bluez.Adapter1.RemoveDevice", dev)
