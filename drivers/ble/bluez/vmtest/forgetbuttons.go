@@ -121,8 +121,9 @@ func (d *desk) staleBondRefused(dev dbus.ObjectPath) error {
 	d.refuse = true
 	d.mu.Unlock()
 	defer func() {
+		seen := d.piState().Passkeys // piState locks d.mu itself
 		d.mu.Lock()
-		d.refuse, d.passkeys = false, d.piState().Passkeys
+		d.refuse, d.passkeys = false, seen
 		d.mu.Unlock()
 	}()
 	mark := btmonSize()
