@@ -11,6 +11,21 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
+// refusing makes the agent refuse to pair, as a user who cancels, until the
+// returned func is called; that func also forgets the passkeys the pi showed
+// meanwhile, so the next pairing waits for a fresh one.
+func (d *desk) refusing() (accept func()) {
+	d.mu.Lock()
+	d.refuse = true
+	d.mu.Unlock()
+	return func() {
+		seen := d.piState().Passkeys // piState locks d.mu itself
+		d.mu.Lock()
+		d.refuse, d.passkeys = false, seen
+		d.mu.Unlock()
+	}
+}
+
 // deskAgent types the passkey the pi's screen shows, as the user would.
 type deskAgent struct{ d *desk }
 

@@ -101,12 +101,8 @@ func (d *desk) forgetFromButtons(addr string, dev dbus.ObjectPath) error {
 	if err := d.connect(dev); err != nil {
 		return err
 	}
-	ack, err := d.command(map[string]any{"cmd": "status"}, 15*time.Second)
-	if err != nil {
+	if err := d.securedStatus("the new pairing"); err != nil {
 		return err
-	}
-	if data, _ := ack["data"].(map[string]any); data["sec"] != true {
-		return fmt.Errorf("status ack after the new pairing without sec:true: %v", ack)
 	}
 	return d.waitPi("the new bond on the pi", 10*time.Second, func(p shared) bool { return p.Bonds == 1 && p.Link.Secured })
 }
@@ -117,15 +113,7 @@ func (d *desk) forgetFromButtons(addr string, dev dbus.ObjectPath) error {
 // refuses meanwhile, so bluetoothd cannot turn the attempt into a new
 // pairing behind the test's back.
 func (d *desk) staleBondRefused(dev dbus.ObjectPath) error {
-	d.mu.Lock()
-	d.refuse = true
-	d.mu.Unlock()
-	defer func() {
-		seen := d.piState().Passkeys // piState locks d.mu itself
-		d.mu.Lock()
-		d.refuse, d.passkeys = false, seen
-		d.mu.Unlock()
-	}()
+	defer d.refusing()()
 	mark := btmonSize()
 	cerr := d.callWithin(20*time.Second, dev, "org.bluez.Device1.Connect")
 	var missing int

@@ -13,16 +13,25 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-func (d *desk) nus(dev dbus.ObjectPath) error {
-	if err := d.connect(dev); err != nil {
-		return err
-	}
+// securedStatus sends a status command and wants its ack to say the link
+// is encrypted (sec:true), the check every pairing ends with.
+func (d *desk) securedStatus(after string) error {
 	ack, err := d.command(map[string]any{"cmd": "status"}, 15*time.Second)
 	if err != nil {
 		return err
 	}
 	if data, _ := ack["data"].(map[string]any); data["sec"] != true {
-		return fmt.Errorf("status ack without sec:true: %v", ack)
+		return fmt.Errorf("status ack after %s without sec:true: %v", after, ack)
+	}
+	return nil
+}
+
+func (d *desk) nus(dev dbus.ObjectPath) error {
+	if err := d.connect(dev); err != nil {
+		return err
+	}
+	if err := d.securedStatus("the first connection"); err != nil {
+		return err
 	}
 	if mtu, ok := d.props(d.rxPath, "org.bluez.GattCharacteristic1")["MTU"].Value().(uint16); ok && mtu != 517 {
 		return fmt.Errorf("desk's ATT MTU %d, want 517", mtu)

@@ -17,14 +17,9 @@ import (
 // write are answered Insufficient Authentication, bluetoothd's attempt to
 // raise security fails on the refusal, and nothing reaches the appliance.
 func (d *desk) unencrypted(addr string, dev dbus.ObjectPath) error {
-	d.mu.Lock()
-	d.refuse = true
-	d.mu.Unlock()
+	accept := d.refusing()
 	defer func() {
-		seen := d.piState().Passkeys // piState locks d.mu itself
-		d.mu.Lock()
-		d.refuse, d.passkeys = false, seen
-		d.mu.Unlock()
+		accept()
 		_ = d.call(dev, "org.bluez.Device1.Disconnect")
 		_ = d.call(deskAdapter, "org.bluez.Adapter1.RemoveDevice", dev)
 	}()
