@@ -34,7 +34,7 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 	e2e(t)
 	e2e(t)
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
-	addr, _ := a.lanState(t)["listen"].(string)
+	addr := a.lanAddr(t)
 	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
 	d.SetPrompt("req_bash", "Bash", "rm -rf build")
 	a.awaitPrompt(t, "req_bash")

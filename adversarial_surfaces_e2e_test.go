@@ -223,10 +223,7 @@ func TestHostileDockSerial(t *testing.T) {
 		noise[i] = byte(rng.Uint32())
 	}
 	core.SendRaw(noise)
-	poll(t, 15*time.Second, "the dock ready after the noise", func() bool {
-		dk, _ := a.apiState(t)["dock"].(map[string]any)
-		return dk != nil && dk["ready"] == true && dk["event"] == true
-	})
+	a.awaitDock(t, "the dock ready after the noise")
 	d.SetPrompt("req_dock", "Bash", "make")
 	var req appevent.ApprovalRequest
 	poll(t, 10*time.Second, "approval.request on the CoreS3", func() bool {

@@ -31,10 +31,7 @@ func TestApprovalPagesE2E(t *testing.T) {
 	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
-	addr, _ := a.lanState(t)["listen"].(string)
-	if addr == "" {
-		t.Fatal("/api/state: the lan is not listening")
-	}
+	addr := a.lanAddr(t)
 	dir := pairByButton(t, a, addr, "laptop")
 
 	t.Run("a 4 KB command pages to its last line; A decides on any page", func(t *testing.T) {

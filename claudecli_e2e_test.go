@@ -211,12 +211,9 @@ func TestClaudeCodeCLI(t *testing.T) {
 			c.TTS.Engine = "espeak-ng"
 		}
 	})
-	addr, _ := a.lanState(t)["listen"].(string)
+	addr := a.lanAddr(t)
 	config := pairByButton(t, a, addr, "laptop")
-	poll(t, 15*time.Second, "the dock's handshake", func() bool {
-		dk, _ := a.apiState(t)["dock"].(map[string]any)
-		return dk != nil && dk["ready"] == true && dk["event"] == true
-	})
+	a.awaitDock(t, "the dock's handshake")
 
 	// The hooks, installed the way the README says, into a fresh HOME.
 	home := t.TempDir()

@@ -29,11 +29,8 @@ func TestCLIPromptOnCoreS3(t *testing.T) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.Path(), "off"
 	})
-	poll(t, 15*time.Second, "the dock's handshake", func() bool {
-		dk, _ := a.apiState(t)["dock"].(map[string]any)
-		return dk != nil && dk["ready"] == true && dk["event"] == true
-	})
-	addr, _ := a.lanState(t)["listen"].(string)
+	a.awaitDock(t, "the dock's handshake")
+	addr := a.lanAddr(t)
 	dir := pairByButton(t, a, addr, "laptop")
 
 	// newRequest waits for an approval.request it has not seen before.
@@ -106,11 +103,8 @@ func TestCLIStopReplySpokenOnCoreS3(t *testing.T) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "espeak-ng"
 	})
-	poll(t, 15*time.Second, "the dock's handshake", func() bool {
-		dk, _ := a.apiState(t)["dock"].(map[string]any)
-		return dk != nil && dk["ready"] == true && dk["event"] == true
-	})
-	addr, _ := a.lanState(t)["listen"].(string)
+	a.awaitDock(t, "the dock's handshake")
+	addr := a.lanAddr(t)
 	dir := pairByButton(t, a, addr, "laptop")
 
 	from := core.mark()

@@ -28,6 +28,27 @@ func cliSession(in, session string) string {
 }
 
 // lanState is the "lan" field of /api/state.
+// lanAddr is where the appliance's LAN bridge listens; the test fails
+// when it does not.
+func (a *appliance) lanAddr(t testing.TB) string {
+	t.Helper()
+	addr, _ := a.lanState(t)["listen"].(string)
+	if addr == "" {
+		t.Fatal("/api/state: the lan is not listening")
+	}
+	return addr
+}
+
+// awaitDock waits until /api/state says the CoreS3 finished its wire and
+// event handshakes; what names the moment in the failure.
+func (a *appliance) awaitDock(t testing.TB, what string) {
+	t.Helper()
+	poll(t, 15*time.Second, what, func() bool {
+		dk, _ := a.apiState(t)["dock"].(map[string]any)
+		return dk != nil && dk["ready"] == true && dk["event"] == true
+	})
+}
+
 func (a *appliance) lanState(t testing.TB) map[string]any {
 	t.Helper()
 	l, _ := a.apiState(t)["lan"].(map[string]any)
@@ -108,10 +129,7 @@ func TestCLIE2E(t *testing.T) {
 	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
-	addr, _ := a.lanState(t)["listen"].(string)
-	if addr == "" {
-		t.Fatal("/api/state: the lan is not listening")
-	}
+	addr := a.lanAddr(t)
 	dir := pairByButton(t, a, addr, "laptop")
 	deny := string(hookbridge.DenyOutput(hookbridge.DenyMessage("Claude_Pi", "")))
 	var toScreen, toOutput []time.Duration

@@ -27,10 +27,7 @@ func TestDockE2EApproval(t *testing.T) {
 	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
 	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
-	poll(t, 15*time.Second, "the dock's handshake", func() bool {
-		dk, _ := a.apiState(t)["dock"].(map[string]any)
-		return dk != nil && dk["ready"] == true && dk["event"] == true
-	})
+	a.awaitDock(t, "the dock's handshake")
 
 	d.Update(func(s *desktop.Session) { s.Total, s.Running = 1, 1 })
 	poll(t, 5*time.Second, "task.status running", func() bool {

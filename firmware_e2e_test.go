@@ -30,10 +30,7 @@ func firmwareDock(t *testing.T, engine string) (*coreSim, *appliance) {
 	}
 	core := startCoreSim(t)
 	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), engine })
-	poll(t, 15*time.Second, "the dock's handshake in /api/state", func() bool {
-		dk, _ := a.apiState(t)["dock"].(map[string]any)
-		return dk != nil && dk["ready"] == true && dk["event"] == true
-	})
+	a.awaitDock(t, "the dock's handshake in /api/state")
 	core.await(5*time.Second, 0, "link ready", func(l uiLine) bool { return l.is("ui", "link") && l.is("state", "ready") })
 	return core, a
 }

@@ -41,10 +41,7 @@ func TestFirmwareE2EVoiceApproval(t *testing.T) {
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "espeak-ng"
 		c.Voice.STTCommand, c.Voice.ListenSeconds = "sh '"+script+"' yes '"+dir+"'", 1
 	})
-	poll(t, 15*time.Second, "the dock's handshake in /api/state", func() bool {
-		dk, _ := a.apiState(t)["dock"].(map[string]any)
-		return dk != nil && dk["ready"] == true && dk["event"] == true
-	})
+	a.awaitDock(t, "the dock's handshake in /api/state")
 	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 	d.Update(func(s *desktop.Session) { s.Total, s.Running, s.Waiting = 1, 1, 1 })
 	from := core.mark()
