@@ -172,3 +172,31 @@ func TestPermissionAdviceFitsTheMode(t *testing.T) {
 		}
 	}
 }
+
+// TestSupervisorctlAddRemove: add and remove get supervisord's own
+// answers, so supervisorctl prints its usual lines instead of
+// UNKNOWN_METHOD, and nothing is removed from status.
+func TestSupervisorctlAddRemove(t *testing.T) {
+	needSupervisorctl(t)
+	s, fake, _ := startServer(t) // ble and dock run; display is stopped
+	for _, tc := range []struct {
+		args     []string
+		want     string // a substring of the output
+		exitCode int
+	}{
+		{[]string{"add", "ble"}, "ERROR: process group already active\n", 0},
+		{[]string{"add", "nosuch"}, "ERROR: no such process/group: nosuch\n", 1},
+		{[]string{"add", "ble:ble"}, "ERROR: no such process/group: ble:ble\n", 1},
+		{[]string{"remove", "dock"}, "ERROR: process/group still running: dock\n", 1},
+		{[]string{"remove", "nosuch"}, "ERROR: no such process/group: nosuch\n", 1},
+		{[]string{"remove", "display"}, "display is built into claude-pi and cannot be removed; it stays stopped until supervisorctl start display", 1},
+	} {
+		got, code := ctl(t, s.Path(), tc.args...)
+		if !strings.Contains(got, tc.want) || code != tc.exitCode || strings.Contains(got, "UNKNOWN_METHOD") {
+			t.Errorf("supervisorctl %s: (exit %d) %q, want %q (exit %d)", strings.Join(tc.args, " "), code, got, tc.want, tc.exitCode)
+		}
+	}
+	if n := len(fake.Processes()); n != 3 {
+		t.Errorf("%d processes after add/remove, want all 3", n)
+	}
+}
