@@ -123,6 +123,8 @@ func (a *Actor) Receive(c actor.Context) {
 		a.cancelTimer()
 	case Decide:
 		a.decide(c, m)
+	case Delivery:
+		a.delivery(c, m)
 	case tick:
 		if m.deadline.Equal(a.deadline) {
 			a.deadline, a.stopTimer = time.Time{}, nil
@@ -193,6 +195,17 @@ func (a *Actor) decide(c actor.Context, m Decide) {
 	if c.Sender() != nil {
 		c.Respond(DecideResult{OK: true})
 	}
+	a.describe()
+}
+
+func (a *Actor) delivery(c actor.Context, m Delivery) {
+	log := a.h.Logger().With("source", m.Source, "id", m.ID, "attempt", m.Attempt)
+	if m.Sent {
+		log.Debug("decision delivered")
+	} else {
+		log.Warn("decision not delivered: it is not credited to the Pi", "err", m.Err)
+	}
+	a.deliver(c, a.st.delivery(m))
 	a.describe()
 }
 

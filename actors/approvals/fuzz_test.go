@@ -13,7 +13,9 @@ import (
 // at most one Decided per prompt and arming, Decided only for a pending
 // prompt, every resolution matches an appearance, a prompt held while its
 // link is down is never decided nor re-armed until its source lists it
-// again and never outlives its hold, and nothing panics.
+// again and never outlives its hold, a prompt is credited to the Pi
+// exactly when one of its decisions was not reported dropped, and nothing
+// panics.
 func FuzzState(f *testing.F) {
 	f.Add([]byte{0x00, 0x03, 0x10, 0x00, 0x10, 0x00, 0x20, 0x50, 0x10, 0x01})
 	f.Add([]byte{0x00, 0x01, 0x11, 0x00, 0x31, 0x01, 0x20, 0xff, 0x11, 0x00, 0x30, 0x00})
@@ -23,20 +25,31 @@ func FuzzState(f *testing.F) {
 	f.Add([]byte{0x00, 0x01, 0x10, 0x04, 0x00, 0xc0, 0x10, 0x00, 0x00, 0x01, 0x10, 0x00})
 	// appear, drop with a hold, 16 s pass, tick (gone).
 	f.Add([]byte{0x00, 0x03, 0x00, 0xc0, 0x20, 0xa0, 0x30, 0x00})
+	// appear, decide, reported dropped (re-armed), decide, reported sent,
+	// the set drops it (ours).
+	f.Add([]byte{0x00, 0x01, 0x10, 0x04, 0x40, 0x08, 0x10, 0x00, 0x40, 0x14, 0x00, 0x00})
+	// appear, decide, drop with a hold, reported dropped, back without it.
+	f.Add([]byte{0x00, 0x01, 0x10, 0x04, 0x00, 0xc0, 0x40, 0x08, 0x00, 0x00})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		s := newState()
 		now := t0
 		sources := []string{"desktop", "cli:1"}
 		type k = key
-		armed := map[k]bool{}     // a decision is in flight
-		present := map[k]bool{}   // appeared and not yet resolved
-		held := map[k]time.Time{} // reconnecting, until
+		armed := map[k]bool{}        // a decision is in flight
+		present := map[k]bool{}      // appeared and not yet resolved
+		held := map[k]time.Time{}    // reconnecting, until
+		live := map[k]map[int]bool{} // attempts handed over and not reported dropped
+		lastAttempt := map[k]int{}
 		for len(ops) >= 2 {
 			code, arg := ops[0], ops[1]
 			ops = ops[2:]
 			src := sources[int(code&1)]
 			var out []any
-			switch code >> 4 & 3 {
+			op := code >> 4 & 3
+			if code&0x40 != 0 {
+				op = 4
+			}
+			switch op {
 			case 0: // set: arg bits choose which of ids 0..3 are present; bit 7 = link down, bit 6 = with a hold
 				m := SetPrompts{Source: src, LinkUp: arg&0x80 == 0}
 				if arg&0x40 != 0 {
@@ -65,6 +78,18 @@ func FuzzState(f *testing.F) {
 				now = now.Add(time.Duration(arg) * 100 * time.Millisecond)
 			case 3:
 				out = s.tick(now)
+			case 4: // the owner reports attempt arg>>3&7 of id arg&3: bit 2 = sent
+				kk := k{src, fmt.Sprint("id", arg&3)}
+				m := Delivery{Source: src, ID: kk.id, Attempt: int(arg >> 3 & 7), Sent: arg&4 != 0}
+				out = s.delivery(m)
+				if !m.Sent {
+					delete(live[kk], m.Attempt)
+				}
+				for _, o := range out {
+					if _, ok := o.(PromptRearmed); !ok {
+						t.Fatalf("a report produced %#v", o)
+					}
+				}
 			}
 			for _, m := range out {
 				switch m := m.(type) {
@@ -77,6 +102,14 @@ func FuzzState(f *testing.F) {
 						t.Fatalf("Decided for %v while it waits for its source", kk)
 					}
 					armed[kk] = true
+					if m.Attempt != lastAttempt[kk]+1 {
+						t.Fatalf("%v: attempt %d after %d", kk, m.Attempt, lastAttempt[kk])
+					}
+					lastAttempt[kk] = m.Attempt
+					if live[kk] == nil {
+						live[kk] = map[int]bool{}
+					}
+					live[kk][m.Attempt] = true
 				case PromptAppeared:
 					kk := k{m.Prompt.Source, m.Prompt.ID}
 					if present[kk] {
@@ -88,12 +121,18 @@ func FuzzState(f *testing.F) {
 					if !present[kk] {
 						t.Fatalf("%v resolved without appearing", kk)
 					}
-					if until, ok := held[kk]; ok && m.How == Gone && now.Before(until) && code>>4&3 == 3 {
+					if until, ok := held[kk]; ok && m.How == Gone && now.Before(until) && op == 3 {
 						t.Fatalf("%v held until %v resolved by the clock at %v", kk, until, now)
+					}
+					ours := m.How == ApprovedHere || m.How == DeniedHere
+					if m.How != Gone && ours != (len(live[kk]) > 0) {
+						t.Fatalf("%v resolved %v with %d attempts not reported dropped", kk, m.How, len(live[kk]))
 					}
 					delete(present, kk)
 					delete(armed, kk)
 					delete(held, kk)
+					delete(live, kk)
+					delete(lastAttempt, kk)
 				case PromptRearmed:
 					kk := k{m.Prompt.Source, m.Prompt.ID}
 					if !armed[kk] {
@@ -117,7 +156,7 @@ func FuzzState(f *testing.F) {
 					delete(held, kk)
 				}
 			}
-			if code>>4&3 == 3 {
+			if op == 3 {
 				for kk, until := range held {
 					if !now.Before(until) {
 						t.Fatalf("%v still held at %v after its hold ended at %v", kk, now, until)

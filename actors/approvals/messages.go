@@ -82,6 +82,25 @@ type Decided struct {
 	Source, ID string
 	Decision   buddy.Decision
 	By         string
+	// Attempt numbers the decisions handed over for this prompt, from 1
+	// (a re-armed prompt can be decided again); a Delivery names it.
+	Attempt int
+}
+
+// Delivery is the owner's report on one Decided: whether its answer went
+// out to the source (buddy: the permission line was notified whole) or
+// certainly did not (no desktop connected, no central subscribed, the
+// write failed). An owner that never reports (the lan) leaves every
+// decision presumed delivered. A dropped decision is not credited to the
+// Pi when the source drops the prompt (AnsweredElsewhere, not
+// ApprovedHere), and its buttons come back at once.
+type Delivery struct {
+	Source, ID string
+	Attempt    int // Decided.Attempt
+	// Sent is true when the answer went out, false when it was dropped.
+	Sent bool
+	// Err says why it was dropped ("" when Sent).
+	Err string
 }
 
 // GetPending asks for the current Pending snapshot (answered with Respond).
@@ -130,7 +149,8 @@ const (
 	// DeniedHere: we sent "deny" and the source dropped the prompt.
 	DeniedHere
 	// AnsweredElsewhere: the source dropped it without our decision (the
-	// user answered on the desktop, or the tool call was cancelled).
+	// user answered on the desktop, or the tool call was cancelled), or
+	// every decision we handed over was reported dropped (Delivery).
 	AnsweredElsewhere
 	// Gone: the source's link went down (and, with a hold, did not come
 	// back in time); nothing is known about the answer.
@@ -161,7 +181,8 @@ type PromptResolved struct {
 }
 
 // PromptRearmed: a decision was sent but the prompt was still there 5 s
-// later (a lost write), so it can be decided again and the buttons return.
+// later (a lost write), or its owner reported it dropped, so it can be
+// decided again and the buttons return.
 type PromptRearmed struct{ Prompt Prompt }
 
 // PromptReconnecting: Prompt's source link dropped with Hold; the prompt

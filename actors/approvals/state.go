@@ -3,6 +3,7 @@ package approvals
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/claude-pi/claude-pi/protocols/buddy"
@@ -36,17 +37,27 @@ type entry struct {
 	decision  buddy.Decision
 	by        string
 	decidedAt time.Time
-	// sent survives a re-arm: a write that looked lost may still land, so a
-	// prompt we answered at least once resolves as ours, not "elsewhere".
-	sent       bool
-	lastSent   buddy.Decision
-	lastSentBy string
+	// attempts counts the decisions handed to the owner (Decided.Attempt),
+	// and out holds those not reported dropped, oldest first. It survives
+	// a re-arm: a write that looked lost may still land, so a prompt we
+	// answered at least once resolves as ours, not "elsewhere" (resolved).
+	attempts int
+	out      []attempt
 	// reconnecting: the source's link dropped with a hold; the prompt
 	// cannot be decided and resolves as Gone at holdUntil unless a set
 	// with the link up lists it first.
 	reconnecting bool
 	droppedAt    time.Time
 	holdUntil    time.Time
+}
+
+// attempt is one decision handed to the owner and not reported dropped.
+type attempt struct {
+	n        int
+	decision buddy.Decision
+	by       string
+	// confirmed: the owner reported it went out (Delivery.Sent).
+	confirmed bool
 }
 
 // state is the pure bookkeeping behind the actor: no I/O, no clock of its
@@ -138,9 +149,15 @@ func (s *state) hold(source string, hold time.Duration, now time.Time) []any {
 // here (PromptRearmed: the buttons come back with a chime, visibly, and
 // the user answers again; the first answer took no effect, so the tool
 // call is still answered once). A set that no longer lists it resolves it
-// as ours (resolved: e.sent). What must never happen is a re-arm on the
-// reconnect alone, before the source confirmed, or by the 5-s rule while
-// held: the line might have landed, and the user would be asked twice.
+// as ours (resolved). What must never happen is a re-arm on the reconnect
+// alone, before the source confirmed, or by the 5-s rule while held: the
+// line might have landed, and the user would be asked twice.
+//
+// A decision the owner reported dropped (buddy got it just as the link
+// went down) is the easy case: it certainly never reached the desktop.
+// It still waits for this confirmation like any held prompt, because the
+// desktop may have answered the prompt itself meanwhile; it is re-armed
+// here when listed, and resolves as AnsweredElsewhere when not.
 func (s *state) restore(e *entry) []any {
 	e.reconnecting, e.droppedAt, e.holdUntil = false, time.Time{}, time.Time{}
 	out := []any{PromptRestored{Prompt: e.p}}
@@ -168,17 +185,37 @@ func (s *state) drop(gone func(*entry) bool, how func(*entry) PromptResolved) []
 	return out
 }
 
-// resolved classifies how e left its source's set.
+// resolved classifies how e left its source's set. The answer credited is
+// the newest one confirmed sent, else the newest whose fate is unreported.
+//
+// Why the confirmed one wins: buddy's report on a line reaches approvals
+// before any set built from a heartbeat the link read after writing that
+// line (the ble actor closes its heartbeat slot before the report, and
+// buddy sends the report at once, ahead of the sets it queues). So when
+// a set drops the prompt while a later attempt is still unreported, the
+// desktop read that set's heartbeat before the later line was written:
+// the earlier, confirmed line is the one it acted on. An unreported
+// attempt with nothing confirmed is presumed delivered: the lan never
+// reports, and buddy loses a report only when it or the link restarts.
+// Every attempt reported dropped: nothing of ours left the Pi, so the
+// source answered it some other way.
 func resolved(e *entry, linkUp bool) PromptResolved {
-	switch {
-	case !linkUp:
+	if !linkUp {
 		return PromptResolved{Prompt: e.p, How: Gone}
-	case e.sent && e.lastSent == buddy.Once:
-		return PromptResolved{Prompt: e.p, How: ApprovedHere, By: e.lastSentBy}
-	case e.sent:
-		return PromptResolved{Prompt: e.p, How: DeniedHere, By: e.lastSentBy}
 	}
-	return PromptResolved{Prompt: e.p, How: AnsweredElsewhere}
+	var ours *attempt
+	for i := range e.out {
+		if a := &e.out[i]; a.confirmed || ours == nil || !ours.confirmed {
+			ours = a
+		}
+	}
+	switch {
+	case ours == nil:
+		return PromptResolved{Prompt: e.p, How: AnsweredElsewhere}
+	case ours.decision == buddy.Once:
+		return PromptResolved{Prompt: e.p, How: ApprovedHere, By: ours.by}
+	}
+	return PromptResolved{Prompt: e.p, How: DeniedHere, By: ours.by}
 }
 
 // decide accepts at most one decision per prompt until it is re-armed.
@@ -200,11 +237,44 @@ func (s *state) decide(m Decide, now time.Time) ([]any, error) {
 			e.decision, e.by, now.Sub(e.decidedAt).Round(100*time.Millisecond))
 	}
 	e.decided, e.decision, e.by, e.decidedAt = true, m.Decision, m.By, now
-	e.sent, e.lastSent, e.lastSentBy = true, m.Decision, m.By
+	e.attempts++
+	e.out = append(e.out, attempt{n: e.attempts, decision: m.Decision, by: m.By})
 	return []any{
-		&Decided{Source: m.Source, ID: m.ID, Decision: m.Decision, By: m.By},
+		&Decided{Source: m.Source, ID: m.ID, Decision: m.Decision, By: m.By, Attempt: e.attempts},
 		PromptDecided{Prompt: e.p, Decision: m.Decision, By: m.By},
 	}, nil
+}
+
+// delivery applies the owner's report on one attempt. A report for a
+// prompt no longer pending changes nothing: what was shown stays shown.
+//
+// A dropped attempt no longer counts as ours (resolved). If it is the
+// decision in flight, the buttons come back at once instead of after
+// RearmAfter: the answer certainly never left, so asking again cannot
+// answer the tool call twice. A held prompt stays decided: its link is
+// down and nothing can be decided now; restore re-arms it when the
+// source lists it again, which it would do anyway (the reasoning there
+// holds a fortiori for a line known to be dropped), and if the source no
+// longer lists it, it resolves as AnsweredElsewhere, not as ours.
+func (s *state) delivery(m Delivery) []any {
+	e, ok := s.byKey[key{m.Source, m.ID}]
+	if !ok {
+		return nil
+	}
+	i := slices.IndexFunc(e.out, func(a attempt) bool { return a.n == m.Attempt })
+	if i < 0 {
+		return nil
+	}
+	if m.Sent {
+		e.out[i].confirmed = true
+		return nil
+	}
+	e.out = slices.Delete(e.out, i, i+1)
+	if !e.decided || e.reconnecting || m.Attempt != e.attempts {
+		return nil
+	}
+	e.decided, e.by, e.decidedAt = false, "", time.Time{}
+	return []any{PromptRearmed{Prompt: e.p}}
 }
 
 func (s *state) hasSource(source string) bool {

@@ -29,6 +29,7 @@ type op struct {
 	at     time.Duration // since t0
 	set    *SetPrompts
 	decide *Decide
+	report *Delivery
 	tick   bool
 	want   []any
 	err    error // for decide
@@ -39,6 +40,12 @@ func TestState(t *testing.T) {
 		return &Decide{Source: "desktop", ID: id, Decision: d, By: by}
 	}
 	set := func(m SetPrompts) *SetPrompts { return &m }
+	dropped := func(id string, attempt int) *Delivery {
+		return &Delivery{Source: "desktop", ID: id, Attempt: attempt, Err: "ble: no central subscribed"}
+	}
+	went := func(id string, attempt int) *Delivery {
+		return &Delivery{Source: "desktop", ID: id, Attempt: attempt, Sent: true}
+	}
 	up := LinkChanged{Source: "desktop", Up: true}
 	tests := []struct {
 		name string
@@ -52,21 +59,21 @@ func TestState(t *testing.T) {
 		{"approved here", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
 			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "Claude_Pi"}}},
 		}},
 		{"denied here", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 			{decide: dec("a", buddy.Deny, "CoreS3"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "CoreS3"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "CoreS3", Attempt: 1},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "CoreS3"}}},
 			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "CoreS3"}}},
 		}},
 		{"second decision refused", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
 			{decide: dec("a", buddy.Deny, "CoreS3"), err: ErrAlreadyDecided},
 		}},
@@ -81,28 +88,93 @@ func TestState(t *testing.T) {
 		{"re-arm after 5 s, decide again", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
 			{at: RearmAfter - time.Millisecond, tick: true},
 			{at: RearmAfter, tick: true, want: []any{PromptRearmed{pr("a")}}},
 			{at: RearmAfter, tick: true},
 			{at: 6 * time.Second, decide: dec("a", buddy.Deny, "voice"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "voice"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "voice", Attempt: 2},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "voice"}}},
 			{at: 7 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "voice"}}},
 		}},
 		{"re-armed then dropped still counts as ours", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 			{decide: dec("a", buddy.Once, "CoreS3"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "CoreS3"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "CoreS3", Attempt: 1},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "CoreS3"}}},
 			{at: 5 * time.Second, tick: true, want: []any{PromptRearmed{pr("a")}}},
 			{at: 6 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "CoreS3"}}},
 		}},
+		// The desktop answers the prompt itself while our line was
+		// dropped: its next set must not make the Pi claim the answer.
+		{"dropped, then answered on the desktop: not ours", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			// It certainly never left: the buttons come back at once.
+			{report: dropped("a", 1), want: []any{PromptRearmed{pr("a")}}},
+			{at: time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: AnsweredElsewhere}}},
+		}},
+		{"confirmed sent: ours", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Deny, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "CoreS3", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "CoreS3"}}},
+			{report: went("a", 1)},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), err: ErrAlreadyDecided},
+			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "CoreS3"}}},
+		}},
+		{"dropped, re-decided, sent: the second answer is ours", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{report: dropped("a", 1), want: []any{PromptRearmed{pr("a")}}},
+			{decide: dec("a", buddy.Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "voice", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "voice"}}},
+			{report: went("a", 2)},
+			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "voice"}}},
+		}},
+		{"a late drop report of a re-armed attempt leaves the newer one in flight", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{at: RearmAfter, tick: true, want: []any{PromptRearmed{pr("a")}}},
+			{at: RearmAfter, decide: dec("a", buddy.Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "voice", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "voice"}}},
+			{at: RearmAfter, report: dropped("a", 1)},
+			{at: RearmAfter, decide: dec("a", buddy.Once, "Claude_Pi"), err: ErrAlreadyDecided},
+			{at: 6 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "voice"}}},
+		}},
+		// A set that drops the prompt while the newer attempt is still
+		// unreported was read before that line was written (resolved).
+		{"a confirmed answer wins over a newer unreported one", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{report: went("a", 1)},
+			{at: RearmAfter, tick: true, want: []any{PromptRearmed{pr("a")}}},
+			{at: RearmAfter, decide: dec("a", buddy.Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "voice", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "voice"}}},
+			{at: 6 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "Claude_Pi"}}},
+		}},
+		{"a report on a prompt no longer pending changes nothing", []op{
+			{report: dropped("a", 1)},
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{report: went("a", 1)},
+			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: AnsweredElsewhere}}},
+		}},
 		{"link down clears as gone", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
 			{set: &SetPrompts{Source: "desktop"}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptResolved{Prompt: pr("a"), How: Gone}}},
@@ -121,7 +193,7 @@ func TestState(t *testing.T) {
 			{at: 15 * time.Second, set: set(desk("a")), want: []any{up, PromptRestored{pr("a")}}},
 			{at: 16 * time.Second, tick: true},
 			{at: 16 * time.Second, decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
 		}},
 		{"held, then the source no longer lists it", []op{
@@ -154,7 +226,7 @@ func TestState(t *testing.T) {
 		{"decided before the drop: never re-armed while held", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
 			{at: time.Second, set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(16 * time.Second)}}},
@@ -164,18 +236,45 @@ func TestState(t *testing.T) {
 			// Still listed after the reconnect: the line never arrived.
 			{at: 10 * time.Second, set: set(desk("a")), want: []any{up, PromptRestored{pr("a")}, PromptRearmed{pr("a")}}},
 			{at: 11 * time.Second, decide: dec("a", buddy.Deny, "voice"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "voice"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "voice", Attempt: 2},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "voice"}}},
 		}},
 		{"decided before the drop, landed: resolved as ours", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 			{decide: dec("a", buddy.Once, "CoreS3"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "CoreS3"},
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "CoreS3", Attempt: 1},
 				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "CoreS3"}}},
 			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
 			{at: 9 * time.Second, set: set(desk()), want: []any{
 				PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "CoreS3"}, up}},
+		}},
+		// buddy got the decision just as the link dropped, and dropped it.
+		{"dropped while held: re-armed once the source lists it again", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
+				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
+			// Not answerable until the source confirms it: no re-arm yet.
+			{report: dropped("a", 1)},
+			{at: time.Second, decide: dec("a", buddy.Deny, "CoreS3"), err: ErrReconnecting},
+			{at: 9 * time.Second, set: set(desk("a")), want: []any{up, PromptRestored{pr("a")}, PromptRearmed{pr("a")}}},
+			{at: 10 * time.Second, decide: dec("a", buddy.Deny, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Deny, By: "CoreS3", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Deny, By: "CoreS3"}}},
+		}},
+		{"dropped while held, answered on the desktop meanwhile: not ours", []op{
+			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
+			{decide: dec("a", buddy.Once, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: buddy.Once, By: "Claude_Pi"}}},
+			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
+				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
+			{report: dropped("a", 1)},
+			{at: 9 * time.Second, set: set(desk()), want: []any{
+				PromptResolved{Prompt: pr("a"), How: AnsweredElsewhere}, up}},
 		}},
 		{"a hold touches only its own source", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
@@ -185,7 +284,7 @@ func TestState(t *testing.T) {
 			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
 			{decide: &Decide{Source: "cli:1", ID: "a", Decision: buddy.Once, By: "Claude_Pi"}, want: []any{
-				&Decided{Source: "cli:1", ID: "a", Decision: buddy.Once, By: "Claude_Pi"},
+				&Decided{Source: "cli:1", ID: "a", Decision: buddy.Once, By: "Claude_Pi", Attempt: 1},
 				PromptDecided{Prompt: Prompt{Source: "cli:1", ID: "a", Tool: "Edit", Arrived: t0}, Decision: buddy.Once, By: "Claude_Pi"}}},
 		}},
 		{"prompts of a link going down are ignored", []op{
@@ -214,6 +313,8 @@ func TestState(t *testing.T) {
 					got = s.setPrompts(*o.set, now)
 				case o.decide != nil:
 					got, err = s.decide(*o.decide, now)
+				case o.report != nil:
+					got = s.delivery(*o.report)
 				case o.tick:
 					got = s.tick(now)
 				}

@@ -102,7 +102,15 @@ func (a *Actor) Receive(c actor.Context) {
 		a.h.Logger().Error("link failed", "err", m.err)
 		a.h.Fail(fmt.Errorf("ble: %w", m.err))
 	case Send:
-		a.send(m.Line)
+		err := a.send(m.Line)
+		if m.Receipt != nil {
+			a.win.barrier() // no heartbeat read after this line may jump over the report
+			r := Sent{Receipt: m.Receipt, OK: err == nil}
+			if err != nil {
+				r.Err = err.Error()
+			}
+			c.Send(a.lines, r)
+		}
 	case Unpair:
 		a.forget("unpair")
 	case ForgetBonds:
@@ -225,22 +233,24 @@ func (a *Actor) feed(c actor.Context, p []byte) {
 
 // send writes one line as notifications, in order, and never part of it
 // followed by another line: after a failed chunk the rest is dropped and
-// the next line first ends the cut one.
-func (a *Actor) send(line []byte) { a.sendWith(a.h.Logger(), line) }
+// the next line first ends the cut one. It returns why the line did not
+// go out whole, nil when it did.
+func (a *Actor) send(line []byte) error { return a.sendWith(a.h.Logger(), line) }
 
-func (a *Actor) sendWith(log *slog.Logger, line []byte) {
+func (a *Actor) sendWith(log *slog.Logger, line []byte) error {
 	mtu := nus.ClampMTU(a.p.MTU())
 	var err error
 	a.chunks, err = nus.AppendChunks(a.chunks[:0], line, mtu)
 	if err != nil {
 		log.Error("refusing to send a malformed line", "err", err, "bytes", len(line))
-		return
+		return fmt.Errorf("malformed line: %w", err)
 	}
 	chunks, prefixed := a.chunks, a.resync
 	if prefixed {
 		chunks = prefixNewline(line, mtu)
 	}
 	sent := 0
+	var failed error
 	for ; sent < len(chunks); sent++ {
 		err := a.p.Notify(chunks[sent])
 		if err == nil {
@@ -249,10 +259,13 @@ func (a *Actor) sendWith(log *slog.Logger, line []byte) {
 		switch {
 		case sent > 0:
 			log.Warn("TX line cut: rest dropped", "sent_chunks", sent, "chunks", len(chunks), "err", err)
+			failed = fmt.Errorf("line cut after %d of %d notifications: %w", sent, len(chunks), err)
 		case errors.Is(err, drv.ErrNotSubscribed):
 			log.Debug("TX line dropped: no central subscribed", "bytes", len(line))
+			failed = err
 		default:
 			log.Warn("TX line dropped", "err", err, "bytes", len(line))
+			failed = err
 		}
 		break
 	}
@@ -263,6 +276,7 @@ func (a *Actor) sendWith(log *slog.Logger, line []byte) {
 		a.resync = true
 	}
 	clear(a.chunks)
+	return failed
 }
 
 // prefixNewline chunks "\n"+line: the leading newline ends whatever half

@@ -510,3 +510,47 @@ func TestRXBackpressureHoldsWritesAndLosesNone(t *testing.T) {
 		return taken == n
 	}, "every line")
 }
+
+// A Send with a Receipt is answered with a Sent to the Lines service:
+// dropped while no central is subscribed, OK once notified whole, not OK
+// when cut. And a heartbeat the link reads after a report never folds
+// into a Line sent before it, so buddy hears of the permission line
+// before it hears what the desktop did next.
+func TestSendReceiptsSayWhetherTheLineWentOut(t *testing.T) {
+	r := newRig(t, Config{})
+	perm := func(id string) []byte { return []byte(`{"cmd":"permission","id":"` + id + `","decision":"once"}` + "\n") }
+	receipts := func() []Sent { return supervisortest.Of[Sent](r.buddy) }
+	r.sys.Root.Send(r.ble, Send{Line: perm("req_0"), Receipt: "unsubscribed"})
+	r.waitFor(func() bool { return len(receipts()) == 1 }, "the first receipt")
+	r.connect(drv.DefaultMTU) // 20-byte chunks: a permission line is 3
+	hb := func(i int) string {
+		return `{"total":1,"waiting":1,"msg":"approve: Bash","prompt":{"id":"p` + strconv.Itoa(i) + `","tool":"Bash"}}`
+	}
+	must(t, r.fake.Write([]byte(hb(1)+"\n")))
+	r.waitPeek("the first heartbeat", lastIs(hb(1))) // buddy has not taken it
+	r.sys.Root.Send(r.ble, Send{Line: perm("req_1"), Receipt: "whole"})
+	r.waitFor(func() bool { return len(receipts()) == 2 }, "the second receipt")
+	r.p.mu.Lock()
+	r.p.failAt = r.p.n + 2
+	r.p.mu.Unlock()
+	r.sys.Root.Send(r.ble, Send{Line: perm("req_2"), Receipt: "cut"})
+	r.waitFor(func() bool { return len(receipts()) == 3 }, "the third receipt")
+	must(t, r.fake.Write([]byte(hb(2)+"\n")))
+	got := r.waitPeek("the second heartbeat", lastIs(hb(2)))
+	if want := []string{hb(1), hb(2)}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("buddy got lines\n%s\nwant\n%s (a heartbeat folded over a receipt)", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	rs := receipts()
+	if rs[0].Receipt != "unsubscribed" || rs[0].OK || !strings.Contains(rs[0].Err, "no central subscribed") {
+		t.Errorf("receipt before any central = %+v", rs[0])
+	}
+	if rs[1] != (Sent{Receipt: "whole", OK: true}) {
+		t.Errorf("receipt of a line notified whole = %+v", rs[1])
+	}
+	if rs[2].Receipt != "cut" || rs[2].OK || !strings.Contains(rs[2].Err, "cut after 1 of 3") {
+		t.Errorf("receipt of a cut line = %+v", rs[2])
+	}
+	if sent := string(r.fake.Sent()); !strings.HasPrefix(sent, string(perm("req_1"))) {
+		t.Errorf("desktop received %q, want the whole line first", sent)
+	}
+}

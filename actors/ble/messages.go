@@ -12,7 +12,27 @@ const ServiceName = "ble"
 // The actor chunks it at the current MTU and notifies the chunks in order,
 // so its mailbox is the single ordered writer the spec demands. With no
 // central subscribed the line is dropped, never queued across connections.
-type Send struct{ Line []byte }
+type Send struct {
+	Line []byte
+	// Receipt, when not nil, asks for a Sent carrying it: the sender
+	// learns whether this line went out (a permission line that never
+	// left must not be credited to the Pi).
+	Receipt any
+}
+
+// Sent reports the fate of a Send with a Receipt. It goes to the Lines
+// service (buddy), ahead of every Line assembled from what the central
+// wrote after the line was notified: the heartbeat slot is closed first,
+// so no later heartbeat can be folded into an earlier Line.
+type Sent struct {
+	Receipt any
+	// OK: every chunk of the line was notified. A line cut after some
+	// chunks is not OK: the next line starts with "\n", so the desktop
+	// drops the half it got.
+	OK bool
+	// Err says why it was dropped ("" when OK).
+	Err string
+}
 
 // Unpair asks the link to forget every bonded central. buddy sends its ack
 // line first, then Unpair, so the desktop still hears the ack.

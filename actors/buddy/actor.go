@@ -137,6 +137,8 @@ func (a *Actor) Receive(c actor.Context) {
 		a.perform(a.s.linkState(m))
 	case approvals.Decided:
 		a.perform(a.s.decided(m, a.cfg.Now()))
+	case ble.Sent:
+		a.perform(a.s.sent(m))
 	case tick:
 		a.perform(a.s.tick(a.cfg.Now()))
 		a.timer.Stop() // a tick sent by hand must not leave a second timer
@@ -252,6 +254,13 @@ func (a *Actor) perform(effs []effect) {
 		switch e := e.(type) {
 		case sendLine:
 			a.system.Root.Send(a.blePID, ble.Send{Line: e.line})
+		case sendDecision:
+			a.system.Root.Send(a.blePID, ble.Send{Line: pbuddy.EncodePermission(e.d.ID, e.d.Decision), Receipt: e.d})
+		case report:
+			// At once, ahead of any set still queued: a set built from a
+			// heartbeat read before the line was written must not be
+			// judged without it (approvals' resolved).
+			a.system.Root.Send(a.approvalsPID, e.msg)
 		case sendStatus:
 			a.system.Root.Send(a.blePID, ble.Send{Line: pbuddy.EncodeStatus(a.s.statusAck(a.sys()))})
 		case setPrompts:

@@ -94,13 +94,41 @@ func TestActorLivenessTimeoutClearsPrompt(t *testing.T) {
 	if st.Connected || st.Snapshot.Prompt != nil || st.Snapshot.Msg != noClaude || st.Snapshot.Entries[0] != "kept" {
 		t.Fatalf("state = %+v %+v", st, st.Snapshot)
 	}
-	// A decision now is dropped, not written into a dead link.
-	h.send(approvals.Decided{Source: Source, ID: "p1", Decision: pbuddy.Once})
-	h.mustState()
+	// A decision now is dropped, not written into a dead link, and
+	// approvals hears so.
+	h.send(approvals.Decided{Source: Source, ID: "p1", Decision: pbuddy.Once, Attempt: 1})
+	if r := h.nextReport(); r.ID != "p1" || r.Attempt != 1 || r.Sent || r.Err == "" {
+		t.Fatalf("report = %+v, want attempt 1 of p1 dropped", r)
+	}
 	select {
 	case l := <-h.sent:
 		t.Fatalf("sent %q with no desktop", l)
 	default:
+	}
+}
+
+// A permission line the link could not notify (no central subscribed) is
+// reported to approvals as dropped, one it notified as sent: the screen
+// must not say "approved here" when the desktop answered the prompt
+// itself.
+func TestActorReportsWhetherPermissionLineWentOut(t *testing.T) {
+	h := newHarness(t, t.TempDir())
+	h.line(`{"total":1,"running":1,"waiting":1,"msg":"approve: Bash","entries":[],"tokens":1,"tokens_today":1,"prompt":{"id":"req_9","tool":"Bash","hint":"ls"}}`)
+	h.nextPrompts()
+	h.drop.Store(true)
+	h.send(approvals.Decided{Source: Source, ID: "req_9", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1})
+	h.nextLine()
+	if r := h.nextReport(); r != (approvals.Delivery{Source: Source, ID: "req_9", Attempt: 1,
+		Err: "ble: no central subscribed to TX notifications"}) {
+		t.Fatalf("report = %+v, want attempt 1 dropped with the link's reason", r)
+	}
+	h.drop.Store(false)
+	h.send(approvals.Decided{Source: Source, ID: "req_9", Decision: pbuddy.Deny, By: "CoreS3", Attempt: 2})
+	if l := h.nextLine(); string(l) != string(pbuddy.EncodePermission("req_9", pbuddy.Deny)) {
+		t.Fatalf("line = %q", l)
+	}
+	if r := h.nextReport(); r != (approvals.Delivery{Source: Source, ID: "req_9", Attempt: 2, Sent: true}) {
+		t.Fatalf("report = %+v, want attempt 2 sent", r)
 	}
 }
 

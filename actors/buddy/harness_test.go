@@ -14,10 +14,13 @@ import (
 )
 
 // fakeBLE stands in for the ble service: it answers Subscribe with a
-// connected, secured link and records every line and unpair.
+// connected, secured link, records every line and unpair, and answers a
+// Send with a receipt as the real link does: dropped while drop is set,
+// as when no central is subscribed.
 type fakeBLE struct {
 	sent   chan []byte
 	unpair chan struct{}
+	drop   *atomic.Bool
 }
 
 func (f *fakeBLE) Receive(c actor.Context) {
@@ -25,18 +28,31 @@ func (f *fakeBLE) Receive(c actor.Context) {
 	case supervisor.Subscribe:
 		c.Send(m.PID, ble.LinkState{Connected: true, Central: "desktop", Subscribed: true, Secured: true, MTU: 185, CanPair: true, Security: "bonded"})
 	case ble.Send:
+		if m.Receipt != nil {
+			r := ble.Sent{Receipt: m.Receipt, OK: !f.drop.Load()}
+			if !r.OK {
+				r.Err = "ble: no central subscribed to TX notifications"
+			}
+			c.Send(supervisor.ServicePID(c.ActorSystem(), "buddy"), r)
+		}
 		f.sent <- append([]byte(nil), m.Line...)
 	case ble.Unpair:
 		f.unpair <- struct{}{}
 	}
 }
 
-// fakeApprovals records every SetPrompts.
-type fakeApprovals struct{ got chan approvals.SetPrompts }
+// fakeApprovals records every SetPrompts and Delivery.
+type fakeApprovals struct {
+	got     chan approvals.SetPrompts
+	reports chan approvals.Delivery
+}
 
 func (f *fakeApprovals) Receive(c actor.Context) {
-	if m, ok := c.Message().(approvals.SetPrompts); ok {
+	switch m := c.Message().(type) {
+	case approvals.SetPrompts:
 		f.got <- m
+	case approvals.Delivery:
+		f.reports <- m
 	}
 }
 
@@ -53,6 +69,8 @@ type harness struct {
 	sent    chan []byte
 	unpair  chan struct{}
 	prompts chan approvals.SetPrompts
+	reports chan approvals.Delivery
+	drop    atomic.Bool // the fake link drops lines
 	clock   *clock
 	data    string
 }
@@ -62,15 +80,15 @@ func newHarness(tb testing.TB, data string) *harness {
 	h := &harness{
 		tb: tb, data: data, clock: newClock(t0),
 		sent: make(chan []byte, 4096), unpair: make(chan struct{}, 4),
-		prompts: make(chan approvals.SetPrompts, 4096),
+		prompts: make(chan approvals.SetPrompts, 4096), reports: make(chan approvals.Delivery, 64),
 	}
 	policy := supervisor.DefaultPolicy
 	h.tree = supervisortest.Start(tb,
 		supervisor.Service{Name: "ble", Policy: policy, New: func(*supervisor.Handle) actor.Actor {
-			return &fakeBLE{sent: h.sent, unpair: h.unpair}
+			return &fakeBLE{sent: h.sent, unpair: h.unpair, drop: &h.drop}
 		}},
 		supervisor.Service{Name: "approvals", Policy: policy, New: func(*supervisor.Handle) actor.Actor {
-			return &fakeApprovals{got: h.prompts}
+			return &fakeApprovals{got: h.prompts, reports: h.reports}
 		}},
 		supervisor.Service{Name: "buddy", DependsOn: []string{"ble", "approvals"}, Policy: policy, New: New(Config{
 			DataDir: data, Now: h.clock.Now, TickEvery: time.Hour, // tests send ticks themselves
@@ -129,6 +147,17 @@ func (h *harness) nextLine() []byte {
 		h.tb.Fatal("no line sent")
 	}
 	return nil
+}
+
+func (h *harness) nextReport() approvals.Delivery {
+	h.tb.Helper()
+	select {
+	case r := <-h.reports:
+		return r
+	case <-time.After(10 * time.Second):
+		h.tb.Fatal("no Delivery")
+	}
+	return approvals.Delivery{}
 }
 
 func (h *harness) nextPrompts() approvals.SetPrompts {

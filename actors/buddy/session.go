@@ -32,6 +32,8 @@ type effect interface{ isEffect() }
 
 type (
 	sendLine     struct{ line []byte }              // ble.Send
+	sendDecision struct{ d approvals.Decided }      // ble.Send of its permission line, with a receipt
+	report       struct{ msg approvals.Delivery }   // to approvals at once
 	sendStatus   struct{}                           // build the status ack with live system numbers
 	setPrompts   struct{ msg approvals.SetPrompts } // to approvals
 	unpairBonds  struct{}                           // ble.Unpair, after the ack
@@ -41,6 +43,8 @@ type (
 )
 
 func (sendLine) isEffect()     {}
+func (sendDecision) isEffect() {}
+func (report) isEffect()       {}
 func (sendStatus) isEffect()   {}
 func (setPrompts) isEffect()   {}
 func (unpairBonds) isEffect()  {}
@@ -347,10 +351,13 @@ func (s *session) decided(d approvals.Decided, now time.Time) []effect {
 		// A write into a dead link would be lost silently (spec
 		// §12.10). approvals refuses decisions for a prompt held across a
 		// disconnect, so this is one already on its way when the link
-		// dropped: approvals re-arms it once a heartbeat after the
-		// reconnect still lists it (or after 5 s, if no hold applies).
+		// dropped. The report tells approvals it never left: it re-arms
+		// the prompt once a heartbeat after the reconnect still lists it
+		// (at once, if no hold applies), and does not credit it to the
+		// Pi if the desktop answered it meanwhile.
 		s.log.Info("decision dropped: no desktop connected", "decision", d.Decision.String(), "by", d.By)
-		return nil
+		return []effect{report{approvals.Delivery{Source: d.Source, ID: d.ID, Attempt: d.Attempt,
+			Err: "no desktop connected: the permission line was not written"}}}
 	}
 	arrived := now
 	if s.snap != nil && s.snap.Prompt != nil && s.snap.Prompt.ID == d.ID {
@@ -363,7 +370,23 @@ func (s *session) decided(d approvals.Decided, now time.Time) []effect {
 	}
 	s.changed = true
 	s.log.Info("permission sent", "decision", d.Decision.String(), "by", d.By)
-	return s.maybeSave([]effect{sendLine{pbuddy.EncodePermission(d.ID, d.Decision)}}, now)
+	return s.maybeSave([]effect{sendDecision{d}}, now)
+}
+
+// sent relays the link's receipt for a permission line to approvals: a
+// line the link dropped (no central subscribed, a failed write) must not
+// make the screen say "approved here" when the desktop then drops the
+// prompt because the user answered it there.
+func (s *session) sent(m ble.Sent) []effect {
+	d, ok := m.Receipt.(approvals.Decided)
+	if !ok {
+		s.log.Warn("receipt for no decision ignored", "receipt", fmt.Sprintf("%T", m.Receipt))
+		return nil
+	}
+	if !m.OK {
+		s.log.Warn("permission line dropped by the link", "decision", d.Decision.String(), "by", d.By, "err", m.Err)
+	}
+	return []effect{report{approvals.Delivery{Source: d.Source, ID: d.ID, Attempt: d.Attempt, Sent: m.OK, Err: m.Err}}}
 }
 
 func (s *session) maybeSave(effs []effect, now time.Time) []effect {

@@ -38,8 +38,21 @@ func newTestSession(t testing.TB) (*session, *memfs.FS) {
 func lines(effs []effect) []string {
 	var out []string
 	for _, e := range effs {
-		if l, ok := e.(sendLine); ok {
+		switch l := e.(type) {
+		case sendLine:
 			out = append(out, string(l.line))
+		case sendDecision:
+			out = append(out, string(pbuddy.EncodePermission(l.d.ID, l.d.Decision)))
+		}
+	}
+	return out
+}
+
+func reports(effs []effect) []approvals.Delivery {
+	var out []approvals.Delivery
+	for _, e := range effs {
+		if r, ok := e.(report); ok {
+			out = append(out, r.msg)
 		}
 	}
 	return out
@@ -266,8 +279,29 @@ func TestSessionDecided(t *testing.T) {
 		t.Fatalf("other source sent %q", got)
 	}
 	s.linkState(ble.LinkState{})
-	if got := lines(s.decided(approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Deny}, t0)); len(got) != 0 {
+	effs := s.decided(approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Deny, Attempt: 2}, t0)
+	if got := lines(effs); len(got) != 0 {
 		t.Fatalf("sent %q with the link down", got)
+	}
+	// ... and approvals hears that it never left.
+	if r := reports(effs); len(r) != 1 || r[0].ID != id || r[0].Attempt != 2 || r[0].Sent || r[0].Err == "" {
+		t.Fatalf("reports with the link down = %+v, want one dropped report of attempt 2", r)
+	}
+}
+
+// The link's receipt for a permission line goes on to approvals, whether
+// the line went out or not.
+func TestSessionSentReports(t *testing.T) {
+	s, _ := newTestSession(t)
+	d := approvals.Decided{Source: Source, ID: "req_1", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 3}
+	for _, m := range []ble.Sent{{Receipt: d, OK: true}, {Receipt: d, Err: "ble: no central subscribed to TX notifications"}} {
+		want := approvals.Delivery{Source: Source, ID: "req_1", Attempt: 3, Sent: m.OK, Err: m.Err}
+		if r := reports(s.sent(m)); len(r) != 1 || r[0] != want {
+			t.Fatalf("reports for %+v = %+v, want %+v", m, r, want)
+		}
+	}
+	if effs := s.sent(ble.Sent{Receipt: "not a decision"}); len(effs) != 0 {
+		t.Fatalf("a foreign receipt produced %+v", effs)
 	}
 }
 
