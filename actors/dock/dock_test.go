@@ -201,6 +201,72 @@ func TestApprovalResendSuspendAndDeny(t *testing.T) {
 	noViolations(t, r.core)
 }
 
+// A tap on a prompt whose source is reconnecting (approvals holds it and
+// would refuse it with ErrReconnecting) is not sent, and does not use up
+// the CoreS3's one answer: after the link is back, its tap is sent.
+//
+// Every wait is on something the fake CoreS3 received, in the order the
+// dock handled it: approval.suspended proves the dock knows the link is
+// down before the tap; and a response for an unknown request after the
+// tap, answered with approval.resolved, proves the dock has handled the
+// tap (the core's lines reach the dock in order) before anything is
+// asserted about Decides.
+func TestTapWhileReconnectingIsNotSent(t *testing.T) {
+	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true})
+	r.core.plug()
+	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	r.send(approvals.PromptAppeared{Prompt: prompt})
+	waitFor(t, "approval.request", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) == 1 })
+	req := eventsOf[appevent.ApprovalRequest](r.core)[0]
+	// What approvals publishes when buddy reports the BLE link dropped
+	// with a hold.
+	r.send(approvals.LinkChanged{Source: "desktop", Up: false})
+	r.send(approvals.PromptReconnecting{Prompt: prompt, Until: time.Now().Add(15 * time.Second)})
+	waitFor(t, "approval.suspended", func() bool { return len(eventsOf[appevent.ApprovalSuspended](r.core)) == 1 })
+	if s := eventsOf[appevent.ApprovalSuspended](r.core)[0]; s != appevent.NewApprovalSuspended(req.RequestID) {
+		t.Fatalf("approval.suspended = %+v, want it for %s", s, req.RequestID)
+	}
+
+	const probe = "approval-desktop-probe"
+	tapped := func(d appevent.Decision) {
+		t.Helper()
+		n := len(eventsOf[appevent.ApprovalResolved](r.core))
+		r.core.Send(appevent.NewApprovalResponse(req.RequestID, d))
+		r.core.Send(appevent.NewApprovalResponse(probe, appevent.Approve))
+		waitFor(t, "the probe answered", func() bool {
+			res := eventsOf[appevent.ApprovalResolved](r.core)
+			return len(res) > n && res[len(res)-1].RequestID == probe
+		})
+	}
+	for range 3 { // the firmware resends its answer every 2 s
+		tapped(appevent.Approve)
+	}
+	supervisortest.Sync(t, r.tree, "approvals")
+	if d := r.appr.decides(); len(d) != 0 {
+		t.Fatalf("taps while reconnecting made %+v", d)
+	}
+	for _, res := range eventsOf[appevent.ApprovalResolved](r.core) {
+		if res.RequestID == req.RequestID {
+			t.Fatalf("the held prompt was resolved on the CoreS3: %+v", res)
+		}
+	}
+
+	// The desktop's heartbeat confirms the prompt: presented again, and the
+	// CoreS3's answer (it resends it) now goes to approvals, once.
+	n := len(eventsOf[appevent.ApprovalRequest](r.core))
+	r.send(approvals.LinkChanged{Source: "desktop", Up: true})
+	r.send(approvals.PromptRestored{Prompt: prompt})
+	waitFor(t, "re-presented", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) > n })
+	tapped(appevent.Decline)
+	tapped(appevent.Decline)
+	supervisortest.Sync(t, r.tree, "approvals")
+	d := r.appr.decides()
+	if len(d) != 1 || d[0] != (approvals.Decide{Source: "desktop", ID: prompt.ID, Decision: pbuddy.Deny, By: "CoreS3"}) {
+		t.Fatalf("Decides after the restore = %+v, want one deny by CoreS3", d)
+	}
+	noViolations(t, r.core)
+}
+
 func TestFirmwareWithoutEventIsAudioOnly(t *testing.T) {
 	r := newRig(t, wire.FirmwareCaps&^wire.CapEvent, nil, Options{})
 	r.core.plug()
