@@ -518,7 +518,9 @@ func TestRXBackpressureHoldsWritesAndLosesNone(t *testing.T) {
 // before it hears what the desktop did next.
 func TestSendReceiptsSayWhetherTheLineWentOut(t *testing.T) {
 	r := newRig(t, Config{})
-	perm := func(id string) []byte { return []byte(`{"cmd":"permission","id":"` + id + `","decision":"once"}` + "\n") }
+	perm := func(id string) []byte {
+		return []byte(`{"cmd":"permission","id":"` + id + `","decision":"once"}` + "\n")
+	}
 	receipts := func() []Sent { return supervisortest.Of[Sent](r.buddy) }
 	r.sys.Root.Send(r.ble, Send{Line: perm("req_0"), Receipt: "unsubscribed"})
 	r.waitFor(func() bool { return len(receipts()) == 1 }, "the first receipt")
