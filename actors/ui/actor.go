@@ -51,6 +51,7 @@ type Actor struct {
 	redrawQueued          bool
 	chime                 *audio.Chime
 	drawn                 Screen // what the last refresh showed: View.Screen
+	drawnPersona          string // the character's state in it: View.Persona
 	frames, draws, pixels int
 	lastDamage            []image.Rectangle
 }
@@ -176,7 +177,7 @@ func (a *Actor) refresh() {
 	now := a.cfg.Now()
 	a.st.settle(now)
 	sc := a.st.screen()
-	a.drawn = sc
+	a.drawn, a.drawnPersona = sc, a.st.persona(now).String()
 	a.describe()
 	var again time.Duration
 	if a.paint != nil {

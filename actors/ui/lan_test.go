@@ -14,6 +14,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/lan"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // fakeLAN stands in for the lan service: like it, it sends its State to
@@ -96,7 +97,7 @@ func TestLANPairingThroughButtons(t *testing.T) {
 		if d.ID != "p1" || d.Decision != pbuddy.Once {
 			t.Fatalf("A decided %+v, want once p1", d)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(supervisortest.Patience):
 		t.Fatal("A with a pairing request waiting did not answer the prompt")
 	}
 	if n := len(f.got()); n != 0 {
@@ -213,7 +214,7 @@ func TestLANPromptsSourceAndCount(t *testing.T) {
 		if d.ID != "d1" || d.Decision != pbuddy.Once {
 			t.Fatalf("buddy got %+v, want once d1", d)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(supervisortest.Patience):
 		t.Fatal("no decision reached buddy")
 	}
 	r.waitFor(t, "two decisions at the lan", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.decided) == 2 })

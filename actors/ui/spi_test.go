@@ -2,8 +2,6 @@ package ui
 
 import (
 	"image"
-	"os"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -88,33 +86,29 @@ func TestApprovalOverSPI(t *testing.T) {
 		full, partial, tick, lat.Round(time.Microsecond), time.Duration(partial*8*16)*time.Nanosecond)
 }
 
-// TestIdleCPU logs the process CPU time spent while the home animation
-// runs on the real clock for UI_IDLE_CPU_SECONDS (default 2) seconds. It
-// asserts nothing: the figure is for the report.
-func TestIdleCPU(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs on the real clock")
-	}
-	secs := 2
-	if s, err := strconv.Atoi(os.Getenv("UI_IDLE_CPU_SECONDS")); err == nil && s > 0 {
-		secs = s
-	}
-	r := newRig(t, func(c *Config) { c.Now, c.AfterFunc, c.ScreenTimeout = nil, nil, time.Hour })
+// BenchmarkIdleCPU: one op is a second of the home animation on the real
+// clock. It reports the process CPU time spent per second, in percent of
+// one core, and the frames drawn per second. (It was a test that slept
+// two seconds in every CI run and asserted nothing.)
+func BenchmarkIdleCPU(b *testing.B) {
+	r := newRig(b, func(c *Config) { c.Now, c.AfterFunc, c.ScreenTimeout = nil, nil, time.Hour })
 	r.send("ui", abuddy.State{Connected: true})
-	r.waitFor(t, "a frame", func() bool { return r.view(t).Frames > 1 })
+	r.waitFor(b, "a frame", func() bool { return r.view(b).Frames > 1 })
 	cpu := func() time.Duration {
 		var ru syscall.Rusage
 		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	f0, c0, w0 := r.view(t).Frames, cpu(), time.Now()
-	time.Sleep(time.Duration(secs) * time.Second)
-	f1, c1, w1 := r.view(t).Frames, cpu(), time.Now()
-	wall := w1.Sub(w0)
-	t.Logf("home animation (persona %s): %d frames in %v, process CPU %v = %.1f%% of one core",
-		r.view(t).Persona, f1-f0, wall.Round(time.Millisecond), (c1 - c0).Round(time.Millisecond), 100*float64(c1-c0)/float64(wall))
+	f0, c0, w0 := r.view(b).Frames, cpu(), time.Now()
+	for b.Loop() {
+		time.Sleep(time.Second)
+	}
+	f1, c1, wall := r.view(b).Frames, cpu(), time.Since(w0)
+	b.ReportMetric(100*float64(c1-c0)/float64(wall), "%-of-a-core")
+	b.ReportMetric(float64(f1-f0)/wall.Seconds(), "frames/s")
+	b.Logf("home animation (persona %s)", r.view(b).Persona)
 }
 
 // BenchmarkApprovalFlush renders the approval screen over home, computes

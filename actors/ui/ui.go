@@ -125,7 +125,7 @@ type View struct {
 	Presses, Decisions int
 	Screen             Screen // the screen of the last frame drawn
 	Page               int    // info page, 0 on home
-	Persona            string // the character's state on home
+	Persona            string // the character's state when the last frame was drawn
 	Tool               string // the prompt shown on the approval screen
 	Sent               bool   // "sent…" instead of the legend
 	Reconnecting       bool   // "reconnecting…" instead of the legend: the buttons do nothing
@@ -345,7 +345,7 @@ func (a *Actor) press(c actor.Context, p pressed) {
 func (a *Actor) view() View {
 	v := View{Prompts: append([]approvals.PromptView(nil), a.st.prompts...), Link: a.st.link,
 		Presses: a.presses, Decisions: a.decisions, Screen: a.drawn, Page: a.st.page,
-		Persona: a.st.persona(a.cfg.Now()).String(), Character: a.charName,
+		Persona: a.drawnPersona, Character: a.charName,
 		Frames: a.frames, Draws: a.draws, Pixels: a.pixels, LastDamage: append([]image.Rectangle(nil), a.lastDamage...)}
 	if i := a.st.shown(); i >= 0 {
 		p := a.st.prompts[i]
