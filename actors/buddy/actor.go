@@ -138,7 +138,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case approvals.Decided:
 		a.perform(a.s.decided(m, a.cfg.Now()))
 	case ble.Sent:
-		a.perform(a.s.sent(m))
+		a.perform(a.s.sent(m, a.cfg.Now()))
 	case tick:
 		a.perform(a.s.tick(a.cfg.Now()))
 		a.timer.Stop() // a tick sent by hand must not leave a second timer

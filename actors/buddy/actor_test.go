@@ -273,8 +273,9 @@ func TestActorStatsSurviveRestart(t *testing.T) {
 	if st := h.mustState(); st.Stats.Lvl != 1 {
 		t.Fatalf("after 50,000: %+v", st.Stats)
 	}
-	h.send(approvals.Decided{Source: Source, ID: "p57000", Decision: pbuddy.Once, By: "Claude_Pi"})
+	h.send(approvals.Decided{Source: Source, ID: "p57000", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1})
 	h.nextLine()
+	h.nextReport() // the approval counts once the link's receipt is handled
 	h.restart()
 	h.line(`{"cmd":"status"}`)
 	a, _ := pbuddy.Decode(bytes.TrimSpace(h.nextLine()))

@@ -359,6 +359,26 @@ func (s *session) decided(d approvals.Decided, now time.Time) []effect {
 		return []effect{report{approvals.Delivery{Source: d.Source, ID: d.ID, Attempt: d.Attempt,
 			Err: "no desktop connected: the permission line was not written"}}}
 	}
+	s.log.Info("permission line to the desktop", "decision", d.Decision.String(), "by", d.By)
+	return []effect{sendDecision{d}}
+}
+
+// sent relays the link's receipt for a permission line to approvals: a
+// line the link dropped (no central subscribed, a failed write) must not
+// make the screen say "approved here" when the desktop then drops the
+// prompt because the user answered it there. Only a line that went out
+// counts in the stats (the status ack's appr and deny).
+func (s *session) sent(m ble.Sent, now time.Time) []effect {
+	d, ok := m.Receipt.(approvals.Decided)
+	if !ok {
+		s.log.Warn("receipt for no decision ignored", "receipt", fmt.Sprintf("%T", m.Receipt))
+		return nil
+	}
+	out := []effect{report{approvals.Delivery{Source: d.Source, ID: d.ID, Attempt: d.Attempt, Sent: m.OK, Err: m.Err}}}
+	if !m.OK {
+		s.log.Warn("permission line dropped by the link", "decision", d.Decision.String(), "by", d.By, "err", m.Err)
+		return out
+	}
 	arrived := now
 	if s.snap != nil && s.snap.Prompt != nil && s.snap.Prompt.ID == d.ID {
 		arrived = s.arrived
@@ -369,24 +389,7 @@ func (s *session) decided(d approvals.Decided, now time.Time) []effect {
 		s.stats.Deny(d.ID)
 	}
 	s.changed = true
-	s.log.Info("permission sent", "decision", d.Decision.String(), "by", d.By)
-	return s.maybeSave([]effect{sendDecision{d}}, now)
-}
-
-// sent relays the link's receipt for a permission line to approvals: a
-// line the link dropped (no central subscribed, a failed write) must not
-// make the screen say "approved here" when the desktop then drops the
-// prompt because the user answered it there.
-func (s *session) sent(m ble.Sent) []effect {
-	d, ok := m.Receipt.(approvals.Decided)
-	if !ok {
-		s.log.Warn("receipt for no decision ignored", "receipt", fmt.Sprintf("%T", m.Receipt))
-		return nil
-	}
-	if !m.OK {
-		s.log.Warn("permission line dropped by the link", "decision", d.Decision.String(), "by", d.By, "err", m.Err)
-	}
-	return []effect{report{approvals.Delivery{Source: d.Source, ID: d.ID, Attempt: d.Attempt, Sent: m.OK, Err: m.Err}}}
+	return s.maybeSave(out, now)
 }
 
 func (s *session) maybeSave(effs []effect, now time.Time) []effect {

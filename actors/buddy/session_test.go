@@ -267,10 +267,16 @@ func TestSessionDecided(t *testing.T) {
 	id := strings.Repeat("é🙂\"\\a", 40) // 200 characters of mixed Unicode
 	s, _ := newTestSession(t)
 	s.line([]byte(`{"total":1,"running":0,"waiting":1,"msg":"m","entries":[],"tokens":1,"tokens_today":1,"prompt":{"id":`+jsonQuote(id)+`,"tool":"Bash","hint":""}}`), t0)
-	got := lines(s.decided(approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Once, By: "Claude_Pi"}, t0.Add(3*time.Second)))
+	d := approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1}
+	got := lines(s.decided(d, t0.Add(3*time.Second)))
 	if len(got) != 1 || got[0] != string(pbuddy.EncodePermission(id, pbuddy.Once)) {
 		t.Fatalf("lines = %q", got)
 	}
+	// Counted once the link says the line went out, not before.
+	if r := s.stats.Report(); r.Appr != 0 {
+		t.Fatalf("stats before the receipt = %+v, want appr 0", r)
+	}
+	s.sent(ble.Sent{Receipt: d, OK: true}, t0.Add(3*time.Second))
 	if r := s.stats.Report(); r.Appr != 1 || r.Vel != 3 {
 		t.Fatalf("stats = %+v, want appr 1 vel 3", r)
 	}
@@ -294,13 +300,17 @@ func TestSessionDecided(t *testing.T) {
 func TestSessionSentReports(t *testing.T) {
 	s, _ := newTestSession(t)
 	d := approvals.Decided{Source: Source, ID: "req_1", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 3}
-	for _, m := range []ble.Sent{{Receipt: d, OK: true}, {Receipt: d, Err: "ble: no central subscribed to TX notifications"}} {
+	for _, m := range []ble.Sent{{Receipt: d, Err: "ble: no central subscribed to TX notifications"}, {Receipt: d, OK: true}} {
 		want := approvals.Delivery{Source: Source, ID: "req_1", Attempt: 3, Sent: m.OK, Err: m.Err}
-		if r := reports(s.sent(m)); len(r) != 1 || r[0] != want {
+		if r := reports(s.sent(m, t0)); len(r) != 1 || r[0] != want {
 			t.Fatalf("reports for %+v = %+v, want %+v", m, r, want)
 		}
+		// A dropped line is no approval.
+		if want, got := map[bool]uint32{false: 0, true: 1}[m.OK], s.stats.Report().Appr; got != want {
+			t.Fatalf("appr after %+v = %d, want %d", m, got, want)
+		}
 	}
-	if effs := s.sent(ble.Sent{Receipt: "not a decision"}); len(effs) != 0 {
+	if effs := s.sent(ble.Sent{Receipt: "not a decision"}, t0); len(effs) != 0 {
 		t.Fatalf("a foreign receipt produced %+v", effs)
 	}
 }

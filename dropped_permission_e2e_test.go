@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/ui"
+	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/drivers/ble/bletest"
+	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// approvalsEvents records what approvals publishes, for a test that
+// subscribes to it from outside the tree.
+type approvalsEvents struct {
+	mu   sync.Mutex
+	msgs []any
+}
+
+func (r *approvalsEvents) Receive(c actor.Context) {
+	switch c.Message().(type) {
+	case approvals.PromptResolved, approvals.PromptRearmed, approvals.PromptDecided:
+		r.mu.Lock()
+		r.msgs = append(r.msgs, c.Message())
+		r.mu.Unlock()
+	}
+}
+
+func (r *approvalsEvents) all() []any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]any(nil), r.msgs...)
+}
+
+func (r *approvalsEvents) resolved() []approvals.PromptResolved {
+	var out []approvals.PromptResolved
+	for _, m := range r.all() {
+		if p, ok := m.(approvals.PromptResolved); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// The central turns its TX notifications off (a real central can; a
+// bonded one BlueZ does not resubscribe is the same to the Pi) just as A
+// is pressed, so the permission line is dropped ("TX line dropped: no
+// central subscribed"); the user then answers on the desktop. The Pi must
+// not claim the answer: the prompt is answerable again at once, the
+// resolution is AnsweredElsewhere, no heart, no approval in the stats.
+//
+// The whole tree is the appliance's (services(), the sim board's screen
+// and buttons); only the radio is bletest's fake central, the one link
+// whose subscription a test can turn off.
+func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
+	e2e(t)
+	off := "off"
+	s, err := resolve(Config{Board: "sim", DataDir: t.TempDir(), ControlSocket: filepath.Join(t.TempDir(), "s.sock"),
+		HTTP: &off, BLE: BLEConfig{NUSListen: "127.0.0.1:0"}}, "test.toml", host{getenv: func(string) string { return "" }, home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var tree *supervisor.Tree
+	hw, release, err := boardHardware(s, log, func() []supervisor.ProcessInfo { return tree.Processes() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	central := bletest.NewFake(true)
+	hw.link = central
+	tree, err = supervisor.New(supervisor.Options{Logger: log}, services(s, hw)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := tree.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := tree.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			t.Logf("appliance log:\n%s", logs)
+		}
+	}()
+	sys := tree.System()
+	events := &approvalsEvents{}
+	rec := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return events }))
+	defer sys.Root.Stop(rec)
+	sys.Root.Send(supervisor.ServicePID(sys, approvals.ServiceName), supervisor.Subscribe{PID: rec})
+	view := func() ui.View { return ask[ui.View](t, tree, ui.ServiceName, ui.GetView{}) }
+
+	poll(t, 10*time.Second, "the fake central to connect", func() bool { return central.Connect("desk") == nil })
+	for _, err := range []error{central.ExchangeMTU(185), central.Subscribe(true), central.Secure(),
+		central.Write([]byte(`{"total":1,"running":1,"waiting":1,"msg":"approve: Bash","entries":[],"tokens":1,"tokens_today":1,` +
+			`"prompt":{"id":"req_drop","tool":"Bash","hint":"rm -rf build"}}` + "\n"))} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll(t, 10*time.Second, "the prompt answerable on the screen", func() bool {
+		v := view()
+		return len(v.Prompts) == 1 && v.Prompts[0].ID == "req_drop" && !v.Prompts[0].Decided && v.Link != nil && v.Link.Subscribed
+	})
+
+	if err := central.Subscribe(false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := hw.board.Buttons.Press(sim.ButtonA, 0); err != nil {
+		t.Fatal(err)
+	}
+	// The decision was taken, then re-armed by buddy's report: the
+	// buttons are back, and the screen does not say "sent…".
+	poll(t, 10*time.Second, "the dropped decision re-armed", func() bool {
+		var decided, rearmed bool
+		for _, m := range events.all() {
+			switch m.(type) {
+			case approvals.PromptDecided:
+				decided = true
+			case approvals.PromptRearmed:
+				rearmed = decided
+			}
+		}
+		return rearmed
+	})
+	if p, _ := apiState(tree, s.board, time.Second).Prompt.(apiPrompt); p.ID != "req_drop" || p.Decided {
+		t.Errorf("/api/state prompt after the drop = %+v, want req_drop not decided", p)
+	}
+	if bytes.Contains(central.Sent(), []byte("permission")) {
+		t.Fatalf("the central got %q with notifications off", central.Sent())
+	}
+
+	// The user answers on the desktop; its next heartbeat has no prompt.
+	if err := central.Write([]byte(`{"total":1,"running":1,"waiting":0,"msg":"working","entries":[],"tokens":1,"tokens_today":1}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 10*time.Second, "the prompt resolved", func() bool { return len(events.resolved()) == 1 })
+	if r := events.resolved()[0]; r.Prompt.ID != "req_drop" || r.How != approvals.AnsweredElsewhere || r.By != "" {
+		t.Errorf("resolution = %v by %q, want answered-elsewhere: the Pi's answer never left", r.How, r.By)
+	}
+	if v := view(); v.Persona == stats.Heart.String() || len(v.Prompts) != 0 {
+		t.Errorf("screen after the desktop answered: persona %q, %d prompts; want no heart, none", v.Persona, len(v.Prompts))
+	}
+	if b := ask[buddyactor.State](t, tree, buddyactor.ServiceName, buddyactor.GetState{}); b.Stats.Appr != 0 {
+		t.Errorf("stats count %d approvals, want 0: the line was dropped", b.Stats.Appr)
+	}
+	if l := logs.String(); !strings.Contains(l, "decision not delivered") || !strings.Contains(l, "no central subscribed") {
+		t.Errorf("the log does not say the decision was not delivered, and why")
+	}
+}
