@@ -157,7 +157,8 @@ func (s *state) hold(source string, hold time.Duration, now time.Time) []any {
 // went down) is the easy case: it certainly never reached the desktop.
 // It still waits for this confirmation like any held prompt, because the
 // desktop may have answered the prompt itself meanwhile; it is re-armed
-// here when listed, and resolves as AnsweredElsewhere when not.
+// here when listed, and when not, it resolves as AnsweredElsewhere
+// (unless an earlier answer of ours did go out).
 func (s *state) restore(e *entry) []any {
 	e.reconnecting, e.droppedAt, e.holdUntil = false, time.Time{}, time.Time{}
 	out := []any{PromptRestored{Prompt: e.p}}
@@ -255,7 +256,7 @@ func (s *state) decide(m Decide, now time.Time) ([]any, error) {
 // down and nothing can be decided now; restore re-arms it when the
 // source lists it again, which it would do anyway (the reasoning there
 // holds a fortiori for a line known to be dropped), and if the source no
-// longer lists it, it resolves as AnsweredElsewhere, not as ours.
+// longer lists it, the dropped answer is not credited to the Pi.
 func (s *state) delivery(m Delivery) []any {
 	e, ok := s.byKey[key{m.Source, m.ID}]
 	if !ok {
