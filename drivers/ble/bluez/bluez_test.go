@@ -17,7 +17,7 @@ import (
 )
 
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	fake   *fakeBlueZ
 	p      *Peripheral
 	events chan ble.Event
@@ -27,11 +27,19 @@ type rig struct {
 
 // start runs a Peripheral against a fake bluetoothd on a private bus and
 // waits until it has registered everything.
-func start(t *testing.T, opts Options) *rig {
+func start(t testing.TB, opts Options) *rig {
 	t.Helper()
-	addr := startBus(t)
+	return startOn(t, startBus(t), opts, make(chan ble.Event, 64))
+}
+
+// startOn is start on a bus the test made, for a second connection to it,
+// with the owner's events channel the test chose.
+func startOn(t testing.TB, addr string, opts Options, events chan ble.Event) *rig {
+	t.Helper()
 	fake := newFakeBlueZ(t, addr)
-	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	if opts.Retry == 0 {
 		opts.Retry = 50 * time.Millisecond
 	}
@@ -41,7 +49,7 @@ func start(t *testing.T, opts Options) *rig {
 	}
 	t.Cleanup(func() { conn.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, fake: fake, p: p, events: make(chan ble.Event, 64), cancel: cancel, done: make(chan error, 1)}
+	r := &rig{t: t, fake: fake, p: p, events: events, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- p.Run(ctx, r.events) }()
 	t.Cleanup(func() {
 		cancel()

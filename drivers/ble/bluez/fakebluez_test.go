@@ -15,7 +15,7 @@ import (
 
 // startBus runs a private dbus-daemon for one test. A test process plays
 // bluetoothd on it, so nothing touches the machine's real system bus.
-func startBus(t *testing.T) string {
+func startBus(t testing.TB) string {
 	t.Helper()
 	daemon, err := exec.LookPath("dbus-daemon")
 	if err != nil {
@@ -66,7 +66,7 @@ func startBus(t *testing.T) string {
 	return strings.TrimSpace(line)
 }
 
-func dial(t *testing.T, addr string) *dbus.Conn {
+func dial(t testing.TB, addr string) *dbus.Conn {
 	t.Helper()
 	c, err := dbus.Connect(addr)
 	if err != nil {
@@ -82,7 +82,7 @@ const adapterPath = dbus.ObjectPath("/org/bluez/hci0")
 // records what the peripheral registers. Like bluetoothd, it reads the GATT
 // application back with GetManagedObjects when it is registered.
 type fakeBlueZ struct {
-	t    *testing.T
+	t    testing.TB
 	conn *dbus.Conn
 
 	mu          sync.Mutex
@@ -106,7 +106,7 @@ type fakeBlueZ struct {
 	calls chan string // "agent", "default-agent", "app", "adv", "unadv", "remove"
 }
 
-func newFakeBlueZ(t *testing.T, addr string) *fakeBlueZ {
+func newFakeBlueZ(t testing.TB, addr string) *fakeBlueZ {
 	t.Helper()
 	f := &fakeBlueZ{t: t, conn: dial(t, addr), devices: map[dbus.ObjectPath]map[string]dbus.Variant{}, calls: make(chan string, 64)}
 	export := func(v interface{}, path dbus.ObjectPath, iface string) {

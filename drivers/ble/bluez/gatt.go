@@ -95,12 +95,13 @@ type rxChar struct{ p *Peripheral }
 // WriteValue implements GattCharacteristic1.WriteValue. BlueZ only calls
 // it once the link meets the characteristic's security flags. On a
 // connection made by Dial the write was already queued in bluetoothd's
-// order (rxorder.go); msg is the raw call, which godbus leaves out of the
-// D-Bus signature.
+// order, or refused because the queue was full (rxorder.go); msg is the
+// raw call, which godbus leaves out of the D-Bus signature.
 func (c rxChar) WriteValue(msg dbus.Message, value []byte, options map[string]dbus.Variant) *dbus.Error {
-	if !c.p.awaitRX(msg) {
-		c.p.received(value, options)
+	if queued, err := c.p.awaitRX(msg); queued {
+		return err
 	}
+	c.p.received(value, rxMetaOf(options))
 	return nil
 }
 

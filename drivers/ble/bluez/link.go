@@ -29,16 +29,16 @@ func (p *Peripheral) emit(ev ble.Event) {
 
 // received handles one RX write. In bonded mode BlueZ delivers it only over
 // an authenticated, encrypted link, which is what sec:true means (spec §4.3).
-func (p *Peripheral) received(value []byte, options map[string]dbus.Variant) {
+func (p *Peripheral) received(value []byte, meta rxMeta) {
 	// The write names its device: a central whose Connected signal we have
 	// not handled yet (or that was connected before we started) is adopted
 	// here, so the reply is not dropped for want of a central.
-	if dev, ok := options["device"].Value().(dbus.ObjectPath); ok {
-		p.connected(dev)
+	if meta.device != "" {
+		p.connected(meta.device)
 	}
 	var evs []ble.Event
 	p.mu.Lock()
-	if m, ok := options["mtu"].Value().(uint16); ok && int(m) != p.mtu && m >= ble.DefaultMTU {
+	if m := meta.mtu; int(m) != p.mtu && m >= ble.DefaultMTU {
 		p.mtu = int(m)
 		evs = append(evs, ble.MTUChanged{MTU: p.mtu})
 	}
