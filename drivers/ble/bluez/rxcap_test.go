@@ -3,6 +3,7 @@ package bluez
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/claude-pi/claude-pi/drivers/ble"
+	"github.com/claude-pi/claude-pi/protocols/nus"
 )
 
 // countingSerials numbers a connection's messages the way libdbus does, by
@@ -333,5 +335,76 @@ func benchmarkRXFlood(b *testing.B, size int) {
 	b.ReportMetric(float64(queue), "queue-B")
 	if writes > 0 {
 		b.ReportMetric(float64(queue)/float64(writes)-float64(size), "queue-B/write-beyond-value")
+	}
+}
+
+// Two push chunk lines, the end of the first and the start of the second
+// refused: joined, the halves would make one valid chunk line carrying the
+// wrong bytes. The gap marker makes them two broken lines instead, and the
+// next whole line after them is intact.
+func TestRXGapCannotJoinTwoTornLines(t *testing.T) {
+	addr := startBus(t)
+	r := startOn(t, addr, Options{}, make(chan ble.Event))
+	connect(r)
+	f := newFlooder(t, r, addr)
+	a := []byte(`{"cmd":"chunk","d":"` + strings.Repeat("A", 90) + "\"}\n")
+	b := []byte(`{"cmd":"chunk","d":"` + strings.Repeat("B", 90) + "\"}\n")
+	slices := func(line []byte) [][]byte { return [][]byte{line[:40], line[40:80], line[80:]} }
+	as, bs := slices(a), slices(b)
+	// Room for a's first two slices: the pump holds the first (nobody
+	// reads), the queue the second; the next two are refused.
+	setRXLimit(r, len(as[0])+len(as[1])+2*rxWriteOverhead)
+	for _, s := range [][]byte{as[0], as[1], as[2], bs[0]} {
+		f.command(t, s)
+	}
+	if err := f.request([]byte("{barrier}")); err == nil {
+		t.Fatal("the queue took a write past its cap")
+	}
+	got := drainRX(t, r)
+	setRXLimit(r, maxRXQueued) // room for the rest
+	done := make(chan error, 1)
+	go func() {
+		for _, s := range [][]byte{bs[1], bs[2]} {
+			f.command(t, s)
+		}
+		done <- f.request([]byte("{\"cmd\":\"status\"}\n"))
+	}()
+	for !bytes.HasSuffix(got, []byte("{\"cmd\":\"status\"}\n")) {
+		select {
+		case ev := <-r.events:
+			if rcv, ok := ev.(ble.Received); ok {
+				got = append(got, rcv.Data...)
+			}
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("status write after the gap: %v", err)
+			}
+			done = nil // answered; its bytes are still on their way
+		case <-time.After(10 * time.Second):
+			t.Fatalf("got only %q within 10 s", got)
+		}
+	}
+
+	var lines []string
+	nus.NewAssembler(0).Feed(got, func(line []byte, err error) {
+		if err == nil {
+			lines = append(lines, string(line))
+		}
+	})
+	var parsed []string
+	for _, l := range lines {
+		var v map[string]any
+		if json.Unmarshal([]byte(l), &v) == nil {
+			parsed = append(parsed, l)
+		}
+	}
+	if len(parsed) != 1 || parsed[0] != `{"cmd":"status"}` {
+		t.Fatalf("lines that parse: %q (of %q); want only the status command after the torn chunks", parsed, lines)
+	}
+	// And without the marker the torn halves would have made a chunk.
+	joined := bytes.ReplaceAll(got, []byte("\n"+string(bs[1])), bs[1])
+	var v map[string]any
+	if l, _, _ := bytes.Cut(joined, []byte{'\n'}); json.Unmarshal(l, &v) != nil || v["cmd"] != "chunk" {
+		t.Fatalf("the test is wrong: without the marker %q should parse as a chunk", l)
 	}
 }
