@@ -1,8 +1,10 @@
 package screens
 
 import (
+	"bytes"
 	"flag"
 	"image"
+	"image/draw"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -81,7 +83,9 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 
 // TestScreenshots writes every screen at both panel sizes to a temp dir
 // (printed with -v) for a human to look at, and with -update-screenshots
-// to testdata/screenshots for the README.
+// to testdata/screenshots for the README. The ones kept there must be
+// what the renderer draws now: a change to the screens that leaves them
+// stale fails here, not in a later run of -update-screenshots.
 func TestScreenshots(t *testing.T) {
 	dir := t.TempDir()
 	// A few representative screens are kept for the README.
@@ -98,8 +102,13 @@ func TestScreenshots(t *testing.T) {
 			draw(img)
 			base := name + "-" + sizeName(size)
 			p := filepath.Join(dir, base+".png")
-			if *updateShots && keep[base] {
-				p = filepath.Join("testdata/screenshots", base+".png")
+			if keep[base] {
+				kept := filepath.Join("testdata/screenshots", base+".png")
+				if *updateShots {
+					p = kept
+				} else {
+					sameAsKept(t, kept, img)
+				}
 			}
 			f, err := os.Create(p)
 			if err != nil {
@@ -125,6 +134,8 @@ func TestScreenshots(t *testing.T) {
 	name := filepath.Join(dir, "characters.png")
 	if *updateShots {
 		name = "testdata/screenshots/characters.png"
+	} else {
+		sameAsKept(t, "testdata/screenshots/characters.png", sheet)
 	}
 	f, err := os.Create(name)
 	if err != nil {
@@ -135,6 +146,27 @@ func TestScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshots in %s", dir)
+}
+
+// sameAsKept fails the test unless the PNG at path has img's pixels.
+func sameAsKept(t *testing.T, path string, img *image.RGBA) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	kept, err := png.Decode(f)
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return
+	}
+	got := image.NewRGBA(kept.Bounds())
+	draw.Draw(got, got.Bounds(), kept, kept.Bounds().Min, draw.Src)
+	if got.Bounds() != img.Bounds() || !bytes.Equal(got.Pix, img.Pix) {
+		t.Errorf("%s is not what the renderer draws now: go test ./actors/ui/screens -run TestScreenshots -update-screenshots, and look at the diff", path)
+	}
 }
 
 func sizeName(p image.Point) string { return itoa(p.X) + "x" + itoa(p.Y) }
