@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -192,6 +193,15 @@ func liveHeap() int64 {
 	return int64(m.HeapAlloc)
 }
 
+// processCPU is the CPU time this process has used, user and system.
+func processCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // rssMB is this process's resident set in MB.
 func rssMB(tb testing.TB) float64 {
 	mb, err := vmRSS(os.Getpid())
@@ -234,6 +244,7 @@ func benchFlood(b *testing.B, n int) {
 	}()
 	var press, end []time.Duration
 	i := 0
+	frames, cpu := a.uiView(b).Frames, processCPU(b)
 	for b.Loop() {
 		i++
 		ended, last := flood(b, d, n, fmt.Sprintf("op%d", i))
@@ -249,6 +260,7 @@ func benchFlood(b *testing.B, n int) {
 	}
 	close(stop)
 	<-sampled
+	frames, cpu = a.uiView(b).Frames-frames, processCPU(b)-cpu
 	q := func(s []time.Duration, f float64) float64 {
 		s = slices.Clone(s)
 		slices.Sort(s)
@@ -258,6 +270,8 @@ func benchFlood(b *testing.B, n int) {
 	b.ReportMetric(q(press, 0.99), "ms-press-p99")
 	b.ReportMetric(q(end, 0.5), "ms-end-p50")
 	b.ReportMetric(q(end, 0.99), "ms-end-p99")
+	b.ReportMetric(float64(frames)/float64(b.N), "ui-frames/flood")
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/flood")
 	b.ReportMetric(before, "MB-RSS-before")
 	b.ReportMetric(peak, "MB-RSS-peak")
 }

@@ -373,7 +373,7 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 		}
 		for _, p := range v.Prompts {
 			if p.ID == id && !p.Decided {
-				return v.Screen == "approval" && !v.Reconnecting && !v.Sent
+				return v.Screen == "approval" && v.Shown.ID == id && !v.Reconnecting && !v.Sent
 			}
 		}
 		return false

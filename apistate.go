@@ -195,6 +195,26 @@ func apiState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 		if first != nil {
 			st.Prompt = *first
 		}
+		if v, ok := view.(ui.View); ok {
+			// The buttons act on the prompt the ui's last frame showed,
+			// which can be a frame behind approvals (ui.Config.FrameGap):
+			// a script that presses when it sees "prompt" presses what a
+			// person would see.
+			st.Prompt = nil
+			if v.Screen == ui.ScreenApproval {
+				s := v.Shown
+				ap := apiPrompt{Source: s.Source, ID: s.ID, Tool: s.Tool, Hint: s.Hint, Decided: v.Sent, Reconnecting: v.Reconnecting}
+				if !s.Arrived.IsZero() {
+					ap.AgeMs = now.Sub(s.Arrived).Milliseconds()
+				}
+				for _, p := range list {
+					if p.Source == s.Source && p.ID == s.ID {
+						ap.By = p.By
+					}
+				}
+				st.Prompt = ap
+			}
+		}
 	}
 	return st
 }

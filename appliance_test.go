@@ -99,6 +99,17 @@ func (a *appliance) dial(t testing.TB, opts *desktop.Options) *desktop.Desktop {
 // press presses a sim button through the web API, as the page does.
 func (a *appliance) press(t testing.TB, button string) {
 	t.Helper()
+	// A person presses what the panel shows; the ui's frame can be one
+	// behind its state for up to ui.DefaultFrameGap. (A ui that does not
+	// answer, being killed, gets the press as it is, and so does another
+	// process's, whose /api/state has the prompt of the frame.)
+	poll(t, 5*time.Second, "the screen up to date", func() bool {
+		if a.tree == nil {
+			return true
+		}
+		v, err := tryAsk[ui.View](a.tree, "ui", ui.GetView{})
+		return err != nil || !v.Behind
+	})
 	resp, err := http.Post(a.webURL+"/api/press/"+button, "", nil)
 	if err != nil {
 		t.Fatal(err)

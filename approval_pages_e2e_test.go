@@ -46,7 +46,7 @@ func TestApprovalPagesE2E(t *testing.T) {
 		if v.ApprovalPages < 10 || v.ApprovalPage != 0 || v.Hidden {
 			t.Fatalf("a 4 KB command: page %d of %d, hidden %v; want the first of 10 or more, no warning", v.ApprovalPage, v.ApprovalPages, v.Hidden)
 		}
-		if d := v.Prompts[v.Index-1].Detail; !strings.HasSuffix(d, "rm -rf ~\nin /home/ada/src/engine") {
+		if d := v.Shown.Detail; !strings.HasSuffix(d, "rm -rf ~\nin /home/ada/src/engine") {
 			t.Fatalf("the detail on the Pi ends %q: the last line did not arrive", d[max(0, len(d)-40):])
 		}
 		pages := v.ApprovalPages

@@ -44,10 +44,17 @@ func (a *appliance) awaitPrompt(t testing.TB, id string) approvals.PromptView {
 	t.Helper()
 	var pv approvals.PromptView
 	poll(t, 5*time.Second, "prompt on the ui", func() bool {
-		for _, p := range a.uiView(t).Prompts {
+		v := a.uiView(t)
+		front := true // no answerable prompt before it: it is the one the screen shows
+		for _, p := range v.Prompts {
 			if p.ID == id && !p.Decided && !p.Reconnecting {
 				pv = p
-				return true
+				// The buttons act on the frame, which can be one behind
+				// the state: wait for the frame that shows it.
+				return !front || (v.Screen == ui.ScreenApproval && v.Shown.ID == id && !v.Sent && !v.Reconnecting)
+			}
+			if !p.Decided && !p.Reconnecting {
+				front = false
 			}
 		}
 		return false

@@ -151,10 +151,10 @@ func (r *claudeRig) shownFrom(t *testing.T, project, hint string) approvals.Prom
 	var pv approvals.PromptView
 	poll(t, time.Minute, "a prompt of "+project+" on the screen", func() bool {
 		v := r.a.uiView(t)
-		if v.Screen != "approval" || v.Sent || v.Index < 1 || v.Index > len(v.Prompts) {
+		if v.Screen != "approval" || v.Sent {
 			return false
 		}
-		pv = v.Prompts[v.Index-1]
+		pv = approvals.PromptView{Prompt: v.Shown}
 		return strings.HasPrefix(v.Source, "CLI "+project) && (hint == "" || pv.Hint == hint)
 	})
 	return pv
@@ -351,8 +351,8 @@ func TestClaudeCodeCLI(t *testing.T) {
 				t.Fatalf("after 3 min, %d prompts pressed; output:\n%s", len(pressed), c.out.String())
 			}
 			v := a.uiView(t)
-			if v.Screen == "approval" && !v.Sent && v.Index >= 1 && v.Index <= len(v.Prompts) && strings.HasPrefix(v.Source, "CLI three ·") {
-				if pv := v.Prompts[v.Index-1]; !pressed[pv.ID] {
+			if v.Screen == "approval" && !v.Sent && strings.HasPrefix(v.Source, "CLI three ·") {
+				if pv := (approvals.PromptView{Prompt: v.Shown}); !pressed[pv.ID] {
 					pressed[pv.ID] = true
 					r.decide(t, pv, "A")
 					continue

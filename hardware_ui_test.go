@@ -158,7 +158,7 @@ func (r *hatRig) prompt(t *testing.T, id string) {
 		Prompts: []approvals.Prompt{{Source: "desktop", ID: id, Tool: "Bash", Hint: "make", Arrived: time.Now()}}})
 	waitUntil(t, 5*time.Second, "the approval screen for "+id, func() bool {
 		v := r.view(t)
-		return v.Screen == ui.ScreenApproval && len(v.Prompts) == 1 && v.Prompts[0].ID == id && !v.Sent
+		return v.Screen == ui.ScreenApproval && len(v.Prompts) == 1 && v.Shown.ID == id && !v.Sent
 	})
 }
 

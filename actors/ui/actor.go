@@ -46,9 +46,13 @@ type Actor struct {
 	loading    bool
 
 	presses, decisions int
-	// redrawQueued: a redraw message is in the mailbox; chime is the
-	// prompt chime it plays (see redrawSoon).
-	redrawQueued          bool
+	// dirty: the state changed since the last frame; redrawQueued: a
+	// redraw message is in the mailbox, or stopPace's timer will send
+	// one; lastFrame: when the last frame was drawn, on the real clock
+	// (see redrawSoon); chime is the prompt chime the next frame plays.
+	dirty, redrawQueued   bool
+	stopPace              func() bool
+	lastFrame             time.Time
 	chime                 *audio.Chime
 	drawn                 Screen // what the last refresh showed: View.Screen
 	drawnPersona          string // the character's state in it: View.Persona
@@ -138,6 +142,9 @@ func (a *Actor) stop(c actor.Context) {
 	if a.stopTimer != nil {
 		a.stopTimer()
 	}
+	if a.stopPace != nil {
+		a.stopPace()
+	}
 	if a.quit != nil {
 		close(a.quit)
 	}
@@ -175,6 +182,11 @@ func (a *Actor) refresh() {
 		return
 	}
 	now := a.cfg.Now()
+	a.dirty, a.lastFrame = false, time.Now()
+	if a.chime != nil {
+		a.play(*a.chime) // with the frame that shows why
+		a.chime = nil
+	}
 	a.st.settle(now)
 	sc := a.st.screen()
 	a.drawn, a.drawnPersona = sc, a.st.persona(now).String()

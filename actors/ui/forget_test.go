@@ -25,7 +25,7 @@ func act(s *state, r Role, hold time.Duration, now time.Time) (sent bool) {
 	if long {
 		s.wake(now) // a long press only counts as interaction
 	} else {
-		s.press(r, now)
+		s.press(r, now.Add(-hold), now)
 	}
 	return false
 }

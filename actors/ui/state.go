@@ -83,6 +83,9 @@ type state struct {
 	pairShownAt time.Time
 	// forget is "Forget Bluetooth pairing?" (forget.go).
 	forget forgetFlow
+	// onScreen is what the last frame showed (settle): approve and deny
+	// act on it, never on a state the panel has not shown yet.
+	onScreen shownFrame
 
 	// pageKeys: the board has dedicated next/back buttons; without them
 	// approve and deny page through info while no prompt is shown.
@@ -104,6 +107,27 @@ type state struct {
 }
 
 type key struct{ source, id string }
+
+// shownFrame is what a frame showed, as far as the buttons care.
+type shownFrame struct {
+	screen Screen
+	// prompt is the approval screen's prompt; answerable: its buttons
+	// were up (not "sent…", not "reconnecting…"), since when the first
+	// of the frames that have shown them without a break was drawn.
+	prompt     approvals.Prompt
+	answerable bool
+	since      time.Time
+	// sent, reconnecting: what it showed in place of the buttons; index
+	// (0-based) and of: its place in the queue.
+	sent, reconnecting bool
+	index, of          int
+}
+
+// samePrompt: a and b are one prompt and read the same on the screen.
+func samePrompt(a, b approvals.Prompt) bool {
+	return a.Source == b.Source && a.ID == b.ID && a.Tool == b.Tool && a.Hint == b.Hint &&
+		a.Detail == b.Detail && a.Label == b.Label
+}
 
 func keyOf(p approvals.Prompt) key { return key{p.Source, p.ID} }
 
@@ -231,8 +255,8 @@ func (s *state) pairing() *lan.Pairing {
 // stranger. ok is false when the press is not the pairing screen's, or
 // has nothing left to do.
 func (s *state) pairPress(r Role, long bool, began, now time.Time) (msg any, ok bool) {
-	if !s.on || s.screen() != ScreenPairing {
-		return nil, false
+	if !s.on || s.screen() != ScreenPairing || s.onScreen.screen != ScreenPairing {
+		return nil, false // not on the panel (yet): see press
 	}
 	s.lastActive = now
 	p := s.pairing()
@@ -250,8 +274,9 @@ func (s *state) pairPress(r Role, long bool, began, now time.Time) (msg any, ok 
 	return nil, false
 }
 
-// settle records when the pairing screen came up; the actor calls it
-// whenever the screen may have changed.
+// settle records what the frame about to be drawn shows, and when the
+// pairing screen came up; the actor calls it for every frame, and only
+// then: between two frames the state may run ahead of the panel.
 func (s *state) settle(now time.Time) {
 	s.settleForget(now)
 	switch {
@@ -259,6 +284,23 @@ func (s *state) settle(now time.Time) {
 		s.pairShownAt = time.Time{}
 	case s.pairShownAt.IsZero():
 		s.pairShownAt = now
+	}
+	was := s.onScreen
+	s.onScreen = shownFrame{screen: s.screen()}
+	if s.onScreen.screen != ScreenApproval {
+		return
+	}
+	i := s.shown()
+	v := s.prompts[i]
+	f := &s.onScreen
+	f.prompt, f.index, f.of = v.Prompt, i, len(s.prompts)
+	f.sent, f.reconnecting = v.Decided || s.isSending(v.Prompt), v.Reconnecting
+	if f.answerable = !f.sent && !f.reconnecting; !f.answerable {
+		return
+	}
+	f.since = now
+	if was.screen == ScreenApproval && was.answerable && samePrompt(was.prompt, v.Prompt) {
+		f.since = was.since
 	}
 }
 
@@ -330,20 +372,27 @@ func (s *state) screen() Screen {
 	return ScreenHome
 }
 
-// press handles a button with role r. A press while the screen is off
-// only wakes it. Approve and deny act on the prompt on the screen and on
-// nothing else: a prompt hidden behind the Bluetooth passkey is not
-// answered blind. ok is false when no decision is to be sent.
-func (s *state) press(r Role, now time.Time) (d approvals.Decide, ok bool) {
+// press handles a button with role r that went down at began. A press
+// while the screen is off only wakes it. Approve and deny act on the
+// prompt the last frame showed with its buttons, and on nothing else: not
+// on a prompt that came after it and is not drawn yet, nor on one drawn
+// after the button went down (the press was meant for the screen
+// before), nor on one whose text changed since; a prompt hidden behind
+// the Bluetooth passkey is not answered blind. ok is false when no
+// decision is to be sent.
+func (s *state) press(r Role, began, now time.Time) (d approvals.Decide, ok bool) {
 	if !s.on {
 		s.wake(now)
 		return d, false
 	}
 	s.lastActive = now
 	sc := s.screen()
-	if sc == ScreenApproval {
+	decides := r == RoleApprove || r == RoleDeny
+	if sc == ScreenApproval || (decides && s.onScreen.screen == ScreenApproval) {
 		// Every button here acts on the prompt on the screen: approve and
-		// deny decide it, next and back page through it.
+		// deny decide it, next and back page through it. (Paging follows
+		// the state: a page turn meant for a prompt that just went harms
+		// nothing.)
 		var dec buddy.Decision
 		switch r {
 		case RoleApprove:
@@ -359,14 +408,22 @@ func (s *state) press(r Role, now time.Time) (d approvals.Decide, ok bool) {
 		default:
 			return d, false
 		}
-		i := s.shown()
-		v := s.prompts[i]
-		if v.Decided || s.isSending(v.Prompt) {
-			return d, false // "sent…" is showing: nothing left to decide
+		f := s.onScreen
+		if sc != ScreenApproval || f.screen != ScreenApproval || !f.answerable || began.Before(f.since) {
+			// The panel showed no buttons for a prompt (or "sent…", or
+			// "reconnecting…"), or not yet when the button went down, or
+			// the prompts are about to leave the screen: nothing the user
+			// saw is left to decide.
+			return d, false
 		}
-		if v.Reconnecting {
-			// "reconnecting…" is showing: nothing can reach the desktop,
-			// and approvals would refuse it anyway.
+		i := s.find(keyOf(f.prompt))
+		if i < 0 {
+			return d, false // answered elsewhere, or gone, since the frame
+		}
+		v := s.prompts[i]
+		if !samePrompt(v.Prompt, f.prompt) || v.Decided || v.Reconnecting || s.isSending(v.Prompt) {
+			// Changed under the user's eyes, decided by someone else, or
+			// its link dropped (approvals would refuse it anyway).
 			return d, false
 		}
 		s.sending[keyOf(v.Prompt)] = dec

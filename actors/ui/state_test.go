@@ -26,6 +26,10 @@ type step struct {
 	decide string        // "" no decision, else "once <id>" / "deny <id>"
 	screen Screen
 	chime  bool // a prompt chime was asked for
+	// unseen: no frame follows this step (the actor's redraw is still
+	// queued); held: how long a press's button was down.
+	unseen bool
+	held   time.Duration
 }
 
 func TestState(t *testing.T) {
@@ -122,6 +126,48 @@ func TestState(t *testing.T) {
 			// After the last prompt: home, not the info page opened before.
 			{msg: approvals.PromptResolved{Prompt: prompt("p1"), How: approvals.DeniedHere}, screen: ScreenHome},
 		}},
+		// The buttons act on what the panel shows: the state can be a
+		// frame ahead of it while a burst of events is folded.
+		{"approve never decides a prompt the panel has not shown", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true, unseen: true},
+			{msg: RoleApprove, screen: ScreenApproval}, // home was up: nothing, and now p1 is drawn
+			{msg: approvals.PromptResolved{Prompt: prompt("p1"), How: approvals.AnsweredElsewhere}, screen: ScreenHome, unseen: true},
+			{msg: approvals.PromptAppeared{Prompt: prompt("p2")}, screen: ScreenApproval, chime: true, unseen: true},
+			{msg: RoleApprove, screen: ScreenApproval}, // p1 was up, and is gone
+			{msg: RoleApprove, decide: "once p2", screen: ScreenApproval},
+		}},
+		{"without page keys, approve on an undrawn prompt neither decides nor pages", false, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true, unseen: true},
+			{msg: RoleApprove, screen: ScreenApproval},
+			{msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
+		}},
+		{"an older prompt not drawn yet: approve decides the one on the screen", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p2")}, screen: ScreenApproval, chime: true},
+			{msg: approvals.Pending{Prompts: []approvals.PromptView{{Prompt: prompt("p1")}, {Prompt: prompt("p2")}}},
+				screen: ScreenApproval, chime: true, unseen: true},
+			{msg: RoleApprove, decide: "once p2", screen: ScreenApproval},
+			{msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
+		}},
+		{"a prompt whose text changed since the frame is not decided", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: approvals.Pending{Prompts: []approvals.PromptView{{Prompt: approvals.Prompt{Source: "desktop", ID: "p1", Tool: "Bash", Hint: "rm -rf ~"}}}},
+				screen: ScreenApproval, unseen: true},
+			{msg: RoleApprove, screen: ScreenApproval},
+			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
+		}},
+		{"a press that went down before the prompt was drawn does not decide it", true, []step{
+			{at: time.Second, msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{at: 1100 * time.Millisecond, msg: RoleApprove, held: 200 * time.Millisecond, screen: ScreenApproval},
+			{at: 2 * time.Second, msg: RoleApprove, held: 100 * time.Millisecond, decide: "once p1", screen: ScreenApproval},
+		}},
+		{"the buttons coming back after sent… count from their own frame", true, []step{
+			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
+			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: buddy.Once, By: By}, screen: ScreenApproval},
+			{at: 5 * time.Second, msg: approvals.PromptRearmed{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
+			{at: 5100 * time.Millisecond, msg: RoleDeny, held: 500 * time.Millisecond, screen: ScreenApproval},
+			{at: 6 * time.Second, msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
+		}},
 		{"without page keys approve pages while no prompt shows", false, []step{
 			{msg: RoleApprove, screen: ScreenInfo},
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
@@ -137,7 +183,7 @@ func TestState(t *testing.T) {
 				var chimed bool
 				switch m := st.msg.(type) {
 				case Role:
-					if d, ok := s.press(m, now); ok {
+					if d, ok := s.press(m, now.Add(-st.held), now); ok {
 						got = d.Decision.String() + " " + d.ID
 						if d.By != By || d.Source != "desktop" {
 							t.Fatalf("step %d: decision %+v", i, d)
@@ -151,6 +197,9 @@ func TestState(t *testing.T) {
 							chimed = true
 						}
 					}
+				}
+				if !st.unseen {
+					s.settle(now) // the frame after the step
 				}
 				want := st.screen
 				if got != st.decide || s.screen() != want || chimed != st.chime {
@@ -168,16 +217,18 @@ func TestState_approvalPageFollowsItsPrompt(t *testing.T) {
 	s := newState(t0, 30*time.Second, true)
 	s.apply(approvals.PromptAppeared{Prompt: prompt("p1")}, t0)
 	s.apply(approvals.PromptAppeared{Prompt: prompt("p2")}, t0)
-	s.press(RoleNext, t0)
-	s.press(RoleNext, t0)
+	s.settle(t0)
+	s.press(RoleNext, t0, t0)
+	s.press(RoleNext, t0, t0)
 	if s.approvalPage != 2 || s.page != 0 {
 		t.Fatalf("after two nexts: approval page %d, info page %d; want 2, 0", s.approvalPage, s.page)
 	}
-	s.press(RoleApprove, t0) // p2 shows now
+	s.press(RoleApprove, t0, t0) // p2 shows now
+	s.settle(t0)
 	if s.approvalPage != 0 {
 		t.Fatalf("the next prompt opened on page %d", s.approvalPage)
 	}
-	s.press(RoleBack, t0)
+	s.press(RoleBack, t0, t0)
 	if s.approvalPage != -1 {
 		t.Fatalf("back from the first page: %d, want -1 (the last page)", s.approvalPage)
 	}
@@ -186,15 +237,17 @@ func TestState_approvalPageFollowsItsPrompt(t *testing.T) {
 func TestState_refusedBringsButtonsBack(t *testing.T) {
 	s := newState(t0, 30*time.Second, true)
 	s.apply(approvals.PromptAppeared{Prompt: prompt("p1")}, t0)
-	d, ok := s.press(RoleApprove, t0)
+	s.settle(t0)
+	d, ok := s.press(RoleApprove, t0, t0)
 	if !ok {
 		t.Fatal("no decision")
 	}
-	if _, ok := s.press(RoleApprove, t0); ok {
+	if _, ok := s.press(RoleApprove, t0, t0); ok {
 		t.Fatal("second press decided while the first is out")
 	}
 	s.refused(d)
-	if d2, ok := s.press(RoleDeny, t0); !ok || d2.Decision != buddy.Deny {
+	s.settle(t0)
+	if d2, ok := s.press(RoleDeny, t0, t0); !ok || d2.Decision != buddy.Deny {
 		t.Fatalf("after a refusal the press gave %+v %v, want deny", d2, ok)
 	}
 }
@@ -306,7 +359,7 @@ func TestState_lanPairing(t *testing.T) {
 						}
 					} else if long {
 						return // the actor counts other long presses as interaction only
-					} else if d, ok := s.press(r, now); ok {
+					} else if d, ok := s.press(r, now, now); ok {
 						got = d.Decision.String() + " " + d.ID
 					}
 				}

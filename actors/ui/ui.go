@@ -6,11 +6,15 @@
 //
 // The rules it fixes: approve and deny act on the prompt on the screen,
 // the oldest one nobody has decided, and on nothing else (a press with no
-// prompt sends nothing); a prompt wakes the screen and overrides all but
-// the pairing code; the screen goes off after 30 s without a press unless
-// something waits on it, and the press that wakes it does nothing else;
-// only damaged rectangles go to the display; frames are paced by timers at
-// the animation's interval, and nothing runs while the screen is off.
+// prompt sends nothing): on the prompt the last frame drew with its
+// buttons before the button went down, never on one the state has but
+// the panel has not shown yet; a prompt wakes the screen and overrides
+// all but the pairing code; the screen goes off after 30 s without a
+// press unless something waits on it, and the press that wakes it does
+// nothing else; only damaged rectangles go to the display; frames are
+// paced by timers at the animation's interval, frames for events at most
+// one per FrameGap (the last one always drawn), and nothing runs while
+// the screen is off.
 // Forgetting the Bluetooth pairing takes two long presses on purpose, from
 // the Links page only, never with a prompt up (forget.go).
 package ui
@@ -90,7 +94,20 @@ type Config struct {
 	// ForgetTimeout bounds the wait for the ble service to forget the
 	// bonds (ScreenForget); 30 s if zero.
 	ForgetTimeout time.Duration
+	// FrameGap is the least time, on the real clock, between a frame and
+	// the next one drawn for other services' events: a flood of prompts
+	// or heartbeats changes the state thousands of times a second, and
+	// each frame costs milliseconds of a Pi's CPU. The state is still
+	// folded at once, and the frame after the gap shows the newest.
+	// Presses and the animation's own frames are never held back.
+	// DefaultFrameGap if zero; negative draws once per burst of queued
+	// events.
+	FrameGap time.Duration
 }
+
+// DefaultFrameGap is Config.FrameGap when zero: at most 30 frames a
+// second for events, about what the ST7789 can show at its SPI clock.
+const DefaultFrameGap = time.Second / 30
 
 // Devices are what Config.Open opens: a board's panel, buttons and
 // speaker, and what closes them.
@@ -124,11 +141,19 @@ type View struct {
 	// those that sent a decision (the rest had nothing to decide).
 	Presses, Decisions int
 	Screen             Screen // the screen of the last frame drawn
-	Page               int    // info page, 0 on home
-	Persona            string // the character's state when the last frame was drawn
-	Tool               string // the prompt shown on the approval screen
-	Sent               bool   // "sent…" instead of the legend
-	Reconnecting       bool   // "reconnecting…" instead of the legend: the buttons do nothing
+	// Behind: the state changed since that frame, and the next one is
+	// at most FrameGap away. The buttons act on the frame, so a script
+	// that presses as a person would waits for this to clear.
+	Behind  bool
+	Page    int    // info page, 0 on home
+	Persona string // the character's state when the last frame was drawn
+	// Shown is the prompt the last frame showed, zero unless it was the
+	// approval screen, and Tool its tool; the fields down to Hidden are
+	// that frame's too. (Prompts is the state, which can be a frame ahead.)
+	Shown        approvals.Prompt
+	Tool         string
+	Sent         bool // "sent…" instead of the legend
+	Reconnecting bool // "reconnecting…" instead of the legend: the buttons do nothing
 	// Source is the shown prompt's source line ("desktop", "CLI engine
 	// · 9f3c2a10"), Subagent its subagent tag or "", Index and Of its
 	// place in the queue ("1 of 3").
@@ -174,6 +199,9 @@ func New(cfg Config) func(h *supervisor.Handle) actor.Actor {
 	}
 	if cfg.ForgetTimeout <= 0 {
 		cfg.ForgetTimeout = defaultForgetTimeout
+	}
+	if cfg.FrameGap == 0 {
+		cfg.FrameGap = DefaultFrameGap
 	}
 	if cfg.Roles == nil {
 		cfg.Roles = DefaultRoles
@@ -240,12 +268,10 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 		a.refresh()
 	case redraw:
-		a.redrawQueued = false
-		if a.chime != nil {
-			a.play(*a.chime)
-			a.chime = nil
+		a.redrawQueued, a.stopPace = false, nil
+		if a.dirty {
+			a.refresh() // unless a press or a tick drew the newest already
 		}
-		a.refresh()
 	case packLoaded:
 		a.packLoaded(m)
 	case GetView:
@@ -259,9 +285,11 @@ func (a *Actor) Receive(c actor.Context) {
 
 // event folds another service's message into the state and performs the
 // effects. The screen is redrawn once the events already queued are
-// folded in too (redrawSoon): heartbeats are snapshots, so a burst of
-// them costs one frame and one chime, and a press behind them waits only
-// for the folding, not for a frame per heartbeat.
+// folded in too, and no sooner than FrameGap after the last frame
+// (redrawSoon): heartbeats are snapshots, so a burst of them costs one
+// frame and one chime, and a press behind them waits only for the
+// folding, not for a frame per heartbeat. The state runs ahead of the
+// panel meanwhile; the buttons act on what the panel shows (state.press).
 func (a *Actor) event(m any) {
 	before := a.st.buddy
 	fx := a.st.apply(m, a.cfg.Now())
@@ -276,13 +304,22 @@ func (a *Actor) event(m any) {
 	a.redrawSoon()
 }
 
-// redrawSoon queues one redraw behind the messages in the mailbox, unless
-// one is queued already.
+// redrawSoon marks the panel behind the state and queues one redraw,
+// unless one is queued already: behind the messages in the mailbox, and
+// FrameGap after the last frame if that is later. Whatever frame comes
+// first (a press's, a tick's, the redraw's) shows the newest state.
 func (a *Actor) redrawSoon() {
-	if !a.redrawQueued && a.system != nil {
-		a.redrawQueued = true
-		a.system.Root.Send(a.self, redraw{})
+	a.dirty = true
+	if a.redrawQueued || a.system == nil || a.stopped {
+		return
 	}
+	a.redrawQueued = true
+	system, self := a.system, a.self
+	if wait := a.cfg.FrameGap - time.Since(a.lastFrame); wait > 0 {
+		a.stopPace = time.AfterFunc(wait, func() { system.Root.Send(self, redraw{}) }).Stop
+		return
+	}
+	system.Root.Send(self, redraw{})
 }
 
 // press maps a button to its role and sends the decision it makes, off
@@ -313,7 +350,7 @@ func (a *Actor) press(c actor.Context, p pressed) {
 		return
 	}
 	wasOff := !a.st.on
-	d, ok := a.st.press(role, now)
+	d, ok := a.st.press(role, now.Add(-p.held), now)
 	if !ok {
 		if wasOff {
 			a.h.Logger().Info("press woke the screen and did nothing else", "button", p.name)
@@ -344,15 +381,14 @@ func (a *Actor) press(c actor.Context, p pressed) {
 
 func (a *Actor) view() View {
 	v := View{Prompts: append([]approvals.PromptView(nil), a.st.prompts...), Link: a.st.link,
-		Presses: a.presses, Decisions: a.decisions, Screen: a.drawn, Page: a.st.page,
+		Presses: a.presses, Decisions: a.decisions, Screen: a.drawn, Behind: a.dirty, Page: a.st.page,
 		Persona: a.drawnPersona, Character: a.charName,
 		Frames: a.frames, Draws: a.draws, Pixels: a.pixels, LastDamage: append([]image.Rectangle(nil), a.lastDamage...)}
-	if i := a.st.shown(); i >= 0 {
-		p := a.st.prompts[i]
-		v.Tool, v.Sent, v.Reconnecting = p.Tool, p.Decided || a.st.isSending(p.Prompt), p.Reconnecting
-		v.Source, v.Subagent = sourceOf(p.Prompt)
-		v.Index, v.Of = i+1, len(a.st.prompts)
-		if a.paint != nil && a.drawn == ScreenApproval {
+	if f := a.st.onScreen; f.screen == ScreenApproval {
+		v.Shown, v.Tool, v.Sent, v.Reconnecting = f.prompt, f.prompt.Tool, f.sent, f.reconnecting
+		v.Source, v.Subagent = sourceOf(f.prompt)
+		v.Index, v.Of = f.index+1, f.of
+		if a.paint != nil {
 			d := a.paint.approval
 			v.ApprovalPage, v.ApprovalPages, v.Hidden = d.Page, d.Pages, d.Hidden
 		}
