@@ -115,7 +115,8 @@ func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
 	}
 	poll(t, 10*time.Second, "the prompt answerable on the screen", func() bool {
 		v := view()
-		return len(v.Prompts) == 1 && v.Prompts[0].ID == "req_drop" && !v.Prompts[0].Decided && v.Link != nil && v.Link.Subscribed
+		return len(v.Prompts) == 1 && v.Prompts[0].ID == "req_drop" && !v.Prompts[0].Decided && v.Link != nil && v.Link.Subscribed &&
+			v.Screen == ui.ScreenApproval && v.Shown.ID == "req_drop" && !v.Sent // drawn: A acts on the frame
 	})
 
 	if err := central.Subscribe(false); err != nil {
@@ -138,9 +139,12 @@ func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
 		}
 		return rearmed
 	})
-	if p, _ := apiState(tree, s.board, time.Second).Prompt.(apiPrompt); p.ID != "req_drop" || p.Decided {
-		t.Errorf("/api/state prompt after the drop = %+v, want req_drop not decided", p)
-	}
+	// The screen follows within a frame (ui.DefaultFrameGap).
+	var p apiPrompt
+	poll(t, 10*time.Second, "the buttons back on the screen", func() bool {
+		p, _ = apiState(tree, s.board, time.Second).Prompt.(apiPrompt)
+		return p.ID == "req_drop" && !p.Decided
+	})
 	if bytes.Contains(central.Sent(), []byte("permission")) {
 		t.Fatalf("the central got %q with notifications off", central.Sent())
 	}
@@ -153,8 +157,12 @@ func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
 	if r := events.resolved()[0]; r.Prompt.ID != "req_drop" || r.How != approvals.AnsweredElsewhere || r.By != "" {
 		t.Errorf("resolution = %v by %q, want answered-elsewhere: the Pi's answer never left", r.How, r.By)
 	}
-	// The ui hears of the resolution on its own subscription: wait for it.
-	poll(t, 10*time.Second, "the prompt gone from the screen", func() bool { return len(view().Prompts) == 0 })
+	// The ui hears of the resolution on its own subscription, and draws
+	// it within a frame: wait for that frame (View.Persona is its persona).
+	poll(t, 10*time.Second, "the prompt gone from the screen", func() bool {
+		v := view()
+		return len(v.Prompts) == 0 && v.Screen == ui.ScreenHome
+	})
 	if v := view(); v.Persona == stats.Heart.String() {
 		t.Errorf("screen after the desktop answered: persona %q, want no heart", v.Persona)
 	}
