@@ -59,6 +59,7 @@ func claudeEnv(home, api, config string, extra ...string) []string {
 type cliRun struct {
 	name   string
 	dir    string
+	debug  string // the CLI's --debug-file
 	cmd    *exec.Cmd
 	out    syncBuffer
 	done   chan struct{}
@@ -89,7 +90,11 @@ func (r *claudeRig) start(t *testing.T, name, prompt string, p plan, extraEnv ..
 		t.Fatal(err)
 	}
 	r.api.script(name, p)
-	c.cmd = exec.Command(r.bin, "-p", "[[scenario:"+name+"]] "+prompt)
+	// The CLI's debug log holds what each hook printed on stderr (the
+	// permission hook says there why it left the decision to the
+	// terminal), which is what a failed run needs.
+	c.debug = filepath.Join(r.work, name+".debug.txt")
+	c.cmd = exec.Command(r.bin, "-p", "--debug-file", c.debug, "[[scenario:"+name+"]] "+prompt)
 	c.cmd.Dir = c.dir
 	c.cmd.Env = claudeEnv(r.home, r.api.URL(), r.config, extraEnv...)
 	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
@@ -105,8 +110,27 @@ func (r *claudeRig) start(t *testing.T, name, prompt string, p plan, extraEnv ..
 	t.Cleanup(func() {
 		c.cmd.Process.Kill()
 		<-c.done
+		if t.Failed() {
+			t.Logf("claude -p (%s) debug log, permission hook lines:\n%s", name, hookLines(c.debug))
+		}
 	})
 	return c
+}
+
+// hookLines are the lines of a CLI debug log about the permission hook
+// and what claude-pi's hooks printed, at most the last 80.
+func hookLines(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "PermissionRequest") || strings.Contains(l, "claude-pi hook") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out[max(0, len(out)-80):], "\n")
 }
 
 func (c *cliRun) exitedNow() bool {
@@ -311,6 +335,8 @@ func TestClaudeCodeCLI(t *testing.T) {
 			for _, c := range []*cliRun{c1, c2} {
 				if t.Failed() && c != nil {
 					t.Logf("claude -p (%s) printed:\n%s", c.name, c.out.String())
+					t.Logf("claude -p (%s): tool results %+v, file made: %v", c.name, r.api.Results(c.name),
+						exists(c.file(map[string]string{"two-a": "E", "two-b": "F"}[c.name])))
 				}
 			}
 		})
