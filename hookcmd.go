@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -261,6 +262,9 @@ func postToPi(ctx context.Context, f hookFlags, path string, v any) ([]byte, err
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+pi.Addr+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
+	}
+	if ns, ok := procwatch.Started(); ok {
+		req.Header.Set(hookbridge.HeaderHookStarted, strconv.FormatInt(ns, 10))
 	}
 	resp, err := hc.Do(req)
 	if err != nil {

@@ -137,6 +137,7 @@ func (s *server) permission(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	req.Started = hookbridge.ParseHookStarted(r.Header.Get(hookbridge.HeaderHookStarted))
 	// A paired hook's long-poll is the one request allowed to outlive the
 	// server's timeouts, for as long as its prompt can be pending.
 	s.extend(w, s.maxWait)
@@ -179,6 +180,7 @@ func (s *server) event(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	ev.Started = hookbridge.ParseHookStarted(r.Header.Get(hookbridge.HeaderHookStarted))
 	reply := make(chan answer, 1)
 	s.send(eventIn{fp: fp, ev: ev, reply: reply})
 	s.await(w, r, reply, 5*time.Second)

@@ -124,9 +124,10 @@ func (s *state) permission(fp string, r hookbridge.PermissionRequest, now time.T
 // only the prompt of the same agent and the same call (CallKey) goes.
 // The CLI starts the PostToolUse of call N a few ms before the
 // PermissionRequest of call N+1, and the two reach the Pi in either
-// order, so clearing more would drop N+1. Stop, SessionEnd,
-// UserPromptSubmit and SessionStart end the turn: every prompt of the
-// session goes. A Notification changes nothing.
+// order, so clearing more would drop N+1. Stop, UserPromptSubmit and
+// SessionStart end the turn: every prompt of the session whose hook was
+// spawned before the event's goes (spawnedBefore). SessionEnd ends the
+// session and every prompt with it. A Notification changes nothing.
 func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, error) {
 	var ch changes
 	c, ok := s.client(fp)
@@ -146,8 +147,10 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 		return ch, nil
 	case hookbridge.EventPostToolUse:
 		s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == e.Agent && p.req.Call == e.Call })
-	default:
+	case hookbridge.EventSessionEnd:
 		s.dropWhere(se, &ch, func(pending) bool { return true })
+	default:
+		s.dropWhere(se, &ch, func(p pending) bool { return spawnedBefore(p.req.Started, e.Started) })
 	}
 	switch e.Event {
 	case hookbridge.EventSessionEnd:
@@ -162,6 +165,25 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 		se.State = "waiting"
 	}
 	return ch, nil
+}
+
+// spawnedBefore reports whether a prompt belongs to a turn that an event
+// ends: its hook was spawned before the event's. Claude Code starts
+// SessionStart and UserPromptSubmit in the background, so under load the
+// turn's own PermissionRequest can reach the Pi first; judged by arrival,
+// the event would take the prompt it precedes off the screen and answer
+// its hook "moved on", and the tool call would be refused in the terminal.
+// A prompt spawned in the same instant is kept (Linux counts in 10 ms
+// ticks, and a PermissionRequest needs a model reply after the prompt is
+// submitted, so a tie is never a stale prompt); a kept prompt still
+// leaves when its hook exits or the turn's Stop comes. Without both
+// stamps (a hook or a computer that sends none) arrival order decides, as
+// before.
+func spawnedBefore(prompt, event int64) bool {
+	if prompt == 0 || event == 0 {
+		return true
+	}
+	return prompt < event
 }
 
 // remove takes one prompt away (decided, withdrawn by its hook). It

@@ -173,3 +173,42 @@ func TestStatePostToolUseClearsOnlyItsCall(t *testing.T) {
 		}
 	}
 }
+
+// TestStateTurnEndKeepsLaterSpawnedPrompts: an async UserPromptSubmit or
+// SessionStart that reaches the Pi after the PermissionRequest its turn
+// made (seen with the real CLI under load: the prompt was answered "moved
+// on" and the call refused) ends only the prompts whose hooks were spawned
+// before it.
+func TestStateTurnEndKeepsLaterSpawnedPrompts(t *testing.T) {
+	now := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		event                string
+		prompt, eventStarted int64
+		dropped              bool
+	}{
+		{hookbridge.EventUserPromptSubmit, 200, 100, false}, // the race: the turn's own prompt
+		{hookbridge.EventSessionStart, 200, 100, false},
+		{hookbridge.EventStop, 200, 200, false},            // a tie is kept
+		{hookbridge.EventUserPromptSubmit, 100, 200, true}, // a stale prompt of the turn before
+		{hookbridge.EventStop, 100, 200, true},
+		{hookbridge.EventSessionStart, 100, 200, true},
+		{hookbridge.EventSessionEnd, 200, 100, true},     // the session is over
+		{hookbridge.EventUserPromptSubmit, 0, 100, true}, // no stamps: arrival order, as before
+		{hookbridge.EventUserPromptSubmit, 200, 0, true},
+	} {
+		s := newState([]Client{{Name: "laptop", Fingerprint: "fp1"}})
+		if _, err := s.permission("fp1", hookbridge.PermissionRequest{ID: "r1", Session: "s1", Tool: "Bash", Started: tc.prompt}, now); err != nil {
+			t.Fatal(err)
+		}
+		ch, err := s.event("fp1", hookbridge.Event{Session: "s1", Event: tc.event, Started: tc.eventStarted}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(ch.dropped) == 1; got != tc.dropped {
+			t.Errorf("%s spawned at %d, prompt at %d: dropped %v, want %v", tc.event, tc.eventStarted, tc.prompt, ch.dropped, tc.dropped)
+		}
+		if v := s.view(); !tc.dropped && (v.Pending != 1 || v.Sessions[0].State != "waiting") {
+			t.Errorf("%s kept the prompt but the view says %+v", tc.event, v)
+		}
+	}
+}

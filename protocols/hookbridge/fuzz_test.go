@@ -2,6 +2,8 @@ package hookbridge
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -67,6 +69,24 @@ func FuzzDecodeEvent(f *testing.F) {
 		enc, _ := json.Marshal(e)
 		if e2, err := DecodeEvent(enc); err != nil || e2 != e {
 			t.Fatalf("round trip of %q: %+v, %v", b, e2, err)
+		}
+	})
+}
+
+func FuzzParseHookStarted(f *testing.F) {
+	for _, s := range []string{"1234567890123456789", "98765000000", "", "0", "-5", "+7", "12x", "99999999999999999999", " 12"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := ParseHookStarted(s)
+		if n < 0 {
+			t.Fatalf("ParseHookStarted(%q) = %d, negative", s, n)
+		}
+		// What it accepts is a decimal number and nothing else, and it is
+		// read as written.
+		digits := strings.TrimPrefix(s, "+")
+		if n > 0 && (strings.Trim(digits, "0123456789") != "" || strings.TrimLeft(strconv.FormatInt(n, 10), "0") != strings.TrimLeft(digits, "0")) {
+			t.Fatalf("ParseHookStarted(%q) = %d", s, n)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -19,6 +20,30 @@ const (
 	PathPermission  = "/v1/permission"
 	PathEvent       = "/v1/event"
 )
+
+// HeaderHookStarted is the request header with which a hook says when its
+// process was spawned: nanoseconds on a clock of the computer's own
+// (drivers/procwatch.Started), comparable only between requests of the
+// same client. Claude Code runs each hook as its own process and starts
+// the async ones (SessionStart, UserPromptSubmit) in the background, so a
+// turn's UserPromptSubmit can reach the Pi after the PermissionRequest
+// that follows it; spawn order, not arrival order, says which prompts an
+// event ends. It is a header rather than a body field because the bodies
+// decode strictly: a Pi that predates it ignores it.
+const HeaderHookStarted = "Claude-Pi-Hook-Started"
+
+// ParseHookStarted reads a HeaderHookStarted value; anything but a
+// positive decimal integer reads as 0, "not known".
+func ParseHookStarted(v string) int64 {
+	if len(v) > 19 {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
 
 // Field limits of the LAN requests. The hook summarises and clips before
 // sending, so a request over these limits is refused, not truncated.
@@ -68,6 +93,9 @@ type PermissionRequest struct {
 	// Call is the CallKey of the tool call, so the PostToolUse that
 	// reports this call clears this prompt and no other.
 	Call string `json:"call,omitempty"`
+	// Started is the request's HeaderHookStarted, 0 if none; the Pi sets
+	// it from the header, never from the body.
+	Started int64 `json:"-"`
 }
 
 // Event is what `claude-pi hook event` sends: a session moved on.
@@ -81,6 +109,8 @@ type Event struct {
 	Call string `json:"call,omitempty"`
 	// Reply is Claude's reply of a Stop (Reply), for the Pi to speak.
 	Reply string `json:"reply,omitempty"`
+	// Started is the request's HeaderHookStarted, as in PermissionRequest.
+	Started int64 `json:"-"`
 }
 
 // Decision is the Pi's answer to a PermissionRequest.
