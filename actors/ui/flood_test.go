@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // processCPU is the CPU time this process has used, user and system.
@@ -47,13 +46,9 @@ func TestPressActsOnTheFrameShown(t *testing.T) {
 		t.Fatalf("after the press the panel shows %q (%s), want p2", v.Shown.ID, v.Tool)
 	}
 	r.press(t, "A")
-	select {
-	case d := <-r.got:
-		if d.ID != "p2" || d.Decision.String() != "once" {
-			t.Fatalf("decided %+v, want once for p2", d)
-		}
-	case <-time.After(supervisortest.Patience):
-		t.Fatal("A on the drawn p2 decided nothing")
+	d := r.decided(t, "A on the drawn p2")
+	if d.ID != "p2" || d.Decision.String() != "once" {
+		t.Fatalf("decided %+v, want once for p2", d)
 	}
 }
 
@@ -68,13 +63,9 @@ func TestFloodDrawsTheLastPrompt(t *testing.T) {
 	last := fmt.Sprint("req-", n-1)
 	r.waitFor(t, "the last prompt on the screen", func() bool { v := r.view(t); return v.Shown.ID == last && !v.Sent })
 	r.press(t, "A")
-	select {
-	case d := <-r.got:
-		if d.ID != last {
-			t.Fatalf("A decided %s, want %s", d.ID, last)
-		}
-	case <-time.After(supervisortest.Patience):
-		t.Fatal("A on the last prompt decided nothing")
+	d := r.decided(t, "A on the last prompt")
+	if d.ID != last {
+		t.Fatalf("A decided %s, want %s", d.ID, last)
 	}
 	t.Logf("%d prompts, %d frames", n, r.view(t).Frames)
 }

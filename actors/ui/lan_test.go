@@ -14,7 +14,6 @@ import (
 	"github.com/claude-pi/claude-pi/actors/lan"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
-	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // fakeLAN stands in for the lan service: like it, it sends its State to
@@ -92,13 +91,9 @@ func TestLANPairingThroughButtons(t *testing.T) {
 		t.Fatalf("a pairing request with a prompt pending shows %s (%q), want the prompt", v.Screen, v.Tool)
 	}
 	r.press(t, "A")
-	select {
-	case d := <-r.got:
-		if d.ID != "p1" || d.Decision != pbuddy.Once {
-			t.Fatalf("A decided %+v, want once p1", d)
-		}
-	case <-time.After(supervisortest.Patience):
-		t.Fatal("A with a pairing request waiting did not answer the prompt")
+	d := r.decided(t, "A on the prompt, with a pairing request waiting")
+	if d.ID != "p1" || d.Decision != pbuddy.Once {
+		t.Fatalf("A decided %+v, want once p1", d)
 	}
 	if n := len(f.got()); n != 0 {
 		t.Fatalf("A meant for the prompt answered the pairing: %v", f.got())
@@ -209,13 +204,9 @@ func TestLANPromptsSourceAndCount(t *testing.T) {
 	r.waitFor(t, "three decisions", func() bool { return r.view(t).Decisions == 3 })
 	// Each went to its source's owner, once: the desktop's to buddy, the
 	// terminal's to the lan.
-	select {
-	case d := <-r.got:
-		if d.ID != "d1" || d.Decision != pbuddy.Once {
-			t.Fatalf("buddy got %+v, want once d1", d)
-		}
-	case <-time.After(supervisortest.Patience):
-		t.Fatal("no decision reached buddy")
+	d := r.decided(t, "the desktop prompt d1")
+	if d.ID != "d1" || d.Decision != pbuddy.Once {
+		t.Fatalf("buddy got %+v, want once d1", d)
 	}
 	r.waitFor(t, "two decisions at the lan", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.decided) == 2 })
 	f.mu.Lock()

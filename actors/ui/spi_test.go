@@ -3,7 +3,6 @@ package ui
 import (
 	"image"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -94,18 +93,11 @@ func BenchmarkIdleCPU(b *testing.B) {
 	r := newRig(b, func(c *Config) { c.Now, c.AfterFunc, c.ScreenTimeout = nil, nil, time.Hour })
 	r.send("ui", abuddy.State{Connected: true})
 	r.waitFor(b, "a frame", func() bool { return r.view(b).Frames > 1 })
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			b.Fatal(err)
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	f0, c0, w0 := r.view(b).Frames, cpu(), time.Now()
+	f0, c0, w0 := r.view(b).Frames, processCPU(b), time.Now()
 	for b.Loop() {
 		time.Sleep(time.Second)
 	}
-	f1, c1, wall := r.view(b).Frames, cpu(), time.Since(w0)
+	f1, c1, wall := r.view(b).Frames, processCPU(b), time.Since(w0)
 	b.ReportMetric(100*float64(c1-c0)/float64(wall), "%-of-a-core")
 	b.ReportMetric(float64(f1-f0)/wall.Seconds(), "frames/s")
 	b.Logf("home animation (persona %s)", r.view(b).Persona)

@@ -259,6 +259,19 @@ func (r *rig) noDecision(t testing.TB, what string) {
 	}
 }
 
+// decided waits for the decision that reaches buddy, failing with what
+// was expected if none comes.
+func (r *rig) decided(t testing.TB, what string) approvals.Decided {
+	t.Helper()
+	select {
+	case d := <-r.got:
+		return d
+	case <-time.After(supervisortest.Patience):
+		t.Fatalf("no decision reached buddy: %s", what)
+	}
+	return approvals.Decided{}
+}
+
 func (r *rig) prompt(id, tool string) {
 	r.send("approvals", approvals.SetPrompts{Source: "desktop", LinkUp: true,
 		Prompts: []approvals.Prompt{{Source: "desktop", ID: id, Tool: tool, Hint: "go test ./...", Arrived: r.clk.Now()}}})
@@ -301,13 +314,9 @@ func TestApproveThroughApprovals(t *testing.T) {
 	r.waitFor(t, "the prompt chime", func() bool { return len(r.audio.Played()) == 1 })
 
 	r.press(t, "A")
-	select {
-	case d := <-r.got:
-		if d.ID != id || d.By != By || d.Decision.String() != "once" {
-			t.Fatalf("decided %+v, want once for %q by %s", d, id, By)
-		}
-	case <-time.After(supervisortest.Patience):
-		t.Fatal("no decision reached the buddy service")
+	d := r.decided(t, "A on the prompt")
+	if d.ID != id || d.By != By || d.Decision.String() != "once" {
+		t.Fatalf("decided %+v, want once for %q by %s", d, id, By)
 	}
 	r.waitFor(t, "sent… on the screen", func() bool { return r.view(t).Sent })
 	fb, _ = r.board.Display.Snapshot()
@@ -346,13 +355,9 @@ func TestReconnectingPromptThroughApprovals(t *testing.T) {
 	r.prompt("req_hold", "Bash") // the first heartbeat after the reconnect
 	r.waitFor(t, "the buttons back", func() bool { return !r.view(t).Reconnecting })
 	r.press(t, "A")
-	select {
-	case d := <-r.got:
-		if d.ID != "req_hold" || d.Decision.String() != "once" {
-			t.Fatalf("decided %+v, want once for req_hold", d)
-		}
-	case <-time.After(supervisortest.Patience):
-		t.Fatal("no decision reached the buddy service after the prompt was restored")
+	d := r.decided(t, "A after the prompt was restored")
+	if d.ID != "req_hold" || d.Decision.String() != "once" {
+		t.Fatalf("decided %+v, want once for req_hold", d)
 	}
 }
 
