@@ -48,24 +48,23 @@ func lines(effs []effect) []string {
 	return out
 }
 
-func reports(effs []effect) []approvals.Delivery {
-	var out []approvals.Delivery
+// messagesOf returns the messages of the effects of type E, in order.
+func messagesOf[E effect, M any](effs []effect, msg func(E) M) []M {
+	var out []M
 	for _, e := range effs {
-		if r, ok := e.(report); ok {
-			out = append(out, r.msg)
+		if x, ok := e.(E); ok {
+			out = append(out, msg(x))
 		}
 	}
 	return out
 }
 
+func reports(effs []effect) []approvals.Delivery {
+	return messagesOf(effs, func(r report) approvals.Delivery { return r.msg })
+}
+
 func prompts(effs []effect) []approvals.SetPrompts {
-	var out []approvals.SetPrompts
-	for _, e := range effs {
-		if p, ok := e.(setPrompts); ok {
-			out = append(out, p.msg)
-		}
-	}
-	return out
+	return messagesOf(effs, func(p setPrompts) approvals.SetPrompts { return p.msg })
 }
 
 // Every command gets exactly one ack echoing its name (spec §6.1).
