@@ -139,6 +139,10 @@ func (a *Actor) Receive(c actor.Context) {
 		a.perform(a.s.decided(m, a.cfg.Now()))
 	case ble.Sent:
 		a.perform(a.s.sent(m, a.cfg.Now()))
+	case SetSpecies:
+		a.perform(a.s.chooseSpecies(m))
+	case Nap:
+		a.perform(a.s.nap(m, a.cfg.Now()))
 	case tick:
 		a.perform(a.s.tick(a.cfg.Now()))
 		a.timer.Stop() // a tick sent by hand must not leave a second timer
@@ -300,7 +304,7 @@ func (a *Actor) saveStats(st stats.Stats, now time.Time) {
 }
 
 func (a *Actor) saveIdentity(id identity) {
-	b, _ := json.Marshal(id) // strings only: cannot fail
+	b, _ := json.Marshal(id) // strings and an int: cannot fail
 	if err := storage.WriteFile(filepath.Join(a.cfg.DataDir, IdentityFile), append(b, '\n'), 0o644); err != nil {
 		a.h.Logger().Error("saving owner and name failed", "err", err)
 	}
@@ -333,6 +337,10 @@ func (a *Actor) loadIdentity(now time.Time) identity {
 		return identity{}
 	}
 	id.Owner, id.Name = pbuddy.SanitizeName(id.Owner), pbuddy.SanitizeName(id.Name)
+	if sp := id.Species; sp != nil && speciesOK(int64(*sp), id.Pack) != nil {
+		a.h.Logger().Warn(IdentityFile+": species not drawable; showing the default character", "species", *sp, "err", speciesOK(int64(*sp), id.Pack))
+		id.Species = nil
+	}
 	return id
 }
 

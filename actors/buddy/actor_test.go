@@ -363,3 +363,39 @@ func TestActorSubscribersSurviveRestart(t *testing.T) {
 	for s := next(); s.Name != "Clawd"; s = next() {
 	}
 }
+
+// The chosen species and the nap seconds survive a restart; a species in
+// buddy.json that the screen cannot draw (the pack's, with no pack) is
+// dropped at load instead of shown.
+func TestActorSpeciesAndNapSurviveRestart(t *testing.T) {
+	data := t.TempDir()
+	h := newHarness(t, data)
+	h.line(`{"cmd":"species","idx":3}`)
+	if ack := h.nextLine(); !bytes.Contains(ack, []byte(`"ok":true`)) {
+		t.Fatalf("species 3: %s", ack)
+	}
+	now := time.Now()
+	h.send(Nap{Start: now.Add(-5 * time.Minute), End: now})
+	for deadline := time.Now().Add(10 * time.Second); h.mustState().Stats.Nap != 300; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("nap never counted: %+v", h.mustState().Stats)
+		}
+	}
+	h.restart()
+	if st := h.mustState(); st.Species != 3 || st.Stats.Nap != 300 {
+		t.Fatalf("after a restart: species %d nap %d, want 3 and 300", st.Species, st.Stats.Nap)
+	}
+	h.send(SetSpecies{Idx: 1})
+	for deadline := time.Now().Add(10 * time.Second); h.mustState().Species != 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("SetSpecies never took")
+		}
+	}
+	if err := os.WriteFile(filepath.Join(data, IdentityFile), []byte(`{"owner":"Ada","name":"","pack":"","species":255}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.restart()
+	if st := h.mustState(); st.Species != SpeciesDefault || st.Owner != "Ada" {
+		t.Fatalf("a pack species without a pack: species %d owner %q, want the default and the owner kept", st.Species, st.Owner)
+	}
+}

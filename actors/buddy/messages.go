@@ -23,6 +23,34 @@ type GetState struct{}
 // It never changes the prompt or the snapshot.
 type Turn struct{ Event pbuddy.TurnEvent }
 
+// BuiltInSpecies is how many characters of its own the appliance draws
+// (actors/ui/screens.Species, which a ui test holds to this count).
+// {"cmd":"species","idx":N} selects 0 to BuiltInSpecies-1, or
+// SpeciesPack for the installed character pack (the reference's 255).
+const BuiltInSpecies = 4
+
+// Species values that are not a built-in's index.
+const (
+	// SpeciesDefault: nobody chose; the screen shows the installed pack
+	// if there is one, else the first built-in (what it did before the
+	// species command was answered).
+	SpeciesDefault = -1
+	// SpeciesPack is the installed pack, as the reference numbers it.
+	SpeciesPack = 255
+)
+
+// SetSpecies is the screen's settings page choosing the character. The
+// buddy keeps it with the owner and name, as it keeps the desktop's
+// species command, so both ways of choosing persist in one place. An idx
+// the species command would refuse is ignored (and logged).
+type SetSpecies struct{ Idx int }
+
+// Nap is a stretch of the pet's rest: the Pi has no IMU to lie face
+// down, so the ui sends one when its screen wakes after sleeping at least
+// a minute (actors/ui NapMin). Its seconds add to the status ack's "nap"
+// and refill the energy, as a face-down nap does on the reference.
+type Nap struct{ Start, End time.Time }
+
 // Progress is a running folder push, as the screen shows it.
 type Progress = folderpush.Progress
 
@@ -54,6 +82,9 @@ type State struct {
 	Desktop *DesktopClock
 	// Secured mirrors the link's encryption (the status ack's "sec").
 	Secured bool
+	// Species is the chosen character: 0 to BuiltInSpecies-1,
+	// SpeciesPack, or SpeciesDefault. Persisted with Owner and Name.
+	Species int
 }
 
 // StatsView is the persisted stats plus the derived values.
@@ -62,6 +93,9 @@ type StatsView struct {
 	Tokens uint64 // lifetime output tokens
 	Fed    int    // pips 0-9 towards the next level
 	Mood   int    // tier 0-4
+	// Energy is 0-5 at any time through Energy.At: it decays by itself,
+	// and only a nap publishes a new one.
+	Energy stats.Energy
 }
 
 // DesktopClock is the desktop's "time" line and when it arrived.

@@ -57,6 +57,16 @@ type identity struct {
 	Owner string `json:"owner"`
 	Name  string `json:"name"`
 	Pack  string `json:"pack"`
+	// Species is the chosen character, nil when none was (SpeciesDefault).
+	Species *int `json:"species,omitempty"`
+}
+
+// species is the published choice.
+func (id identity) species() int {
+	if id.Species == nil {
+		return SpeciesDefault
+	}
+	return *id.Species
 }
 
 // session is the desktop session's pure state: decoded lines, link states,
@@ -239,12 +249,60 @@ func (s *session) command(c pbuddy.Command, now time.Time) []effect {
 	case pbuddy.CharEnd:
 		return s.pushCmd(folderpush.Input{Cmd: folderpush.CmdEnd}, now)
 	case pbuddy.Species:
-		return []effect{sendLine{pbuddy.AckFail(pbuddy.CmdSpecies, 0, "unsupported")}}
+		if err := s.validSpecies(c.Idx); err != nil {
+			s.log.Info("species refused", "idx", c.Idx, "err", err)
+			return []effect{sendLine{pbuddy.AckFail(pbuddy.CmdSpecies, 0, err.Error())}}
+		}
+		return append([]effect{sendLine{pbuddy.AckOK(pbuddy.CmdSpecies, 0)}}, s.setSpecies(int(c.Idx))...)
 	}
 	// Unknown commands, and permission, which only we may send (spec
 	// §6.1 rule 6).
 	s.log.Info("unknown command acked as such", "cmd", c.CmdName())
 	return []effect{sendLine{pbuddy.AckFail(c.CmdName(), 0, "unknown command")}}
+}
+
+// validSpecies checks a species index against what the screen can draw:
+// a built-in, or the pack only when one is installed.
+func (s *session) validSpecies(idx int64) error { return speciesOK(idx, s.id.Pack) }
+
+func speciesOK(idx int64, pack string) error {
+	switch {
+	case idx >= 0 && idx < BuiltInSpecies:
+		return nil
+	case idx == SpeciesPack && pack != "":
+		return nil
+	case idx == SpeciesPack:
+		return errors.New("no character pack installed")
+	}
+	return fmt.Errorf("unknown species: want 0-%d, or %d for the installed pack", BuiltInSpecies-1, SpeciesPack)
+}
+
+// setSpecies records a valid choice; persisting only a change.
+func (s *session) setSpecies(idx int) []effect {
+	if s.id.Species != nil && *s.id.Species == idx {
+		return nil
+	}
+	s.id.Species, s.changed = &idx, true
+	return []effect{saveIdentity{s.id}}
+}
+
+// chooseSpecies is the screen's SetSpecies.
+func (s *session) chooseSpecies(m SetSpecies) []effect {
+	if err := s.validSpecies(int64(m.Idx)); err != nil {
+		s.log.Warn("species from the screen ignored", "idx", m.Idx, "err", err)
+		return nil
+	}
+	return s.setSpecies(m.Idx)
+}
+
+// nap credits a rest of the screen (Nap) to the stats.
+func (s *session) nap(m Nap, now time.Time) []effect {
+	if !m.End.After(m.Start) {
+		return nil
+	}
+	s.stats.Nap(m.Start, m.End)
+	s.changed = true
+	return s.maybeSave(nil, now)
 }
 
 func (s *session) setIdentity(cmd, raw string, field *string) []effect {
@@ -276,7 +334,9 @@ func (s *session) pushCmd(in folderpush.Input, now time.Time) []effect {
 	}
 	if res.Installed != nil {
 		s.log.Info("character pack installed", "pack", res.Pack)
-		s.id.Pack = res.Pack
+		// A pack just pushed is what the user wants to see: back to the
+		// default choice, which shows it.
+		s.id.Pack, s.id.Species = res.Pack, nil
 		effs = append(effs, saveIdentity{s.id})
 	}
 	return effs
@@ -423,8 +483,9 @@ func (s *session) statusAck(sys pbuddy.System) pbuddy.StatusAck {
 func (s *session) state() State {
 	st := State{
 		Connected: s.alive, Owner: s.id.Owner, Name: s.name(), Pack: s.id.Pack,
-		Secured: s.link.Secured,
-		Stats:   StatsView{Report: s.stats.Report(), Tokens: s.stats.Stats().Tokens, Fed: s.stats.Fed(), Mood: s.stats.Mood()},
+		Secured: s.link.Secured, Species: s.id.species(),
+		Stats: StatsView{Report: s.stats.Report(), Tokens: s.stats.Stats().Tokens, Fed: s.stats.Fed(), Mood: s.stats.Mood(),
+			Energy: s.stats.EnergyState()},
 	}
 	if s.snap != nil {
 		h := *s.snap

@@ -79,7 +79,10 @@ func TestSessionAcks(t *testing.T) {
 		{`{"cmd":"owner"}`, `{"ack":"owner","ok":false,"n":0,"error":"invalid name: want non-empty string"}`},
 		{`{"cmd":"frobnicate"}`, `{"ack":"frobnicate","ok":false,"n":0,"error":"unknown command"}`},
 		{`{"cmd":"permission","id":"x","decision":"once"}`, `{"ack":"permission","ok":false,"n":0,"error":"unknown command"}`},
-		{`{"cmd":"species","idx":3}`, `{"ack":"species","ok":false,"n":0,"error":"unsupported"}`},
+		{`{"cmd":"species","idx":3}`, `{"ack":"species","ok":true,"n":0}`},
+		{`{"cmd":"species","idx":4}`, `{"ack":"species","ok":false,"n":0,"error":"unknown species: want 0-3, or 255 for the installed pack"}`},
+		{`{"cmd":"species","idx":-1}`, `{"ack":"species","ok":false,"n":0,"error":"unknown species: want 0-3, or 255 for the installed pack"}`},
+		{`{"cmd":"species","idx":255}`, `{"ack":"species","ok":false,"n":0,"error":"no character pack installed"}`},
 		{`{"cmd":"file","path":"a.gif","size":1}`, `{"ack":"file","ok":false,"n":0,"error":"no transfer"}`},
 		{`{"cmd":"chunk","d":"AA=="}`, `{"ack":"chunk","ok":false,"n":0,"error":"no transfer"}`},
 		{`{"cmd":"file_end"}`, `{"ack":"file_end","ok":false,"n":0,"error":"no transfer"}`},
@@ -414,5 +417,70 @@ func TestSessionTimeSyncDoesNotTouchState(t *testing.T) {
 	}
 	if st.Snapshot != nil {
 		t.Fatal("time line created a snapshot")
+	}
+}
+
+// The species command and the screen's SetSpecies choose the character:
+// the choice is published and saved once per change, the pack only when
+// one is installed, and a push of a new pack goes back to the default,
+// which shows it.
+func TestSessionSpecies(t *testing.T) {
+	s, _ := newTestSession(t)
+	if got := s.state().Species; got != SpeciesDefault {
+		t.Fatalf("species before any choice = %d, want SpeciesDefault", got)
+	}
+	saved := func(effs []effect) []identity {
+		return messagesOf(effs, func(e saveIdentity) identity { return e.id })
+	}
+	if ids := saved(s.line([]byte(`{"cmd":"species","idx":2}`), t0)); len(ids) != 1 || ids[0].species() != 2 {
+		t.Fatalf("species 2 saved %+v, want one identity with species 2", ids)
+	}
+	if got := s.state().Species; got != 2 {
+		t.Fatalf("published species = %d, want 2", got)
+	}
+	if ids := saved(s.line([]byte(`{"cmd":"species","idx":2}`), t0)); len(ids) != 0 {
+		t.Fatalf("the same species again saved %+v", ids)
+	}
+	if effs := s.chooseSpecies(SetSpecies{Idx: 9}); len(effs) != 0 || s.state().Species != 2 {
+		t.Fatalf("SetSpecies 9: %#v, species %d; want ignored", effs, s.state().Species)
+	}
+	if ids := saved(s.chooseSpecies(SetSpecies{Idx: 1})); len(ids) != 1 || s.state().Species != 1 {
+		t.Fatalf("SetSpecies 1: saved %+v, species %d", ids, s.state().Species)
+	}
+	if effs := s.chooseSpecies(SetSpecies{Idx: SpeciesPack}); len(effs) != 0 {
+		t.Fatalf("the pack chosen with none installed: %#v", effs)
+	}
+	for _, l := range pushLines("bufo", gifPack("b")) {
+		s.line([]byte(l), t0)
+	}
+	if st := s.state(); st.Pack != "bufo" || st.Species != SpeciesDefault {
+		t.Fatalf("after a push: pack %q species %d, want bufo and the default", st.Pack, st.Species)
+	}
+	if got := lines(s.line([]byte(`{"cmd":"species","idx":255}`), t0)); len(got) != 1 || got[0] != `{"ack":"species","ok":true,"n":0}`+"\n" {
+		t.Fatalf("species 255 with a pack: %q", got)
+	}
+}
+
+// A nap from the screen adds its seconds to the status ack's nap, refills
+// the energy that the state publishes, and is saved at once.
+func TestSessionNap(t *testing.T) {
+	s, _ := newTestSession(t)
+	if e := s.state().Stats.Energy; e.Level != 3 || e.At(t0.Add(4*time.Hour)) != 1 {
+		t.Fatalf("energy at boot = %+v, want 3 decaying to 1 after 4 h", e)
+	}
+	start, end := t0.Add(time.Hour), t0.Add(time.Hour+10*time.Minute)
+	effs := s.nap(Nap{Start: start, End: end}, end)
+	if len(messagesOf(effs, func(e saveStats) stats.Stats { return e.s })) != 1 {
+		t.Fatalf("a nap was not saved at once: %#v", effs)
+	}
+	st := s.state()
+	if st.Stats.Nap != 600 {
+		t.Fatalf("nap seconds = %d, want 600", st.Stats.Nap)
+	}
+	if e := st.Stats.Energy; e.At(end) != 5 || e.At(end.Add(2*time.Hour)) != 4 {
+		t.Fatalf("energy after the nap = %+v", e)
+	}
+	if effs := s.nap(Nap{Start: end, End: start}, end); len(effs) != 0 || s.state().Stats.Nap != 600 {
+		t.Fatalf("a nap that ends before it starts counted: %#v", effs)
 	}
 }

@@ -40,8 +40,21 @@ type Tracker struct {
 	dirty, urgent bool
 	lastSave      time.Time
 
-	energy      int
-	energySince time.Time
+	energy Energy
+}
+
+// Energy is the pet's energy as a level that was set at Since and decays
+// from there: a value a subscriber can keep and read at any later time,
+// so the screen shows the decay without the tracker publishing it.
+type Energy struct {
+	Level int       // 0-5 at Since
+	Since time.Time // boot, or the end of the last nap
+}
+
+// At is the energy at now: Level, one less per EnergyDecay since Since.
+func (e Energy) At(now time.Time) int {
+	lost := int(max(now.Sub(e.Since), 0) / EnergyDecay)
+	return max(e.Level-lost, 0)
 }
 
 // NewTracker resumes from s (the zero Stats with Version set, or a Decode
@@ -51,7 +64,7 @@ func NewTracker(s Stats, now time.Time) (*Tracker, error) {
 		return nil, err
 	}
 	s.Vel = append([]uint16(nil), s.Vel...)
-	return &Tracker{s: s, lastSave: now, energy: bootEnergy, energySince: now}, nil
+	return &Tracker{s: s, lastSave: now, energy: Energy{bootEnergy, now}}, nil
 }
 
 // Stats returns a copy of the state to persist.
@@ -149,14 +162,14 @@ func (t *Tracker) Nap(start, end time.Time) {
 		t.s.NapSec += uint64(d / time.Second)
 		t.dirty, t.urgent = true, true
 	}
-	t.energy, t.energySince = napEnergy, end
+	t.energy = Energy{napEnergy, end}
 }
 
 // Energy is 0-5: 3 at boot, 5 after a nap, one less per EnergyDecay since.
-func (t *Tracker) Energy(now time.Time) int {
-	lost := int(max(now.Sub(t.energySince), 0) / EnergyDecay)
-	return max(t.energy-lost, 0)
-}
+func (t *Tracker) Energy(now time.Time) int { return t.energy.At(now) }
+
+// EnergyState is the energy to publish, for Energy.At on the other side.
+func (t *Tracker) EnergyState() Energy { return t.energy }
 
 // SaveDue reports whether the actor should persist Stats now.
 func (t *Tracker) SaveDue(now time.Time) bool {

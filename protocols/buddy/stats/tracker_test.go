@@ -196,6 +196,14 @@ func TestEnergyAndNap(t *testing.T) {
 	if got := tr.Report().Nap; got != 90 {
 		t.Errorf("nap seconds = %d, want 90", got)
 	}
+	// The published value reads the same decay later, on its own.
+	e := tr.EnergyState()
+	if e.Level != 5 || !e.Since.Equal(end) {
+		t.Errorf("EnergyState = %+v, want level 5 since the nap's end", e)
+	}
+	if got := e.At(end.Add(5 * time.Hour)); got != tr.Energy(end.Add(5*time.Hour)) || got != 3 {
+		t.Errorf("Energy.At 5 h after a nap = %d, want 3 as the tracker says", got)
+	}
 }
 
 func TestSaveDue(t *testing.T) {
