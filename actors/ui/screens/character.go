@@ -37,11 +37,14 @@ type Character interface {
 	Interval(p Persona) time.Duration
 }
 
-// BuiltIn is the default character, drawn by us from vector shapes: a
-// round orange buddy with big eyes. Frames step at Interval.
+// BuiltIn is the appliance's own character, drawn by us from vector
+// shapes: one of the Species (the round orange Pip by default), all with
+// the same big eyes and persona effects. Frames step at Interval.
 type BuiltIn struct {
-	Body color.RGBA // zero means the Claude orange
-	z    vector.Rasterizer
+	// Species indexes Species; out of range draws the first.
+	Species int
+	Body    color.RGBA // zero means the species' colour
+	z       vector.Rasterizer
 }
 
 var (
@@ -155,9 +158,10 @@ func (p *pen) heart(cx, cy, r float32, c color.Color) {
 
 // Draw implements Character.
 func (c *BuiltIn) Draw(dst *image.RGBA, box image.Rectangle, pe Persona, t time.Duration) {
+	sp := speciesOf(c.Species)
 	body := c.Body
 	if body.A == 0 {
-		body = claudeOrange
+		body = sp.colour
 	}
 	frame := int(t / c.Interval(pe))
 	ph := float64(frame) // phase in frames
@@ -181,11 +185,7 @@ func (c *BuiltIn) Draw(dst *image.RGBA, box image.Rectangle, pe Persona, t time.
 	case Heart:
 		dy = float32(1.5 * math.Sin(ph*math.Pi/6))
 	}
-	// Shadow, then body, then feet.
-	p.disc(60, 104, 30-dy/2, 4, color.RGBA{0, 0, 0, 0x50})
-	p.disc(60+dx, 66+dy+squash/2, 38+squash/2, 34-squash/2, body)
-	p.disc(45+dx, 99+dy/3, 8, 4, body)
-	p.disc(75+dx, 99+dy/3, 8, 4, body)
+	sp.body(p, body, dx, dy, squash, frame)
 
 	ex, ey := 60+dx, 60+dy // face centre
 	switch pe {
@@ -262,8 +262,10 @@ func (c *BuiltIn) eyes(p *pen, pe Persona, ex, ey float32, frame int) {
 			p.disc(ex+sx+look+1.5, ey-1.5, 1.5, 1.5, eyeWhite)
 		}
 	}
-	p.disc(ex-24, ey+12, 5, 3, blush)
-	p.disc(ex+24, ey+12, 5, 3, blush)
+	if c.Species != speciesBolt {
+		p.disc(ex-24, ey+12, 5, 3, blush)
+		p.disc(ex+24, ey+12, 5, 3, blush)
+	}
 	switch pe {
 	case Attention:
 		p.disc(ex, ey+18, 5, 5, ink)

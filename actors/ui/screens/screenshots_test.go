@@ -131,11 +131,36 @@ func TestScreenshots(t *testing.T) {
 			c.Draw(sheet, box, p, time.Duration(f*2)*c.Interval(p))
 		}
 	}
-	name := filepath.Join(dir, "characters.png")
+	keepSheet(t, dir, "characters.png", sheet)
+	keepSheet(t, dir, "species.png", speciesSheet())
+	t.Logf("screenshots in %s", dir)
+}
+
+// speciesSheet is the built-in species, one row each, one column per
+// persona, a frame into each state's animation.
+func speciesSheet() *image.RGBA {
+	sheet := image.NewRGBA(image.Rect(0, 0, 120*len(Personas), 120*len(Species)))
+	clear(sheet, sheet.Bounds(), bg)
+	for row := range Species {
+		c := &BuiltIn{Species: row}
+		for i, p := range Personas {
+			box := image.Rect(120*i, 120*row, 120*i+120, 120*row+120)
+			c.Draw(sheet, box, p, 3*c.Interval(p))
+		}
+	}
+	return sheet
+}
+
+// keepSheet writes a contact sheet to dir, or with -update-screenshots to
+// testdata/screenshots, and otherwise fails unless the kept one matches.
+func keepSheet(t *testing.T, dir, base string, sheet *image.RGBA) {
+	t.Helper()
+	kept := filepath.Join("testdata/screenshots", base)
+	name := filepath.Join(dir, base)
 	if *updateShots {
-		name = "testdata/screenshots/characters.png"
+		name = kept
 	} else {
-		sameAsKept(t, "testdata/screenshots/characters.png", sheet)
+		sameAsKept(t, kept, sheet)
 	}
 	f, err := os.Create(name)
 	if err != nil {
@@ -145,7 +170,6 @@ func TestScreenshots(t *testing.T) {
 	if err := png.Encode(f, sheet); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("screenshots in %s", dir)
 }
 
 // sameAsKept fails the test unless the PNG at path has img's pixels.
