@@ -79,10 +79,12 @@ type pen struct {
 	local  image.Rectangle
 }
 
-func (c *BuiltIn) pen(dst *image.RGBA, box image.Rectangle) *pen {
+func (c *BuiltIn) pen(dst *image.RGBA, box image.Rectangle) *pen { return newPen(&c.z, dst, box) }
+
+func newPen(z *vector.Rasterizer, dst *image.RGBA, box image.Rectangle) *pen {
 	side := min(box.Dx(), box.Dy())
 	s := float32(side) / 120
-	return &pen{z: &c.z, dst: dst, box: box, s: s,
+	return &pen{z: z, dst: dst, box: box, s: s,
 		ox: float32(box.Min.X) + float32(box.Dx())/2 - 60*s, oy: float32(box.Min.Y) + float32(box.Dy())/2 - 60*s}
 }
 

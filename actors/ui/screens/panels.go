@@ -359,12 +359,7 @@ type InfoView struct {
 // Info draws an info page (links, device, stats).
 func (r *Renderer) Info(dst *image.RGBA, v InfoView) {
 	clear(dst, dst.Bounds(), bg)
-	clear(dst, image.Rect(0, 0, r.w, 26), panel)
-	r.f.text(dst, 8, 4, Bold, 15, accent, v.Title)
-	if v.Of > 0 {
-		p := fmt.Sprintf("%d/%d", v.Page, v.Of)
-		r.f.text(dst, r.w-8-r.f.measure(Regular, 13, p), 5, Regular, 13, dim, p)
-	}
+	r.pageHeader(dst, v.Title, v.Page, v.Of)
 	y := 34
 	lh := r.f.lineHeight(Regular, 15) + 4
 	labelW := 0
@@ -385,10 +380,7 @@ func (r *Renderer) Info(dst *image.RGBA, v InfoView) {
 		r.f.text(dst, x, y, Bold, 15, c, r.f.ellipsize(Bold, 15, row.Value, r.w-x-6))
 		y += lh
 	}
-	if v.Next != "" || v.Back != "" {
-		foot := fmt.Sprintf("%s next   %s back", v.Next, v.Back)
-		r.f.text(dst, 8, r.h-20, Regular, 12, dim, foot)
-	}
+	r.pageFooter(dst, v.Next, v.Back, "")
 }
 
 // PackView is a character-pack transfer in progress.

@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"time"
+
+	"golang.org/x/image/vector"
 )
 
 // Palette: a dark warm background keeps the backlight glare low and the
@@ -31,6 +33,7 @@ type Renderer struct {
 	f    *fonts
 	// Character draws the pet on the home screen; nil means BuiltIn.
 	Character Character
+	z         *vector.Rasterizer // for the icons of the stats page
 	// The pages of the last approval laid out, and for what.
 	laidOut    []approvalPage
 	laidOutFor ApprovalView
@@ -68,7 +71,7 @@ type HomeView struct {
 	Msg      string   // shown when there are no entries
 	Owner    string   // "" hides it
 	Warning  string   // e.g. "open link: not encrypted"; "" hides it
-	TimeText string   // "10:42", or ""
+	TimeText string   // the desktop's "10:42" in the top bar, or "" before its time arrived
 }
 
 // Home draws the home screen into dst.
@@ -163,7 +166,7 @@ func (r *Renderer) topBar(dst *image.RGBA, l Links, total, running, waiting int,
 		x += 12
 	}
 	x = r.icon(dst, x, "PC", l.Desktop)
-	r.icon(dst, x, "S3", l.Dock)
+	left := r.icon(dst, x, "S3", l.Dock)
 	s := fmt.Sprintf("%d ►%d", total, running)
 	right := r.w - 6
 	if waiting > 0 {
@@ -171,10 +174,17 @@ func (r *Renderer) topBar(dst *image.RGBA, l Links, total, running, waiting int,
 		right -= r.f.measure(Bold, 13, w)
 		r.f.text(dst, right, 3, Bold, 13, accent, w)
 	}
-	if clock != "" && r.w >= 300 {
-		s = clock + "  " + s
+	right -= r.f.measure(Bold, 13, s)
+	r.f.text(dst, right, 3, Bold, 13, fg, s)
+	// The desktop's clock in the gap between, centred when it fits there,
+	// else as far right as it goes; left out when even that overlaps.
+	if clock != "" {
+		w := r.f.measure(Bold, 13, clock)
+		cx := max((r.w-w)/2, left+4)
+		if cx+w <= right-8 {
+			r.f.text(dst, cx, 3, Bold, 13, dim, clock)
+		}
 	}
-	r.f.text(dst, right-r.f.measure(Bold, 13, s), 3, Bold, 13, fg, s)
 }
 
 // icon draws a small link label, lit or dim, and returns the next x.

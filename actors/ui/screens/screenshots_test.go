@@ -75,6 +75,30 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 		"forget-failed": func(d *image.RGBA) {
 			r.Forget(d, ForgetView{Err: "bluez: removing the bond of AA:BB:CC:DD:EE:FF: org.bluez.Error.Failed"})
 		},
+		"clock": func(d *image.RGBA) {
+			r.Clock(d, ClockView{Time: time.Date(2026, 5, 1, 10, 42, 7, 0, time.FixedZone("desktop", -7*3600)),
+				Today: 31_200, HaveToday: true, Page: 4, Of: 4, Next: "X", Back: "Y"})
+		},
+		"clock-waiting": func(d *image.RGBA) {
+			r.Clock(d, ClockView{Page: 4, Of: 4, Next: "X", Back: "Y"})
+		},
+		"pet": func(d *image.RGBA) {
+			r.Stats(d, StatsView{Loaded: true, Mood: 4, Energy: 3, Fed: 4, Level: 14, Today: 31_200, HaveToday: true,
+				Appr: 128, Deny: 9, Vel: 6, Napped: 3*time.Hour + 12*time.Minute, Page: 2, Of: 4, Next: "X", Back: "Y"})
+		},
+		"pet-sad": func(d *image.RGBA) {
+			r.Stats(d, StatsView{Loaded: true, Mood: 0, Energy: 0, Fed: 9, Level: 2, Appr: 2, Deny: 7, Vel: 140,
+				Page: 2, Of: 4, Next: "X", Back: "Y"})
+		},
+		"settings": func(d *image.RGBA) {
+			r.Settings(d, SettingsView{Cursor: 1, Change: "A", Move: "X/Y", Close: "B", Rows: []SettingRow{
+				{"Sound", "on"}, {"Brightness", "75%"}, {"Screen off", "after 30 s"}, {"Character", "Tabby"}}})
+		},
+		"settings-unsaved": func(d *image.RGBA) {
+			r.Settings(d, SettingsView{Cursor: 2, Change: "A", Move: "X/Y", Close: "B", NoteWarn: true,
+				Note: "not saved: storage: writing /var/lib/claude-pi/ui.json: read-only file system", Rows: []SettingRow{
+					{"Sound", "off"}, {"Brightness", "100%"}, {"Screen off", "never"}, {"Character", "pack bufo"}}})
+		},
 		"pack": func(d *image.RGBA) {
 			r.Pack(d, PackView{Name: "bufo", File: "idle_1.gif", Done: 241_000, Total: 569_286})
 		},
@@ -91,7 +115,9 @@ func TestScreenshots(t *testing.T) {
 	// A few representative screens are kept for the README.
 	keep := map[string]bool{"home-240x240": true, "home-attention-320x240": true, "approval-240x240": true,
 		"approval-late-sent-240x240": true, "approval-reconnecting-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true,
-		"forget-ask-240x240": true, "forget-done-240x240": true}
+		"forget-ask-240x240": true, "forget-done-240x240": true,
+		"clock-240x240": true, "clock-320x240": true, "clock-waiting-240x240": true, "pet-240x240": true, "pet-320x240": true,
+		"pet-sad-240x240": true, "settings-240x240": true, "settings-unsaved-240x240": true, "home-320x240": true}
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {
