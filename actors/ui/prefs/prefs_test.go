@@ -1,0 +1,141 @@
+package prefs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 5, 1, 10, 42, 0, 0, time.UTC)
+
+func TestDecode(t *testing.T) {
+	for _, tt := range []struct {
+		in, err string
+		want    Prefs
+	}{
+		{in: `{"v":1}`, want: Prefs{Version: 1}},
+		{in: `{"v":1,"mute":true,"brightness":50,"screen_off_s":-1}`, want: Prefs{Version: 1, Mute: true, Brightness: 50, TimeoutSec: -1}},
+		{in: `{"v":1,"screen_off_s":300}`, want: Prefs{Version: 1, TimeoutSec: 300}},
+		{in: `{"v":2}`, err: "version 2"},
+		{in: `{}`, err: "version 0"},
+		{in: `{"v":1,"brightness":33}`, err: "brightness 33%"},
+		{in: `{"v":1,"brightness":-5}`, err: "brightness -5%"},
+		{in: `{"v":1,"screen_off_s":7}`, err: "screen_off_s 7"},
+		{in: `{"v":1,"screen_off_s":-2}`, err: "screen_off_s -2"},
+		{in: `{"v":1,"volume":3}`, err: "unknown field"},
+		{in: `{"v":1} {"v":1}`, err: "data after"},
+		{in: `{"v":1,"mute":"yes"}`, err: "decoding"},
+		{in: ``, err: "decoding"},
+	} {
+		got, err := Decode([]byte(tt.in))
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("%s: %v", tt.in, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: err %v, want %q", tt.in, err, tt.err)
+		case err == nil && got != tt.want:
+			t.Errorf("%s = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// The page's steps go round the offers, and a configured default that is
+// not among them steps to the next offer up.
+func TestSteps(t *testing.T) {
+	p := Defaults()
+	var seen []int
+	for range 5 {
+		p = p.NextBrightness()
+		seen = append(seen, p.Percent())
+	}
+	if want := []int{25, 50, 75, 100, 25}; !equal(seen, want) {
+		t.Errorf("brightness steps %v, want %v", seen, want)
+	}
+	p = Defaults()
+	var steps []time.Duration
+	for range 7 {
+		p = p.NextTimeout(45 * time.Second)
+		steps = append(steps, p.Timeout(45*time.Second))
+	}
+	want := []time.Duration{time.Minute, 2 * time.Minute, 5 * time.Minute, Never, 15 * time.Second, 30 * time.Second, time.Minute}
+	for i := range want {
+		if steps[i] != want[i] {
+			t.Fatalf("timeout steps from a 45 s default: %v, want %v", steps, want)
+		}
+	}
+	if got := Defaults().Timeout(45 * time.Second); got != 45*time.Second {
+		t.Errorf("default timeout = %v, want the configured 45 s", got)
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Saved settings load back; a missing file is the defaults; a damaged
+// one is set aside (kept) and the defaults used, with an error naming it.
+func TestSaveLoad(t *testing.T) {
+	dir := t.TempDir()
+	if p, err := Load(dir, t0); err != nil || p != Defaults() {
+		t.Fatalf("no file: %+v %v, want the defaults", p, err)
+	}
+	want := Prefs{Version: 1, Mute: true, Brightness: 75, TimeoutSec: 120}
+	if err := Save(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Load(dir, t0); err != nil || p != want {
+		t.Fatalf("loaded %+v %v, want %+v", p, err, want)
+	}
+	if err := Save(dir, Prefs{Brightness: 42}); err == nil {
+		t.Fatal("saved a brightness the page cannot set")
+	}
+	if p, _ := Load(dir, t0); p != want {
+		t.Fatalf("a refused save changed the file: %+v", p)
+	}
+	path := filepath.Join(dir, File)
+	if err := os.WriteFile(path, []byte(`{"v":1,"brightness":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir, t0)
+	if err == nil || p != Defaults() || !strings.Contains(err.Error(), "set aside") {
+		t.Fatalf("damaged file: %+v %v, want the defaults and an error saying it was set aside", p, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the damaged file is still in place: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), File) {
+		t.Fatalf("data dir holds %v, want the set-aside copy only", entries)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"v":1}`, `{"v":1,"mute":true,"brightness":50,"screen_off_s":-1}`, `{"v":1,"screen_off_s":30}`, `{"v":1,"x":1}`, `[]`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Decode(data)
+		if err != nil {
+			return
+		}
+		// Whatever decodes encodes, and reads back the same.
+		b, err := p.Encode()
+		if err != nil {
+			t.Fatalf("decoded %+v does not encode: %v", p, err)
+		}
+		q, err := Decode(b)
+		if err != nil || q != p {
+			t.Fatalf("round trip %+v -> %s -> %+v, %v", p, b, q, err)
+		}
+	})
+}
