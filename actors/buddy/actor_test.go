@@ -382,11 +382,11 @@ func TestActorSpeciesAndNapSurviveRestart(t *testing.T) {
 		}
 	}
 	h.restart()
-	if st := h.mustState(); st.Species != 3 || st.Stats.Nap != 300 {
-		t.Fatalf("after a restart: species %d nap %d, want 3 and 300", st.Species, st.Stats.Nap)
+	if st := h.mustState(); st.Character() != 3 || st.Stats.Nap != 300 {
+		t.Fatalf("after a restart: species %d nap %d, want 3 and 300", st.Character(), st.Stats.Nap)
 	}
 	h.send(SetSpecies{Idx: 1})
-	for deadline := time.Now().Add(10 * time.Second); h.mustState().Species != 1; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); h.mustState().Character() != 1; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("SetSpecies never took")
 		}
@@ -395,7 +395,7 @@ func TestActorSpeciesAndNapSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.restart()
-	if st := h.mustState(); st.Species != SpeciesDefault || st.Owner != "Ada" {
-		t.Fatalf("a pack species without a pack: species %d owner %q, want the default and the owner kept", st.Species, st.Owner)
+	if st := h.mustState(); st.Character() != SpeciesDefault || st.Owner != "Ada" {
+		t.Fatalf("a pack species without a pack: species %d owner %q, want the default and the owner kept", st.Character(), st.Owner)
 	}
 }

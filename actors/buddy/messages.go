@@ -82,9 +82,19 @@ type State struct {
 	Desktop *DesktopClock
 	// Secured mirrors the link's encryption (the status ack's "sec").
 	Secured bool
-	// Species is the chosen character: 0 to BuiltInSpecies-1,
-	// SpeciesPack, or SpeciesDefault. Persisted with Owner and Name.
-	Species int
+	// Species is the chosen character, 0 to BuiltInSpecies-1 or
+	// SpeciesPack, when SpeciesChosen; the zero State chose none (see
+	// SpeciesDefault). Persisted with Owner and Name. Character reads both.
+	Species       int
+	SpeciesChosen bool
+}
+
+// Character is the chosen species, or SpeciesDefault when none was.
+func (s State) Character() int {
+	if !s.SpeciesChosen {
+		return SpeciesDefault
+	}
+	return s.Species
 }
 
 // StatsView is the persisted stats plus the derived values.

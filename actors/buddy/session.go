@@ -61,13 +61,6 @@ type identity struct {
 	Species *int `json:"species,omitempty"`
 }
 
-// species is the published choice.
-func (id identity) species() int {
-	if id.Species == nil {
-		return SpeciesDefault
-	}
-	return *id.Species
-}
 
 // session is the desktop session's pure state: decoded lines, link states,
 // decisions and ticks in, effects out. The push receiver writes through its
@@ -483,7 +476,7 @@ func (s *session) statusAck(sys pbuddy.System) pbuddy.StatusAck {
 func (s *session) state() State {
 	st := State{
 		Connected: s.alive, Owner: s.id.Owner, Name: s.name(), Pack: s.id.Pack,
-		Secured: s.link.Secured, Species: s.id.species(),
+		Secured: s.link.Secured,
 		Stats: StatsView{Report: s.stats.Report(), Tokens: s.stats.Stats().Tokens, Fed: s.stats.Fed(), Mood: s.stats.Mood(),
 			Energy: s.stats.EnergyState()},
 	}
@@ -504,6 +497,9 @@ func (s *session) state() State {
 	if s.clock != nil {
 		c := *s.clock
 		st.Desktop = &c
+	}
+	if sp := s.id.Species; sp != nil {
+		st.Species, st.SpeciesChosen = *sp, true
 	}
 	return st
 }

@@ -426,26 +426,26 @@ func TestSessionTimeSyncDoesNotTouchState(t *testing.T) {
 // which shows it.
 func TestSessionSpecies(t *testing.T) {
 	s, _ := newTestSession(t)
-	if got := s.state().Species; got != SpeciesDefault {
+	if got := s.state().Character(); got != SpeciesDefault {
 		t.Fatalf("species before any choice = %d, want SpeciesDefault", got)
 	}
 	saved := func(effs []effect) []identity {
 		return messagesOf(effs, func(e saveIdentity) identity { return e.id })
 	}
-	if ids := saved(s.line([]byte(`{"cmd":"species","idx":2}`), t0)); len(ids) != 1 || ids[0].species() != 2 {
+	if ids := saved(s.line([]byte(`{"cmd":"species","idx":2}`), t0)); len(ids) != 1 || *ids[0].Species != 2 {
 		t.Fatalf("species 2 saved %+v, want one identity with species 2", ids)
 	}
-	if got := s.state().Species; got != 2 {
+	if got := s.state().Character(); got != 2 {
 		t.Fatalf("published species = %d, want 2", got)
 	}
 	if ids := saved(s.line([]byte(`{"cmd":"species","idx":2}`), t0)); len(ids) != 0 {
 		t.Fatalf("the same species again saved %+v", ids)
 	}
-	if effs := s.chooseSpecies(SetSpecies{Idx: 9}); len(effs) != 0 || s.state().Species != 2 {
-		t.Fatalf("SetSpecies 9: %#v, species %d; want ignored", effs, s.state().Species)
+	if effs := s.chooseSpecies(SetSpecies{Idx: 9}); len(effs) != 0 || s.state().Character() != 2 {
+		t.Fatalf("SetSpecies 9: %#v, species %d; want ignored", effs, s.state().Character())
 	}
-	if ids := saved(s.chooseSpecies(SetSpecies{Idx: 1})); len(ids) != 1 || s.state().Species != 1 {
-		t.Fatalf("SetSpecies 1: saved %+v, species %d", ids, s.state().Species)
+	if ids := saved(s.chooseSpecies(SetSpecies{Idx: 1})); len(ids) != 1 || s.state().Character() != 1 {
+		t.Fatalf("SetSpecies 1: saved %+v, species %d", ids, s.state().Character())
 	}
 	if effs := s.chooseSpecies(SetSpecies{Idx: SpeciesPack}); len(effs) != 0 {
 		t.Fatalf("the pack chosen with none installed: %#v", effs)
@@ -453,8 +453,8 @@ func TestSessionSpecies(t *testing.T) {
 	for _, l := range pushLines("bufo", gifPack("b")) {
 		s.line([]byte(l), t0)
 	}
-	if st := s.state(); st.Pack != "bufo" || st.Species != SpeciesDefault {
-		t.Fatalf("after a push: pack %q species %d, want bufo and the default", st.Pack, st.Species)
+	if st := s.state(); st.Pack != "bufo" || st.Character() != SpeciesDefault {
+		t.Fatalf("after a push: pack %q species %d, want bufo and the default", st.Pack, st.Character())
 	}
 	if got := lines(s.line([]byte(`{"cmd":"species","idx":255}`), t0)); len(got) != 1 || got[0] != `{"ack":"species","ok":true,"n":0}`+"\n" {
 		t.Fatalf("species 255 with a pack: %q", got)

@@ -44,6 +44,15 @@ type Actor struct {
 	stopped    bool
 	charName   string
 	loading    bool
+	// pack is the loaded character pack, nil when none (or it did not
+	// load); drawn when the species says so (pickCharacter).
+	pack     screens.Character
+	packName string
+	// prefsSeq numbers the settings saves; savedSeq (under saveMu) is the
+	// newest one written, so a slower older save never overwrites it.
+	prefsSeq uint64
+	saveMu   sync.Mutex
+	savedSeq uint64
 
 	presses, decisions int
 	// dirty: the state changed since the last frame; redrawQueued: a
@@ -77,10 +86,10 @@ func (a *Actor) start(c actor.Context) {
 	_, hasNext := findRole(a.cfg.Roles, RoleNext)
 	_, hasBack := findRole(a.cfg.Roles, RoleBack)
 	a.st = newState(now, a.cfg.ScreenTimeout, hasNext && hasBack)
+	a.loadPrefs(now)
 	a.system, a.self = c.ActorSystem(), c.Self()
 	a.stable = supervisor.ServicePID(a.system, a.h.Name())
 	a.quit = make(chan struct{})
-	a.charName = "built-in"
 	if a.cfg.LAN != "" {
 		a.st.lanOn = true
 	}
@@ -97,6 +106,8 @@ func (a *Actor) start(c actor.Context) {
 		a.paint = &painter{r: r, char: &screens.BuiltIn{}, lg: legendOf(a.cfg.Roles)}
 		r.Character = a.paint.char
 		a.next = r.NewFrame()
+		_, a.paint.dimmable = d.(Dimmer)
+		a.applyBrightness()
 	}
 	system, self := a.system, a.self
 	if src := a.cfg.Input; src != nil {
@@ -187,6 +198,11 @@ func (a *Actor) refresh() {
 		a.play(*a.chime) // with the frame that shows why
 		a.chime = nil
 	}
+	if n := a.st.takeNap(); n != nil {
+		a.h.Logger().Debug("the screen slept: a nap for the pet", "seconds", int(n.End.Sub(n.Start)/time.Second))
+		a.system.Root.Send(supervisor.ServicePID(a.system, abuddy.ServiceName), *n)
+	}
+	a.pickCharacter()
 	a.st.settle(now)
 	sc := a.st.screen()
 	a.drawn, a.drawnPersona = sc, a.st.persona(now).String()
@@ -295,20 +311,45 @@ func (a *Actor) packLoaded(m packLoaded) {
 	a.loading = false
 	switch {
 	case errors.Is(m.err, errNoPack):
-		a.paint.char, a.charName = &screens.BuiltIn{}, "built-in"
+		a.pack, a.packName = nil, ""
 	case m.err != nil:
 		a.h.Logger().Warn("character pack not loaded: showing the built-in character", "err", m.err)
-		a.paint.char, a.charName = &screens.BuiltIn{}, "built-in"
+		a.pack, a.packName = nil, ""
 	default:
 		if m.name == "" {
 			m.name = "pack"
 		}
-		a.paint.char, a.charName = m.char, m.name
+		a.pack, a.packName = m.char, m.name
 		a.h.Logger().Info("character pack loaded", "name", m.name)
 	}
-	a.paint.r.Character = a.paint.char
-	a.paint.personaSince = time.Time{}
+	a.charName = "" // pickCharacter draws it anew
 	a.refresh()
+}
+
+// pickCharacter draws the species chosen (by the desktop's species
+// command or the settings page): a built-in, or the loaded pack for the
+// pack's species and, when nobody chose, whenever a pack is loaded.
+func (a *Actor) pickCharacter() {
+	if a.paint == nil {
+		return
+	}
+	sp := a.st.species()
+	var c screens.Character
+	name := ""
+	switch {
+	case sp >= 0 && sp < len(screens.Species):
+		c, name = &screens.BuiltIn{Species: sp}, screens.Species[sp]
+	case a.pack != nil:
+		c, name = a.pack, a.packName
+	default:
+		c, name = &screens.BuiltIn{}, screens.Species[0]
+	}
+	if name == a.charName {
+		return
+	}
+	a.paint.char, a.charName = c, name
+	a.paint.r.Character = c
+	a.paint.personaSince = time.Time{}
 }
 
 func (a *Actor) describe() {

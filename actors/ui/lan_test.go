@@ -230,6 +230,10 @@ func TestLANInfoPage(t *testing.T) {
 		t.Fatalf("three presses of next: %s page %d, want info 3", v.Screen, v.Page)
 	}
 	r.press(t, "X")
+	if v := r.view(t); v.Screen != ScreenClock || v.Page != 4 {
+		t.Fatalf("after the computers: %s page %d, want the clock, page 4", v.Screen, v.Page)
+	}
+	r.press(t, "X")
 	if v := r.view(t); v.Screen != ScreenHome {
 		t.Fatalf("after the last page: %s, want home", v.Screen)
 	}

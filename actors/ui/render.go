@@ -11,6 +11,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
+	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -58,6 +59,8 @@ type painter struct {
 	personaSince time.Time
 	// approval is what the approval screen drew last, for View.
 	approval screens.ApprovalDrawn
+	// dimmable: the display has a backlight the brightness setting sets.
+	dimmable bool
 }
 
 // paint draws sc into dst and returns how long until the picture changes
@@ -109,12 +112,34 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 			return time.Second - now.Sub(f.started)%time.Second // uptime
 		}
 		return 0
+	case ScreenStats:
+		v := s.statsView(now, p.lg)
+		p.r.Stats(dst, v)
+		if e := s.buddy; e != nil && v.Energy > 0 {
+			// The energy drops a cell every EnergyDecay since the last nap.
+			return stats.EnergyDecay - max(now.Sub(e.Stats.Energy.Since), 0)%stats.EnergyDecay
+		}
+		return 0
+	case ScreenClock:
+		v := s.clockView(now, p.lg)
+		p.r.Clock(dst, v)
+		if v.Time.IsZero() {
+			return 0 // the time line's arrival redraws
+		}
+		return time.Minute - time.Duration(v.Time.Second())*time.Second - time.Duration(v.Time.Nanosecond())
+	case ScreenSettings:
+		p.r.Settings(dst, s.settingsView(p.lg, p.dimmable))
+		return 0
 	}
 	pe := screens.Persona(s.persona(now).String())
 	if pe != p.persona || p.personaSince.IsZero() {
 		p.persona, p.personaSince = pe, now
 	}
-	p.r.Home(dst, homeView(s, pe, now.Sub(p.personaSince)))
+	v := homeView(s, pe, now.Sub(p.personaSince))
+	if t := s.desktopNow(now); !t.IsZero() {
+		v.TimeText = t.Format("15:04")
+	}
+	p.r.Home(dst, v)
 	return p.char.Interval(pe)
 }
 
@@ -191,7 +216,8 @@ func sourceOf(p approvals.Prompt) (src, sub string) {
 	return l, ""
 }
 
-// infoPage is page 1 (links and the device) or 2 (the pet's stats).
+// infoPage is page 1 (links and the device) or 3 (the paired computers);
+// page 2, the stats, is the stats page (pages.go).
 func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
 	v := screens.InfoView{Page: s.page, Of: s.pages(), Next: lg.next, Back: lg.back}
 	row := func(label, value string, warn bool) {
@@ -200,20 +226,6 @@ func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
 	if s.page == 3 {
 		v.Title = "Computers"
 		computersPage(s.lan, row)
-		return v
-	}
-	if s.page == 2 {
-		v.Title = "Stats"
-		if b := s.buddy; b != nil {
-			st := b.Stats
-			row("Approved", fmt.Sprint(st.Appr), false)
-			row("Denied", fmt.Sprint(st.Deny), false)
-			row("Level", fmt.Sprintf("%d (%d/10)", st.Lvl, st.Fed), false)
-			row("Velocity", fmt.Sprintf("%d s", st.Vel), false)
-			row("Tokens", fmt.Sprint(st.Tokens), false)
-		} else {
-			row("Stats", "not loaded yet", true)
-		}
 		return v
 	}
 	v.Title = "Links"

@@ -8,6 +8,7 @@ import (
 	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
+	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
@@ -38,7 +39,8 @@ type Screen string
 // The screens, in the order they override one another: off, then the
 // Bluetooth pairing code, then a prompt, then a computer's LAN pairing,
 // then forgetting the Bluetooth pairing (ScreenForget, forget.go), then a
-// pack install, then the info pages, then home. A LAN pairing
+// pack install, then the settings (pages.go), then the info, stats and
+// clock pages, then home. A LAN pairing
 // waits behind every pending prompt: anyone on the network can ask to
 // pair, so a request must never take the decision buttons away from a
 // prompt the user is about to answer.
@@ -52,16 +54,17 @@ const (
 	ScreenHome     Screen = "home"
 )
 
-// infoPages is how many info pages next/back cycle through after home;
-// the LAN adds its own page of paired computers.
+// infoPages is how many pages next/back cycle through after home before
+// the clock (Links and Stats); the LAN adds its own page of paired
+// computers, and the clock (pages.go) is always the last.
 const infoPages = 2
 
-// pages is the number of info pages on this appliance.
+// pages is the number of pages after home on this appliance.
 func (s *state) pages() int {
 	if s.lanOn {
-		return infoPages + 1
+		return infoPages + 2
 	}
-	return infoPages
+	return infoPages + 1
 }
 
 // state is what the screen knows, fed by the approvals, buddy, ble and
@@ -90,7 +93,9 @@ type state struct {
 	// pageKeys: the board has dedicated next/back buttons; without them
 	// approve and deny page through info while no prompt is shown.
 	pageKeys bool
-	timeout  time.Duration
+	// timeout is the configured screen timeout; prefs.Timeout(timeout)
+	// is the one in force.
+	timeout time.Duration
 	page     int // 0 home, 1..infoPages
 	// approvalPage is the page of the shown prompt, any integer (the
 	// screen takes it modulo its page count); approvalOf is the prompt
@@ -104,6 +109,18 @@ type state struct {
 
 	oneShot      stats.State
 	oneShotUntil time.Time
+
+	// The settings page (pages.go): what it shows, the saved settings,
+	// why the last save failed ("" when it did not), the species chosen
+	// there until the buddy's State has it.
+	settings      settingsFlow
+	prefs         prefs.Prefs
+	prefsErr      string
+	speciesWanted *int
+	// offSince is when the screen went off, zero while it is on; nap is
+	// a finished nap the actor has not sent yet.
+	offSince time.Time
+	nap      *abuddy.Nap
 }
 
 type key struct{ source, id string }
@@ -111,6 +128,9 @@ type key struct{ source, id string }
 // shownFrame is what a frame showed, as far as the buttons care.
 type shownFrame struct {
 	screen Screen
+	// shownAt is when the first frame of this screen, without a break,
+	// was drawn: a press begun before it was meant for another screen.
+	shownAt time.Time
 	// prompt is the approval screen's prompt; answerable: its buttons
 	// were up (not "sent…", not "reconnecting…"), since when the first
 	// of the frames that have shown them without a break was drawn.
@@ -132,7 +152,8 @@ func samePrompt(a, b approvals.Prompt) bool {
 func keyOf(p approvals.Prompt) key { return key{p.Source, p.ID} }
 
 func newState(now time.Time, timeout time.Duration, pageKeys bool) *state {
-	return &state{sending: map[key]buddy.Decision{}, on: true, lastActive: now, timeout: timeout, pageKeys: pageKeys}
+	return &state{sending: map[key]buddy.Decision{}, on: true, lastActive: now, timeout: timeout, pageKeys: pageKeys,
+		prefs: prefs.Defaults()}
 }
 
 // chime is an effect: play this sound.
@@ -206,6 +227,9 @@ func (s *state) apply(msg any, now time.Time) (fx []any) {
 		if m.Push != nil && m.Push.Active {
 			s.lastActive = now
 		}
+		if w := s.speciesWanted; w != nil && *w == m.Character() {
+			s.speciesWanted = nil
+		}
 		s.buddy = &m
 	case dock.State:
 		s.dock = &m
@@ -233,7 +257,7 @@ func (s *state) followPrompt() {
 		s.approvalPage, s.approvalOf = 0, key{}
 		return
 	}
-	s.page = 0
+	s.page, s.settings = 0, settingsFlow{}
 	if k := keyOf(s.prompts[i].Prompt); k != s.approvalOf {
 		s.approvalPage, s.approvalOf = 0, k
 	}
@@ -286,7 +310,10 @@ func (s *state) settle(now time.Time) {
 		s.pairShownAt = now
 	}
 	was := s.onScreen
-	s.onScreen = shownFrame{screen: s.screen()}
+	s.onScreen = shownFrame{screen: s.screen(), shownAt: now}
+	if was.screen == s.onScreen.screen {
+		s.onScreen.shownAt = was.shownAt
+	}
 	if s.onScreen.screen != ScreenApproval {
 		return
 	}
@@ -308,6 +335,7 @@ func (s *state) settle(now time.Time) {
 func (s *state) wake(now time.Time) any {
 	if !s.on {
 		s.on, s.wokeAt = true, now
+		s.woke(now)
 	}
 	s.lastActive = now
 	return nil
@@ -366,6 +394,12 @@ func (s *state) screen() Screen {
 		return ScreenForget
 	case s.buddy != nil && s.buddy.Push != nil && s.buddy.Push.Active:
 		return ScreenPack
+	case s.settings.open:
+		return ScreenSettings
+	case s.page == statsPage:
+		return ScreenStats
+	case s.page > 0 && s.page == s.clockPage():
+		return ScreenClock
 	case s.page > 0:
 		return ScreenInfo
 	}
@@ -430,7 +464,9 @@ func (s *state) press(r Role, began, now time.Time) (d approvals.Decide, ok bool
 		s.followPrompt()
 		return approvals.Decide{Source: v.Source, ID: v.ID, Decision: dec, By: By}, true
 	}
-	if sc != ScreenHome && sc != ScreenInfo {
+	switch sc {
+	case ScreenHome, ScreenInfo, ScreenStats, ScreenClock:
+	default:
 		return d, false
 	}
 	if !s.pageKeys {
@@ -459,14 +495,19 @@ func (s *state) offAt() time.Time {
 		(s.buddy != nil && s.buddy.Push != nil && s.buddy.Push.Active) {
 		return time.Time{}
 	}
-	return s.lastActive.Add(s.timeout)
+	t := s.prefs.Timeout(s.timeout)
+	if t == prefs.Never {
+		return time.Time{}
+	}
+	return s.lastActive.Add(t)
 }
 
 // tick turns the screen off when its time has come.
 func (s *state) tick(now time.Time) {
 	if at := s.offAt(); !at.IsZero() && !now.Before(at) {
 		s.on = false
-		s.page = 0
+		s.page, s.settings = 0, settingsFlow{}
+		s.asleep(now)
 	}
 }
 

@@ -109,10 +109,12 @@ func TestState(t *testing.T) {
 		}},
 		{"pages with next and back", true, []step{
 			{msg: RoleNext, screen: ScreenInfo},
-			{msg: RoleNext, screen: ScreenInfo},
+			{msg: RoleNext, screen: ScreenStats},
+			{msg: RoleNext, screen: ScreenClock},
 			{msg: RoleNext, screen: ScreenHome},
-			{msg: RoleBack, screen: ScreenInfo},
-			{msg: RoleApprove, screen: ScreenInfo}, // approve is not next here
+			{msg: RoleBack, screen: ScreenClock}, // the clock is one press from home
+			{msg: RoleApprove, screen: ScreenClock}, // approve is not next here
+			{msg: RoleBack, screen: ScreenStats},
 			{msg: RoleBack, screen: ScreenInfo},
 			{msg: RoleBack, screen: ScreenHome},
 		}},

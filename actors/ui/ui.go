@@ -27,9 +27,11 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"periph.io/x/conn/v3/display"
+	"periph.io/x/conn/v3/gpio"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
+	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/drivers/input"
@@ -123,6 +125,12 @@ type Devices struct {
 // DefaultScreenTimeout is Config.ScreenTimeout when zero.
 const DefaultScreenTimeout = 30 * time.Second
 
+// Dimmer is a display whose backlight dims (st7789.Dev): the settings
+// page's brightness sets it.
+type Dimmer interface {
+	SetBrightness(gpio.Duty) error
+}
+
 // Sleeper is a display that can switch itself off (st7789.Dev).
 type Sleeper interface {
 	Sleep() error
@@ -176,7 +184,14 @@ type View struct {
 	// Sessions is the session count on the home screen: the desktop's
 	// and the terminals' together.
 	Sessions  int
-	Character string // "built-in" or the pack's name
+	Character string // the built-in species' name ("Pip"), or the pack's
+	// Prefs are the settings in force (the page's, saved in ui.json);
+	// SettingsRow is the settings page's cursor while it shows.
+	Prefs       prefs.Prefs
+	SettingsRow int
+	// Species is the chosen character (actors/buddy.State.Species, or
+	// the one just chosen on the settings page).
+	Species int
 	// Frames counts rendered frames; Draws and Pixels the Draw calls and
 	// the pixels they covered; LastDamage is the last frame's rectangles.
 	Frames, Draws, Pixels int
@@ -234,6 +249,10 @@ type (
 		name string
 		err  error
 	}
+	prefsSaved struct {
+		seq uint64
+		err error
+	}
 )
 
 // Receive handles the lifecycle, the other services' events and presses.
@@ -274,6 +293,8 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case packLoaded:
 		a.packLoaded(m)
+	case prefsSaved:
+		a.prefsSaved(m)
 	case GetView:
 		c.Respond(a.view())
 	case supervisor.Reload:
@@ -339,6 +360,10 @@ func (a *Actor) press(c actor.Context, p pressed) {
 			a.forgetPressed(c, p.name, send)
 			return
 		}
+		if fx, ok := a.st.settingsPress(role, p.long, now.Add(-p.held), now); ok {
+			a.settingsPressed(fx)
+			return
+		}
 	}
 	if p.long || !known {
 		// Long presses and unmapped buttons only count as interaction.
@@ -382,7 +407,7 @@ func (a *Actor) press(c actor.Context, p pressed) {
 func (a *Actor) view() View {
 	v := View{Prompts: append([]approvals.PromptView(nil), a.st.prompts...), Link: a.st.link,
 		Presses: a.presses, Decisions: a.decisions, Screen: a.drawn, Behind: a.dirty, Page: a.st.page,
-		Persona: a.drawnPersona, Character: a.charName,
+		Persona: a.drawnPersona, Character: a.charName, Prefs: a.st.prefs, Species: a.st.species(),
 		Frames: a.frames, Draws: a.draws, Pixels: a.pixels, LastDamage: append([]image.Rectangle(nil), a.lastDamage...)}
 	if f := a.st.onScreen; f.screen == ScreenApproval {
 		v.Shown, v.Tool, v.Sent, v.Reconnecting = f.prompt, f.prompt.Tool, f.sent, f.reconnecting
@@ -397,13 +422,16 @@ func (a *Actor) view() View {
 		v.Pairing, v.PairingAccepted = pr.Code, pr.Accepted || a.st.pairAccepted == pr.Code
 	}
 	v.Forget, v.Forgotten = a.st.forget.step.String(), a.st.forget.result
+	if a.st.settings.open {
+		v.SettingsRow = a.st.settings.cursor
+	}
 	v.Sessions = homeView(a.st, "", 0).Total
 	return v
 }
 
 // play queues a chime; a full queue drops it rather than block the screen.
 func (a *Actor) play(c audio.Chime) {
-	if a.chimes == nil {
+	if a.chimes == nil || a.st.prefs.Mute {
 		return
 	}
 	select {
