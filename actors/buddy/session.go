@@ -61,7 +61,6 @@ type identity struct {
 	Species *int `json:"species,omitempty"`
 }
 
-
 // session is the desktop session's pure state: decoded lines, link states,
 // decisions and ticks in, effects out. The push receiver writes through its
 // FS (a real PackStore in the actor, memfs in tests); nothing else here

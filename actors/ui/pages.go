@@ -48,8 +48,8 @@ type settingsFlow struct {
 
 // Effects of the settings page, for the actor.
 type (
-	prefsChanged struct{ p prefs.Prefs } // apply and save
-	chooseSpecies struct{ idx int }      // abuddy.SetSpecies
+	prefsChanged  struct{ p prefs.Prefs } // apply and save
+	chooseSpecies struct{ idx int }       // abuddy.SetSpecies
 )
 
 func (s *state) clockPage() int { return s.pages() }

@@ -96,7 +96,7 @@ type state struct {
 	// timeout is the configured screen timeout; prefs.Timeout(timeout)
 	// is the one in force.
 	timeout time.Duration
-	page     int // 0 home, 1..infoPages
+	page    int // 0 home, 1..infoPages
 	// approvalPage is the page of the shown prompt, any integer (the
 	// screen takes it modulo its page count); approvalOf is the prompt
 	// it belongs to: another prompt starts on its first page.

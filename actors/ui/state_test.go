@@ -112,7 +112,7 @@ func TestState(t *testing.T) {
 			{msg: RoleNext, screen: ScreenStats},
 			{msg: RoleNext, screen: ScreenClock},
 			{msg: RoleNext, screen: ScreenHome},
-			{msg: RoleBack, screen: ScreenClock}, // the clock is one press from home
+			{msg: RoleBack, screen: ScreenClock},    // the clock is one press from home
 			{msg: RoleApprove, screen: ScreenClock}, // approve is not next here
 			{msg: RoleBack, screen: ScreenStats},
 			{msg: RoleBack, screen: ScreenInfo},
