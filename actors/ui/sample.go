@@ -16,7 +16,8 @@ import (
 )
 
 // SampleScreens lists the screens Sample renders.
-var SampleScreens = []Screen{ScreenHome, ScreenApproval, ScreenPasskey, ScreenPairing, ScreenInfo, ScreenPack, ScreenForget}
+var SampleScreens = []Screen{ScreenHome, ScreenApproval, ScreenPasskey, ScreenPairing, ScreenInfo, ScreenPack, ScreenForget,
+	ScreenStats, ScreenClock, ScreenSettings}
 
 // Sample renders screen sc at w×h with made-up but realistic data, through
 // the same code the actor uses, for `claude-pi screenshot` and the docs.
@@ -31,10 +32,14 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 		Secured: true, MTU: 185, CanPair: true, Security: "bonded"}
 	s.apply(link, now)
 	s.apply(dock.State{Connected: true, Ready: true, Event: true, Path: "/dev/ttyACM0"}, now)
-	s.apply(abuddy.State{Connected: true, Owner: "Ada", Name: pbuddy.DeviceName,
-		Snapshot: &pbuddy.Heartbeat{Total: 3, Running: 2, Msg: "working",
+	// The desktop's clock reads 10:42 in its zone, two hours east of UTC.
+	desk := &abuddy.DesktopClock{Epoch: now.Add(-2 * time.Hour).Unix(), Offset: 2 * 3600, Received: now}
+	s.apply(abuddy.State{Connected: true, Owner: "Ada", Name: pbuddy.DeviceName, Desktop: desk,
+		Snapshot: &pbuddy.Heartbeat{Total: 3, Running: 2, Msg: "working", TokensToday: 31_200,
+			Present: pbuddy.FieldTotal | pbuddy.FieldRunning | pbuddy.FieldMsg | pbuddy.FieldEntries | pbuddy.FieldTokensToday,
 			Entries: []string{"10:41 yarn test", "10:41 All 212 tests passed", "10:42 git push origin feature/approval-ui"}},
-		Stats: abuddy.StatsView{Report: stats.Report{Appr: 128, Deny: 9, Vel: 6, Lvl: 14}, Tokens: 712_345, Fed: 4}}, now)
+		Stats: abuddy.StatsView{Report: stats.Report{Appr: 128, Deny: 9, Vel: 6, Lvl: 14, Nap: 3*3600 + 12*60}, Tokens: 712_345, Fed: 4,
+			Mood: 4, Energy: stats.Energy{Level: 5, Since: now.Add(-3 * time.Hour)}}}, now)
 	s.wokeAt = time.Time{}
 	switch sc {
 	case ScreenHome:
@@ -58,6 +63,12 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 		s.page = 1
 	case ScreenForget:
 		s.page, s.forget = linksPage, forgetFlow{step: forgetAsking}
+	case ScreenStats:
+		s.page = statsPage
+	case ScreenClock:
+		s.page = s.clockPage()
+	case ScreenSettings:
+		s.settings = settingsFlow{open: true, cursor: rowBrightness}
 	case ScreenPack:
 		b := *s.buddy
 		b.Push = &abuddy.Progress{Active: true, Name: "bufo", File: "idle_1.gif", Received: 241_000, Total: 569_286}
@@ -65,7 +76,8 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 	default:
 		return nil, fmt.Errorf("ui: no sample of screen %q (have %v)", sc, SampleScreens)
 	}
-	p := &painter{r: r, char: &screens.BuiltIn{}, lg: legendOf(DefaultRoles)}
+	// dimmable: the HATs' ST7789 dims; the sim's framebuffer does not.
+	p := &painter{r: r, char: &screens.BuiltIn{}, lg: legendOf(DefaultRoles), dimmable: true}
 	r.Character = p.char
 	p.personaSince = now.Add(-3 * time.Second)
 	p.persona = screens.Persona(s.persona(now).String())

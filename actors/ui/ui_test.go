@@ -102,13 +102,22 @@ func (c *clock) pending() int {
 	return n
 }
 
-// recorder stands in for the buddy service: it gets the Decided messages.
-type recorder struct{ got chan approvals.Decided }
+// recorder stands in for the buddy service: it gets the Decided
+// messages, and the screen's SetSpecies and Nap.
+type recorder struct {
+	got   chan approvals.Decided
+	other chan any
+}
 
 func (r *recorder) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case approvals.Decided:
 		r.got <- m
+	case abuddy.SetSpecies, abuddy.Nap:
+		select {
+		case r.other <- m:
+		default: // a test that does not read them
+		}
 	case supervisortest.Ping:
 		c.Respond(m)
 	}
@@ -151,6 +160,7 @@ type rig struct {
 	disp  *recDrawer
 	clk   *clock
 	got   chan approvals.Decided
+	other chan any // SetSpecies and Nap at the fake buddy
 	audio *audio.Fake
 }
 
@@ -161,7 +171,7 @@ func newRig(t testing.TB, mod func(*Config), extra ...supervisor.Service) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{board: board, disp: &recDrawer{Display: board.Display}, clk: &clock{now: t0},
-		got: make(chan approvals.Decided, 4), audio: &audio.Fake{}}
+		got: make(chan approvals.Decided, 4), other: make(chan any, 8), audio: &audio.Fake{}}
 	cfg := Config{Board: "sim", Display: r.disp, Input: board.Buttons, Now: r.clk.Now, AfterFunc: r.clk.AfterFunc,
 		Audio: r.audio, Addrs: func() []string { return []string{"192.0.2.7"} }}
 	if mod != nil {
@@ -177,7 +187,7 @@ func newRig(t testing.TB, mod func(*Config), extra ...supervisor.Service) *rig {
 	}
 	svcs := []supervisor.Service{
 		ble,
-		{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return &recorder{got: r.got} }},
+		{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return &recorder{got: r.got, other: r.other} }},
 		{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("desktop", "buddy"), approvals.WithOwner("cli:*", "lan"))},
 		{Name: "dock", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
 	}
