@@ -239,9 +239,11 @@ func (s *state) clockView(now time.Time, lg legend) screens.ClockView {
 	return v
 }
 
-// today is the desktop's tokens_today, ok false before a heartbeat had it.
+// today is the desktop's tokens_today, ok false before a heartbeat had
+// it and while the desktop is away: its count of "today" may be of a day
+// that has ended since.
 func (s *state) today() (uint64, bool) {
-	if b := s.buddy; b != nil && b.Snapshot != nil && b.Snapshot.Present.Has(pbuddy.FieldTokensToday) {
+	if b := s.buddy; b != nil && b.Connected && b.Snapshot != nil && b.Snapshot.Present.Has(pbuddy.FieldTokensToday) {
 		return b.Snapshot.TokensToday, true
 	}
 	return 0, false

@@ -3,6 +3,7 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -98,11 +99,8 @@ func TestSettingsCharacter(t *testing.T) {
 		}
 		got = append(got, fx[0].(chooseSpecies).idx)
 	}
-	want := []int{0, 1, 2, 3, abuddy.SpeciesPack, 0}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("species steps %v, want %v", got, want)
-		}
+	if want := []int{0, 1, 2, 3, abuddy.SpeciesPack, 0}; !slices.Equal(got, want) {
+		t.Fatalf("species steps %v, want %v", got, want)
 	}
 	if s.speciesName() != screens.Species[0] {
 		t.Fatalf("the row says %q before the buddy answered, want %q", s.speciesName(), screens.Species[0])
@@ -217,13 +215,23 @@ func TestClockPage(t *testing.T) {
 	}
 	// The desktop's clock is 3 s ahead of ours, in UTC-7.
 	desk := &abuddy.DesktopClock{Epoch: t0.Unix() + 3, Offset: -7 * 3600, Received: t0}
-	s.apply(abuddy.State{Desktop: desk, Snapshot: &pbuddy.Heartbeat{TokensToday: 880, Present: pbuddy.FieldTokensToday}}, t0)
+	hb := &pbuddy.Heartbeat{TokensToday: 880, Present: pbuddy.FieldTokensToday}
+	s.apply(abuddy.State{Desktop: desk, Snapshot: hb}, t0)
+	if _, ok := s.today(); ok {
+		t.Fatal("today's tokens shown while the desktop is away")
+	}
+	s.apply(abuddy.State{Connected: true, Desktop: desk, Snapshot: hb}, t0)
 	v := s.clockView(t0.Add(90*time.Second), lg)
 	if got := v.Time.Format("15:04:05 -0700"); got != "03:01:33 -0700" {
 		t.Fatalf("90 s later the clock says %s, want 03:01:33 -0700", got)
 	}
 	if !v.HaveToday || v.Today != 880 {
 		t.Fatalf("today = %d (%v), want 880", v.Today, v.HaveToday)
+	}
+	// The desktop gone, its clock still ticks here.
+	s.apply(abuddy.State{Desktop: desk, Snapshot: hb}, t0)
+	if v := s.clockView(t0.Add(time.Hour), lg); v.Time.IsZero() || v.HaveToday {
+		t.Fatalf("an hour after the desktop left: %+v, want the time and no day count", v)
 	}
 	s.page = s.clockPage()
 	if s.screen() != ScreenClock {

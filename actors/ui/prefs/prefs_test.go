@@ -3,6 +3,7 @@ package prefs
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func TestSteps(t *testing.T) {
 		p = p.NextBrightness()
 		seen = append(seen, p.Percent())
 	}
-	if want := []int{25, 50, 75, 100, 25}; !equal(seen, want) {
+	if want := []int{25, 50, 75, 100, 25}; !slices.Equal(seen, want) {
 		t.Errorf("brightness steps %v, want %v", seen, want)
 	}
 	p = Defaults()
@@ -60,26 +61,12 @@ func TestSteps(t *testing.T) {
 		steps = append(steps, p.Timeout(45*time.Second))
 	}
 	want := []time.Duration{time.Minute, 2 * time.Minute, 5 * time.Minute, Never, 15 * time.Second, 30 * time.Second, time.Minute}
-	for i := range want {
-		if steps[i] != want[i] {
-			t.Fatalf("timeout steps from a 45 s default: %v, want %v", steps, want)
-		}
+	if !slices.Equal(steps, want) {
+		t.Fatalf("timeout steps from a 45 s default: %v, want %v", steps, want)
 	}
 	if got := Defaults().Timeout(45 * time.Second); got != 45*time.Second {
 		t.Errorf("default timeout = %v, want the configured 45 s", got)
 	}
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Saved settings load back; a missing file is the defaults; a damaged
