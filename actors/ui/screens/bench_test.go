@@ -100,3 +100,22 @@ func BenchmarkApproval4KB(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSpecies is one animation frame of each built-in species, the
+// per-frame cost of the home screen's character at 240×240.
+func BenchmarkSpecies(b *testing.B) {
+	box := image.Rect(50, 24, 190, 136)
+	for i, name := range Species {
+		b.Run(name, func(b *testing.B) {
+			c := &BuiltIn{Species: i}
+			dst := image.NewRGBA(image.Rect(0, 0, 240, 240))
+			b.ReportAllocs()
+			var t time.Duration
+			for b.Loop() {
+				clear(dst, box, bg)
+				c.Draw(dst, box, Busy, t)
+				t += c.Interval(Busy)
+			}
+		})
+	}
+}
