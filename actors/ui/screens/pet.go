@@ -58,9 +58,12 @@ func (r *Renderer) Clock(dst *image.RGBA, v ClockView) {
 	r.pageFooter(dst, v.Next, v.Back, "")
 }
 
-// zoneName is "UTC+2" or "UTC−7:30" for the time's fixed offset.
+// zoneName is "UTC", "UTC+2" or "UTC−7:30" for the time's fixed offset.
 func zoneName(t time.Time) string {
 	_, off := t.Zone()
+	if off == 0 {
+		return "UTC"
+	}
 	sign := "+"
 	if off < 0 {
 		sign, off = "−", -off
