@@ -17,6 +17,11 @@
 // the screen is off.
 // Forgetting the Bluetooth pairing takes two long presses on purpose, from
 // the Links page only, never with a prompt up (forget.go).
+// The pet's pages (pages.go): the stats (mood, energy, the fed bar) and
+// the desktop's clock in the page cycle, and the settings page (sound,
+// brightness, screen timeout, character) on a long press of approve on
+// home, kept in ui.json (actors/ui/prefs); a prompt closes it and takes
+// the buttons. The screen's sleep is the pet's nap (NapMin).
 package ui
 
 import (
@@ -63,8 +68,9 @@ type Config struct {
 	Roles map[string]Role
 	// Audio plays the chimes; nil is silent.
 	Audio audio.Player
-	// DataDir holds the installed character pack (PackDir); "" means the
-	// built-in character only.
+	// DataDir holds the installed character pack (PackDir) and the
+	// settings page's ui.json; "" means the built-in characters only and
+	// settings that last until a restart.
 	DataDir string
 	// Version and Started are shown on the info page; "dev" and the time
 	// New was called if zero.
@@ -88,7 +94,7 @@ type Config struct {
 	Now       func() time.Time
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// ScreenTimeout is how long the screen stays on without a press; 30 s
-	// if zero.
+	// if zero. The settings page's choice, once made, replaces it.
 	ScreenTimeout time.Duration
 	// DecideTimeout bounds the wait for approvals to accept a press; 2 s
 	// if zero. A press that times out shows the buttons again.
