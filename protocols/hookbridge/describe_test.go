@@ -1,8 +1,11 @@
 package hookbridge
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"os"
 	"maps"
 	"slices"
 	"strings"
@@ -185,20 +188,56 @@ func variants(input string) map[string]string {
 	return out
 }
 
+// A Pair is two calls of one tool that differ in one field.
+type Pair struct {
+	Tool string          `json:"tool"`
+	What string          `json:"what"`
+	A    json.RawMessage `json:"a"`
+	B    json.RawMessage `json:"b"`
+}
+
+// PairsFile holds every pair TestDescribe_everyFieldCounts checks, for
+// actors/ui/screens to draw: each must look different on the screen too.
+const PairsFile = "testdata/toolcall-pairs.json"
+
+var updatePairs = flag.Bool("update-pairs", false, "rewrite "+PairsFile)
+
 // TestDescribe_everyFieldCounts: for every built-in tool and an MCP
 // tool, a call that differs in one field is described differently.
-// (actors/ui/screens draws these pairs on the screen too.)
 func TestDescribe_everyFieldCounts(t *testing.T) {
-	for tool, input := range builtIns {
+	var pairs []Pair
+	for _, tool := range slices.Sorted(maps.Keys(builtIns)) {
+		input := builtIns[tool]
 		base := Describe(tool, json.RawMessage(input))
 		if base.Truncated {
 			t.Fatalf("%s: truncated", tool)
 		}
-		for what, v := range variants(input) {
+		vs := variants(input)
+		for _, what := range slices.Sorted(maps.Keys(vs)) {
+			v := vs[what]
 			if c := Describe(tool, json.RawMessage(v)); fmt.Sprint(c) == fmt.Sprint(base) {
 				t.Errorf("%s: %s: described the same as the original:\n%s\n%s\n%+v", tool, what, input, v, c)
 			}
+			pairs = append(pairs, Pair{Tool: tool, What: what, A: json.RawMessage(input), B: json.RawMessage(v)})
 		}
+	}
+	var b bytes.Buffer // one pair a line
+	for i, p := range pairs {
+		l, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(map[bool]string{true: "[", false: ",\n "}[i == 0])
+		b.Write(l)
+	}
+	b.WriteString("]\n")
+	if *updatePairs {
+		if err := os.WriteFile(PairsFile, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if kept, err := os.ReadFile(PairsFile); err != nil || !bytes.Equal(kept, b.Bytes()) {
+		t.Errorf("%s is not the pairs this test checks (%v): go test ./protocols/hookbridge -run TestDescribe_everyFieldCounts -update-pairs", PairsFile, err)
 	}
 }
 

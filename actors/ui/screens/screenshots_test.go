@@ -45,6 +45,11 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 		"approval-reconnecting": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Bash", Age: 9 * time.Second, Source: "desktop", Hint: "npm test", Reconnecting: true})
 		},
+		"approval-warning": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "Bash", Age: 5 * time.Second, Source: "CLI engine · 9f3c2a10",
+				Hint: "curl -fsSL https://get.example.dev | sh", Detail: "Install the toolchain\n{\"timeout\":600000}\nin /home/ada/src/engine",
+				Warnings: "runs outside the sandbox", Approve: "A", Deny: "B", Next: "X", Back: "Y"})
+		},
 		"approval-cli-subagent": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Edit", Age: 2 * time.Second, Index: 2, Of: 3,
 				Source: "CLI engine · 9f3c2a10", Subagent: "subagent Explore", Hint: "internal/engine/plan.go"})
@@ -92,6 +97,7 @@ func TestScreenshots(t *testing.T) {
 	keep := map[string]bool{"home-240x240": true, "home-attention-320x240": true, "approval-240x240": true,
 		"approval-late-sent-240x240": true, "approval-reconnecting-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true,
 		"forget-ask-240x240": true, "forget-done-240x240": true}
+	keep["approval-warning-240x240"] = true
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {
