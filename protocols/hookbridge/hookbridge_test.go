@@ -160,6 +160,8 @@ func TestActivity(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"fix the tests\nplease"}`, "fix the tests …"},
 		{`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test"}}`, "Bash go test"},
+		{`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"mcp__github__create_issue","tool_input":{"title":"x"}}`, "MCP github · create_issue"},
+		{`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Shell","tool_input":{"command":"ls"}}`, "Shell"},
 		{`{"session_id":"s","hook_event_name":"Stop"}`, "done"},
 		{`{"session_id":"s","hook_event_name":"Notification","message":"Claude needs your permission"}`, "Claude needs your permission"},
 	}

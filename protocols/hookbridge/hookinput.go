@@ -113,7 +113,10 @@ func Activity(in HookInput) string {
 		return clip(oneLine(in.Prompt), MaxActivity)
 	case EventPostToolUse:
 		hint, _ := Summary(in.ToolName, in.ToolInput)
-		return clip(oneLine(strings.TrimSpace(in.ToolName+" "+hint)), MaxActivity)
+		if _, _, mcp := mcpTool(in.ToolName); mcp {
+			return clip(hint, MaxActivity) // it names the server and the tool
+		}
+		return clip(oneLine(validUTF8(strings.TrimSpace(in.ToolName+" "+hint))), MaxActivity)
 	case EventNotification:
 		return clip(oneLine(in.Message), MaxActivity)
 	case EventSessionStart:
