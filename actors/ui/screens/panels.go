@@ -20,7 +20,7 @@ type ApprovalView struct {
 	// outside the sandbox"), one per line, drawn on every page like the
 	// hidden-character warning.
 	Warnings string
-	Age    time.Duration // since the prompt arrived
+	Age      time.Duration // since the prompt arrived
 	// Source names where the prompt comes from ("desktop", "CLI engine ·
 	// 9f3c2a10"); Subagent is "" or what marks a subagent's prompt
 	// ("subagent Explore"), drawn apart so it survives a long source.
