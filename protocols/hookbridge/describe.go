@@ -75,6 +75,10 @@ func describe(tool string, input json.RawMessage, where string) Call {
 			f.hint = clip(oneLine(validUTF8("MCP "+server+" · "+name)), MaxHint)
 		}
 	}
+	if len(tool) > MaxTool {
+		// The request's tool field holds MaxTool bytes of it.
+		f.lines = append([]string{"tool: " + validUTF8(tool)}, f.lines...)
+	}
 	c := Call{Hint: f.hint, Warnings: f.warn}
 	avail := MaxDetail
 	if where != "" {

@@ -62,6 +62,11 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("%s: Describe(%s, %s) = %+v\nwant hint %q detail %q warnings %q", tt.name, tt.tool, tt.input, c, tt.hint, tt.detail, tt.warnings)
 		}
 	}
+	// A tool name longer than the request's tool field is shown whole.
+	name := "mcp__s__" + strings.Repeat("t", MaxTool)
+	if c := Describe(name, json.RawMessage(`{}`)); !strings.HasPrefix(c.Detail, "tool: "+name) {
+		t.Fatalf("long tool name: detail %q", c.Detail)
+	}
 	// A path longer than the hint is shown whole in the detail.
 	long := "/" + strings.Repeat("d/", MaxHint)
 	c := Describe("Read", json.RawMessage(`{"file_path":"`+long+`"}`))
