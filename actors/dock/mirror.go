@@ -182,10 +182,18 @@ func announcement(p approvals.Prompt) string {
 	if tool == "" {
 		tool = "a tool"
 	}
+	s := "Claude wants to run " + tool + ": " + shorten(p.Hint, 120)
 	if p.Hint == "" {
-		return "Claude wants to use " + tool + "."
+		s = "Claude wants to use " + tool + "."
 	}
-	return "Claude wants to run " + tool + ": " + shorten(p.Hint, 120)
+	// A flag that widens the call is said too: the screen is not always
+	// in sight when the voice is.
+	for w := range strings.SplitSeq(p.Warnings, "\n") {
+		if w = strings.TrimSpace(w); w != "" {
+			s = strings.TrimSuffix(s, ".") + ". Warning: it " + shorten(w, 60) + "."
+		}
+	}
+	return s
 }
 
 func (m *mirror) send(h *host, e *mirrored, now time.Time) {

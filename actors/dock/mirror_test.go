@@ -41,3 +41,14 @@ func TestApprovalRequestCarriesTheWholePrompt(t *testing.T) {
 		t.Fatalf("%d-byte detail: truncated %v, %d bytes", appevent.MaxDetail, r.Truncated, len(r.Detail))
 	}
 }
+
+func TestAnnouncementSaysWarnings(t *testing.T) {
+	p := approvals.Prompt{Tool: "Bash", Hint: "npm test", Warnings: "runs outside the sandbox"}
+	if got, want := announcement(p), "Claude wants to run Bash: npm test. Warning: it runs outside the sandbox."; got != want {
+		t.Fatalf("announcement = %q, want %q", got, want)
+	}
+	p.Warnings = ""
+	if got := announcement(p); strings.Contains(got, "Warning") {
+		t.Fatalf("announcement without warnings = %q", got)
+	}
+}
