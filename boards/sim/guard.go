@@ -64,7 +64,7 @@ func checkHost(r *http.Request) error {
 	if err != nil {
 		host, port = r.Host, "80" // no port: the default one
 	}
-	if n, err := strconv.Atoi(port); err != nil || n != tcp.Port {
+	if port != strconv.Itoa(tcp.Port) { // as a browser writes it: no sign, no leading zeros
 		return fmt.Errorf("sim web: Host %q is not this server's port %d: %s", r.Host, tcp.Port, fix)
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")

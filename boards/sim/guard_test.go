@@ -2,9 +2,11 @@ package sim
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strings"
 	"testing"
@@ -64,6 +66,7 @@ func TestGuardRefusesOtherPages(t *testing.T) {
 		{"a name that ends in localhost", req("GET", "/api/state", "localhost.attacker.example:"+port), http.StatusMisdirectedRequest},
 		{"another port", req("GET", "/api/state", "127.0.0.1:1"), http.StatusMisdirectedRequest},
 		{"no port", req("GET", "/api/state", "127.0.0.1"), http.StatusMisdirectedRequest},
+		{"a signed port", req("GET", "/api/state", "127.0.0.1:+"+port), http.StatusMisdirectedRequest},
 		{"a LAN address the server is not on", req("GET", "/api/state", "192.0.2.7:"+port), http.StatusMisdirectedRequest},
 		{"0.0.0.0", req("GET", "/api/state", "0.0.0.0:"+port), http.StatusMisdirectedRequest},
 		{"a zone", req("GET", "/api/state", "[fe80::1%25eth0]:"+port), http.StatusMisdirectedRequest},
@@ -143,4 +146,39 @@ func TestGuardHeaders(t *testing.T) {
 	if !strings.Contains(pageCSP, inlineHash("script")) || strings.Contains(inlineHash("script"), inlineHash("style")) {
 		t.Fatal("pageCSP lacks the script's hash")
 	}
+}
+
+// FuzzGuard: whatever the Host and Origin, the guard lets through only a
+// request whose Host is localhost or a loopback address with the
+// server's port, and whose Origin, if any, is that same origin.
+func FuzzGuard(f *testing.F) {
+	for _, s := range [][2]string{
+		{"127.0.0.1:8330", ""}, {"localhost:8330", "http://localhost:8330"}, {"[::1]:8330", "http://[::1]:8330"},
+		{"rebind.attacker.example:8330", ""}, {"127.0.0.1:8330", "http://evil.example"}, {"127.0.0.1.nip.io:8330", ""},
+		{"[::ffff:127.0.0.1]:8330", ""}, {"0x7f.1:8330", ""}, {"LOCALHOST.:8330", "null"}, {"127.0.0.1:08330", ""},
+	} {
+		f.Add(s[0], s[1])
+	}
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8330}
+	f.Fuzz(func(t *testing.T, host, origin string) {
+		r := &http.Request{Method: "POST", Host: host, Header: http.Header{}}
+		if origin != "" {
+			r.Header.Set("Origin", origin)
+		}
+		r = r.WithContext(context.WithValue(context.Background(), http.LocalAddrContextKey, local))
+		if checkHost(r) != nil || checkOrigin(r) != nil {
+			return
+		}
+		h, p, err := net.SplitHostPort(host)
+		if err != nil || p != "8330" {
+			t.Fatalf("accepted Host %q: not port 8330", host)
+		}
+		h = strings.TrimSuffix(strings.ToLower(h), ".")
+		if a, err := netip.ParseAddr(h); h != "localhost" && (err != nil || !a.Unmap().IsLoopback()) {
+			t.Fatalf("accepted Host %q: not localhost or a loopback address", host)
+		}
+		if origin != "" && !strings.EqualFold(origin, "http://"+host) {
+			t.Fatalf("accepted Origin %q for Host %q", origin, host)
+		}
+	})
 }
