@@ -68,12 +68,10 @@ func RequestDetail(in HookInput) string { return DescribeRequest(in).Detail }
 
 func describe(tool string, input json.RawMessage, where string) Call {
 	f := newFields(input)
-	if f.m != nil {
-		if sum := summaries[tool]; sum != nil {
-			sum(f)
-		} else if server, name, ok := mcpTool(tool); ok {
-			f.hint = clip(oneLine(validUTF8("MCP "+server+" · "+name)), MaxHint)
-		}
+	if sum := summaries[tool]; sum != nil && f.m != nil {
+		sum(f)
+	} else if server, name, ok := mcpTool(tool); ok {
+		f.hint = clip(oneLine(validUTF8("MCP "+server+" · "+name)), MaxHint)
 	}
 	if len(tool) > MaxTool {
 		// The request's tool field holds MaxTool bytes of it.
