@@ -79,4 +79,19 @@ func TestApprovalPagesE2E(t *testing.T) {
 			t.Fatalf("hook printed %q, want a deny", got)
 		}
 	})
+
+	t.Run("a flag that widens the call and a field no summary shows reach the Pi (issue 23)", func(t *testing.T) {
+		in, _ := json.Marshal(map[string]any{"session_id": "66666666-ffff", "cwd": "/home/ada/src/engine", "hook_event_name": "PermissionRequest",
+			"tool_name": "Bash", "tool_input": map[string]any{"command": "npm test", "dangerouslyDisableSandbox": true, "timeout": 600000}})
+		h := startHook(dir, nil, string(in))
+		a.onScreen(t, "Bash", "CLI engine")
+		if v := a.uiView(t); v.Shown.Hint != "npm test" || v.Shown.Warnings != hookbridge.WarnNoSandbox ||
+			v.Shown.Detail != "{\"timeout\":600000}\nin /home/ada/src/engine" {
+			t.Fatalf("on the Pi: %+v", v.Shown)
+		}
+		a.press(t, "B")
+		if got := h.wait(t); !strings.Contains(got, `"deny"`) {
+			t.Fatalf("hook printed %q, want a deny", got)
+		}
+	})
 }

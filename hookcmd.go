@@ -140,14 +140,16 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	if in.HookEventName != hookbridge.EventPermissionRequest {
 		return nil, fmt.Errorf("got a %s event, want PermissionRequest", in.HookEventName)
 	}
-	hint, _ := hookbridge.Summary(in.ToolName, in.ToolInput)
+	call := hookbridge.DescribeRequest(in)
 	req := hookbridge.PermissionRequest{
 		ID:        newRequestID(),
 		Session:   clipBytes(in.SessionID, hookbridge.MaxSession),
 		Project:   hookbridge.ProjectName(in.CWD),
 		Tool:      clipBytes(in.ToolName, hookbridge.MaxTool),
-		Hint:      hint,
-		Detail:    hookbridge.RequestDetail(in),
+		Hint:      call.Hint,
+		Detail:    call.Detail,
+		Warnings:  strings.Join(call.Warnings, "\n"),
+		Truncated: call.Truncated,
 		Agent:     clipBytes(in.AgentID, hookbridge.MaxSession),
 		AgentType: clipBytes(in.AgentType, hookbridge.MaxTool),
 		Mode:      clipBytes(in.PermissionMode, hookbridge.MaxTool),

@@ -30,6 +30,11 @@ type Prompt struct {
 	Tool, Hint string
 	// Detail is optional longer text (a command line, a path).
 	Detail string
+	// Warnings are flags of the call that widen what it may do, one per
+	// line, for the screens to draw as warnings; Truncated says Detail
+	// does not hold the whole call (its text says how much is missing).
+	Warnings  string
+	Truncated bool
 	// Label names the source for the screen in a few words: "desktop",
 	// "CLI engine · 9f3c2a10"; a subagent's prompt ends in
 	// " · subagent <type>" so the screen can mark it. Empty: the screen

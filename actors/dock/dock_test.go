@@ -127,7 +127,7 @@ func TestHandshakeWithGarbageAndApprovalRoundTrip(t *testing.T) {
 	r.core.snapshot(func() { at = r.core.eventAt[len(r.core.eventAt)-1] })
 	t.Logf("latency prompt → approval.request on the port: %v", at.Sub(sent))
 	req := eventsOf[appevent.ApprovalRequest](r.core)[0]
-	want := appevent.NewApprovalRequest("approval-desktop-toolu_01ABC", appevent.KindCommand, "Bash", "npm test", "npm test --workspaces")
+	want := appevent.NewApprovalRequest("approval-desktop-toolu_01ABC", appevent.KindCommand, "Bash", "npm test", "npm test\nnpm test --workspaces")
 	if req != want {
 		t.Errorf("approval.request = %+v, want %+v", req, want)
 	}

@@ -3,6 +3,7 @@ package dock
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,18 +51,41 @@ func kindFor(tool string) appevent.ApprovalKind {
 	return appevent.KindCommand
 }
 
-// approvalRequest builds the approval.request for p.
+// titleColumns is how much of the title the CoreS3 shows before it
+// elides (spec §16.1: 30 columns).
+const titleColumns = 30
+
+// approvalRequest builds the approval.request for p. The summary is the
+// prompt's warning lines and its hint; the detail is everything the Pi
+// shows: the summary again, the prompt's detail and, when the title is
+// too long for the CoreS3's header, the whole tool name. It fits the
+// CoreS3's 16 KiB, and truncated is set when the prompt itself is not
+// the whole call.
 func approvalRequest(reqID string, p approvals.Prompt) appevent.ApprovalRequest {
 	clean := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 	title := clean(p.Tool)
 	if title == "" {
 		title = "Claude"
 	}
-	detail := clean(p.Detail)
-	if detail == "" {
-		detail = clean(p.Hint)
+	var summary []string
+	for w := range strings.SplitSeq(p.Warnings, "\n") {
+		if w = strings.TrimSpace(w); w != "" {
+			summary = append(summary, "! "+clean(w))
+		}
 	}
-	return appevent.NewApprovalRequest(reqID, kindFor(p.Tool), title, clean(p.Hint), detail)
+	if p.Hint != "" {
+		summary = append(summary, clean(p.Hint))
+	}
+	detail := summary
+	if p.Detail != "" {
+		detail = append(slices.Clip(detail), clean(p.Detail))
+	}
+	if len(title) > titleColumns {
+		detail = append(slices.Clip(detail), "tool: "+title)
+	}
+	r := appevent.NewApprovalRequest(reqID, kindFor(p.Tool), title, strings.Join(summary, "\n"), strings.Join(detail, "\n"))
+	r.Truncated = r.Truncated || p.Truncated
+	return r
 }
 
 // resolvedMessage is the short text the CoreS3 shows when a prompt goes.
@@ -158,10 +182,18 @@ func announcement(p approvals.Prompt) string {
 	if tool == "" {
 		tool = "a tool"
 	}
+	s := "Claude wants to run " + tool + ": " + shorten(p.Hint, 120)
 	if p.Hint == "" {
-		return "Claude wants to use " + tool + "."
+		s = "Claude wants to use " + tool + "."
 	}
-	return "Claude wants to run " + tool + ": " + shorten(p.Hint, 120)
+	// A flag that widens the call is said too: the screen is not always
+	// in sight when the voice is.
+	for w := range strings.SplitSeq(p.Warnings, "\n") {
+		if w = strings.TrimSpace(w); w != "" {
+			s = strings.TrimSuffix(s, ".") + ". Warning: it " + shorten(w, 60) + "."
+		}
+	}
+	return s
 }
 
 func (m *mirror) send(h *host, e *mirrored, now time.Time) {

@@ -306,13 +306,15 @@ func toPrompt(se *session, p pending) approvals.Prompt {
 		lbl += " · " + strings.TrimSpace("subagent "+p.req.AgentType)
 	}
 	return approvals.Prompt{
-		Source:  SourcePrefix + se.ID,
-		ID:      p.req.ID,
-		Tool:    p.req.Tool,
-		Hint:    p.req.Hint,
-		Detail:  p.req.Detail,
-		Label:   lbl,
-		Arrived: p.arrived,
+		Source:    SourcePrefix + se.ID,
+		ID:        p.req.ID,
+		Tool:      p.req.Tool,
+		Hint:      p.req.Hint,
+		Detail:    p.req.Detail,
+		Warnings:  p.req.Warnings,
+		Truncated: p.req.Truncated,
+		Label:     lbl,
+		Arrived:   p.arrived,
 	}
 }
 

@@ -212,3 +212,18 @@ func TestStateTurnEndKeepsLaterSpawnedPrompts(t *testing.T) {
 		}
 	}
 }
+
+// TestStatePromptKeepsWarnings: a request's warnings and truncated flag
+// reach the prompt the screens draw.
+func TestStatePromptKeepsWarnings(t *testing.T) {
+	s := newState([]Client{{Name: "laptop", Fingerprint: "fp1"}})
+	r := hookbridge.PermissionRequest{ID: "r1", Session: "s1", Tool: "Bash", Hint: "npm test", Detail: `{"timeout":1}`,
+		Warnings: hookbridge.WarnNoSandbox + "\n" + hookbridge.WarnBackground, Truncated: true}
+	if _, err := s.permission("fp1", r, time.Unix(1000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	ps := s.prompts("s1")
+	if len(ps) != 1 || ps[0].Warnings != r.Warnings || !ps[0].Truncated || ps[0].Detail != r.Detail || ps[0].Hint != r.Hint {
+		t.Fatalf("prompts %+v", ps)
+	}
+}

@@ -89,7 +89,7 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 			age = max(0, now.Sub(v.Arrived))
 		}
 		src, sub := sourceOf(v.Prompt)
-		av := screens.ApprovalView{Tool: v.Tool, Hint: v.Hint, Detail: v.Detail, Age: age, Source: src, Subagent: sub,
+		av := screens.ApprovalView{Tool: v.Tool, Hint: v.Hint, Detail: v.Detail, Warnings: v.Warnings, Age: age, Source: src, Subagent: sub,
 			Index: s.shown() + 1, Of: len(s.prompts), Page: s.approvalPage, Approve: p.lg.approve, Deny: p.lg.deny}
 		if s.pageKeys {
 			av.Next, av.Back = p.lg.next, p.lg.back

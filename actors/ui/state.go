@@ -146,7 +146,7 @@ type shownFrame struct {
 // samePrompt: a and b are one prompt and read the same on the screen.
 func samePrompt(a, b approvals.Prompt) bool {
 	return a.Source == b.Source && a.ID == b.ID && a.Tool == b.Tool && a.Hint == b.Hint &&
-		a.Detail == b.Detail && a.Label == b.Label
+		a.Detail == b.Detail && a.Warnings == b.Warnings && a.Label == b.Label
 }
 
 func keyOf(p approvals.Prompt) key { return key{p.Source, p.ID} }

@@ -65,8 +65,12 @@ type Server struct {
 	Logger *slog.Logger
 }
 
-// Handler returns the server's routes.
-func (s *Server) Handler() http.Handler {
+// Handler returns the server's routes, behind the checks that keep other
+// web pages away from them (guard). Serve it with net/http: the checks
+// need the connection's local address.
+func (s *Server) Handler() http.Handler { return guard(s.routes()) }
+
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page)
 	mux.HandleFunc("GET /api/screen.png", s.screen)

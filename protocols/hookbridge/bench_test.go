@@ -30,15 +30,25 @@ func BenchmarkDecodeHookInput(b *testing.B) {
 	}
 }
 
-// BenchmarkRequestDetail is the summary the hook makes of each input.
+// BenchmarkRequestDetail is the summary the hook makes of each input: a
+// Bash call, and a 64 KB Write with a field its summary does not show.
 func BenchmarkRequestDetail(b *testing.B) {
-	in, err := DecodeHookInput([]byte(realisticPermission))
+	write := HookInput{CWD: "/home/ada/src/engine", ToolName: "Write", ToolInput: json.RawMessage(`{"file_path":"/home/ada/src/engine/big.go","mode":"0755","content":` +
+		string(mustJSON(strings.Repeat("func f() { return }\n", 3200))) + `}`)}
+	bash, err := DecodeHookInput([]byte(realisticPermission))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = RequestDetail(in)
+	for _, bc := range []struct {
+		name string
+		in   HookInput
+	}{{"bash", bash}, {"write64k", write}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = DescribeRequest(bc.in)
+			}
+		})
 	}
 }
 

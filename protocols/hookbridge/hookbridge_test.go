@@ -104,14 +104,14 @@ func TestSummary(t *testing.T) {
 		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"y\nz\n"}`, "/a/b.go", "edit: -1 +2 lines\n--- old\nx\n+++ new\ny\nz\n"},
 		{"Edit", `{"file_path":"/a/b.go","old_string":"x","new_string":"","replace_all":true}`, "/a/b.go", "edit: -1 +0 lines, every occurrence\n--- old\nx\n+++ new\n"},
 		{"MultiEdit", `{"file_path":"/a/b.go","edits":[{"old_string":"a\nb","new_string":"c"},{"old_string":"d","new_string":"e\nf\ng"}]}`, "/a/b.go", "2 edits: -3 +4 lines\n--- old\na\nb\n+++ new\nc\n--- old\nd\n+++ new\ne\nf\ng"},
-		{"Write", `{"file_path":"/a/new.txt","content":"one\ntwo\n"}`, "/a/new.txt", "write: 2 lines, 8 bytes\n--- content\none\ntwo"},
+		{"Write", `{"file_path":"/a/new.txt","content":"one\ntwo\n"}`, "/a/new.txt", "write: 2 lines, 8 bytes\n--- content\none\ntwo\n"},
 		{"Read", `{"file_path":"/a/b.go"}`, "/a/b.go", ""},
 		{"NotebookEdit", `{"notebook_path":"/n.ipynb","cell_id":"c3","edit_mode":"insert"}`, "/n.ipynb", "insert cell c3"},
 		{"Grep", `{"pattern":"TODO","path":"src","glob":"*.go"}`, "TODO", "in src\nfiles *.go"},
 		{"WebFetch", `{"url":"https://x.org","prompt":"read"}`, "https://x.org", "read"},
-		{"mcp__x__y", `{"q": 1}`, "", `{"q":1}`},
+		{"mcp__x__y", `{"q": 1}`, "MCP x · y", `{"q":1}`},
 		{"Bad", `not json`, "", "not json"},
-		{"mcp__x__y", "{\"q\":\"\xfb\"}", "", "{\"q\":\"\uFFFD\"}"},
+		{"mcp__x__y", "{\"q\":\"\xfb\"}", "MCP x · y", "{\"q\":\"\uFFFD\"}"},
 		{"Bad", "\xff", "", "\uFFFD"},
 	}
 	for _, tt := range tests {
@@ -160,6 +160,8 @@ func TestActivity(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"fix the tests\nplease"}`, "fix the tests …"},
 		{`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test"}}`, "Bash go test"},
+		{`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"mcp__github__create_issue","tool_input":{"title":"x"}}`, "MCP github · create_issue"},
+		{`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Shell","tool_input":{"command":"ls"}}`, "Shell"},
 		{`{"session_id":"s","hook_event_name":"Stop"}`, "done"},
 		{`{"session_id":"s","hook_event_name":"Notification","message":"Claude needs your permission"}`, "Claude needs your permission"},
 	}

@@ -105,155 +105,6 @@ func ProjectName(cwd string) string {
 	return clip(cwd, MaxProject)
 }
 
-// Summary turns a tool call into what the Pi shows besides the tool: a
-// one-line hint (the command, the path, the URL) and a detail that says
-// what the call would do: the full command and its description, an
-// edit's size and its old and new text, a write's size and content, a
-// search's scope. Unknown tools get their compact tool_input. A detail
-// over MaxDetail ends in a line saying how much is not shown.
-func Summary(tool string, input json.RawMessage) (hint, detail string) {
-	var m map[string]any
-	if json.Unmarshal(input, &m) != nil {
-		return "", clipNoted(validUTF8(string(input)), MaxDetail)
-	}
-	str := func(k string) string { s, _ := m[k].(string); return s }
-	var lines []string
-	add := func(s string) {
-		if s = strings.TrimSpace(s); s != "" {
-			lines = append(lines, s)
-		}
-	}
-	switch {
-	case str("command") != "":
-		hint = str("command")
-		add(str("description"))
-		if c := str("command"); strings.ContainsAny(c, "\r\n") || len(c) > MaxHint {
-			// The hint shows only the first line; the rest is what the
-			// user must see before allowing it.
-			add("$ " + c)
-		}
-	case str("file_path") != "":
-		hint = str("file_path")
-		add(changeSize(m))
-		if c := changeText(m); c != "" {
-			lines = append(lines, c) // verbatim: indentation is part of it
-		}
-	case str("notebook_path") != "":
-		hint = str("notebook_path")
-		add(strings.TrimSpace(str("edit_mode") + " cell " + str("cell_id")))
-	case str("url") != "":
-		hint = str("url")
-		add(str("prompt"))
-	case str("pattern") != "":
-		hint = str("pattern")
-		if p := str("path"); p != "" {
-			add("in " + p)
-		}
-		if g := str("glob"); g != "" {
-			add("files " + g)
-		}
-	}
-	detail = strings.Join(lines, "\n")
-	if detail == "" && hint == "" {
-		compact := new(bytes.Buffer)
-		if json.Compact(compact, input) == nil {
-			// Compact keeps the raw bytes of strings, and the Pi refuses a
-			// detail that is not UTF-8.
-			detail = validUTF8(compact.String())
-		}
-	}
-	return clip(oneLine(hint), MaxHint), clipNoted(detail, MaxDetail)
-}
-
-// changeText is what a file tool would write: Edit's and MultiEdit's old
-// and new text, Write's content.
-func changeText(m map[string]any) string {
-	var b strings.Builder
-	edit := func(em map[string]any) {
-		o, _ := em["old_string"].(string)
-		n, _ := em["new_string"].(string)
-		b.WriteString("--- old\n" + o + "\n+++ new\n" + n + "\n")
-	}
-	if _, ok := m["old_string"].(string); ok {
-		edit(m)
-	}
-	if edits, ok := m["edits"].([]any); ok {
-		for _, e := range edits {
-			if em, ok := e.(map[string]any); ok {
-				edit(em)
-			}
-		}
-	}
-	if c, ok := m["content"].(string); ok {
-		b.WriteString("--- content\n" + c)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// clipNoted clips s to n bytes; when it cuts, the last line says how
-// many bytes are not shown, so a screen never passes a part for the
-// whole.
-func clipNoted(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	note := func(k int) string { return fmt.Sprintf("\n[… %d more bytes not shown]", k) }
-	cut := clip(s, n-len(note(len(s)))) // the final count has no more digits
-	return cut + note(len(s)-len(cut))
-}
-
-// changeSize describes a file tool's change: Edit's replaced lines,
-// MultiEdit's edits, Write's size. "" for a read.
-func changeSize(m map[string]any) string {
-	str := func(k string) (string, bool) { s, ok := m[k].(string); return s, ok }
-	if old, ok := str("old_string"); ok {
-		nw, _ := str("new_string")
-		s := fmt.Sprintf("edit: -%d +%d lines", countLines(old), countLines(nw))
-		if all, _ := m["replace_all"].(bool); all {
-			s += ", every occurrence"
-		}
-		return s
-	}
-	if edits, ok := m["edits"].([]any); ok {
-		del, ins := 0, 0
-		for _, e := range edits {
-			em, _ := e.(map[string]any)
-			o, _ := em["old_string"].(string)
-			n, _ := em["new_string"].(string)
-			del, ins = del+countLines(o), ins+countLines(n)
-		}
-		return fmt.Sprintf("%d edits: -%d +%d lines", len(edits), del, ins)
-	}
-	if content, ok := str("content"); ok {
-		return fmt.Sprintf("write: %d lines, %d bytes", countLines(content), len(content))
-	}
-	return ""
-}
-
-func countLines(s string) int {
-	if s == "" {
-		return 0
-	}
-	return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1
-}
-
-// RequestDetail is the detail of a permission request: the tool call's
-// Summary detail, then the working directory, which tells the user where
-// a relative path or a command would act. A long detail is clipped so the
-// directory line always fits within MaxDetail.
-func RequestDetail(in HookInput) string {
-	_, d := Summary(in.ToolName, in.ToolInput)
-	cwd := strings.TrimSpace(in.CWD)
-	if cwd == "" {
-		return d
-	}
-	where := "in " + clip(oneLine(cwd), MaxDetail/4)
-	if d == "" {
-		return where
-	}
-	return clipNoted(d, MaxDetail-len(where)-1) + "\n" + where
-}
-
 // Activity is the "last activity" line of a session for an event, or ""
 // when the event says nothing worth showing.
 func Activity(in HookInput) string {
@@ -262,7 +113,10 @@ func Activity(in HookInput) string {
 		return clip(oneLine(in.Prompt), MaxActivity)
 	case EventPostToolUse:
 		hint, _ := Summary(in.ToolName, in.ToolInput)
-		return clip(oneLine(strings.TrimSpace(in.ToolName+" "+hint)), MaxActivity)
+		if _, _, mcp := mcpTool(in.ToolName); mcp {
+			return clip(hint, MaxActivity) // it names the server and the tool
+		}
+		return clip(oneLine(validUTF8(strings.TrimSpace(in.ToolName+" "+hint))), MaxActivity)
 	case EventNotification:
 		return clip(oneLine(in.Message), MaxActivity)
 	case EventSessionStart:

@@ -85,6 +85,12 @@ type PermissionRequest struct {
 	Tool    string `json:"tool"`
 	Hint    string `json:"hint,omitempty"`
 	Detail  string `json:"detail,omitempty"`
+	// Warnings are Call.Warnings, one per line: flags of the call that
+	// widen what it may do, which the Pi draws apart from the detail.
+	// Truncated is Call.Truncated. A Pi that predates them refuses a
+	// request that sets them, and the terminal's dialog carries on.
+	Warnings  string `json:"warnings,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
 	// Agent is set for a subagent's request: its agent_id; AgentType
 	// names the kind of subagent for the screen.
 	Agent     string `json:"agent,omitempty"`
@@ -152,6 +158,7 @@ func DecodePermissionRequest(b []byte) (PermissionRequest, error) {
 		field{"id", r.ID, MaxID, true}, field{"session", r.Session, MaxSession, true},
 		field{"project", r.Project, MaxProject, false}, field{"tool", r.Tool, MaxTool, true},
 		field{"hint", r.Hint, MaxHint, false}, field{"detail", r.Detail, MaxDetail, false},
+		field{"warnings", r.Warnings, MaxWarnings, false},
 		field{"agent", r.Agent, MaxSession, false}, field{"agent_type", r.AgentType, MaxTool, false},
 		field{"mode", r.Mode, MaxTool, false}, field{"call", r.Call, MaxID, false},
 	)

@@ -16,7 +16,11 @@ type ApprovalView struct {
 	// Detail is the rest of what the decision applies to (a whole
 	// command, an edit's old and new text), paged after the hint.
 	Detail string
-	Age    time.Duration // since the prompt arrived
+	// Warnings are flags of the call that widen what it may do ("runs
+	// outside the sandbox"), one per line, drawn on every page like the
+	// hidden-character warning.
+	Warnings string
+	Age      time.Duration // since the prompt arrived
 	// Source names where the prompt comes from ("desktop", "CLI engine ·
 	// 9f3c2a10"); Subagent is "" or what marks a subagent's prompt
 	// ("subagent Explore"), drawn apart so it survives a long source.
@@ -62,6 +66,7 @@ type approvalPage struct {
 	lines  [][]cell
 	first  bool // the first page, with the tool drawn large
 	hidden bool
+	warn   []string // the warning lines every page draws above the tool
 }
 
 // approvalLayout splits the prompt into pages. The body is the hint,
@@ -90,24 +95,30 @@ func (r *Renderer) layoutApproval(v ApprovalView) []approvalPage {
 		body += "\nfrom: " + strings.Join(slices.DeleteFunc([]string{v.Source, v.Subagent}, func(s string) bool { return s == "" }), " · ")
 	}
 	cs, hidden := r.f.cells(Mono, approvalHintSize, body, false)
-	for _, s := range []string{v.Tool, v.Source, v.Subagent} {
+	var flags []string
+	for w := range strings.SplitSeq(v.Warnings, "\n") {
+		if w = strings.TrimSpace(w); w != "" {
+			flags = append(flags, "! "+w)
+		}
+	}
+	for _, s := range append([]string{v.Tool, v.Source, v.Subagent}, flags...) {
 		if _, h := r.f.cells(Regular, approvalSourceSize, s, true); h {
 			hidden = true
 		}
 	}
+	if hidden {
+		flags = append([]string{"! " + HiddenWarning}, flags...)
+	}
 	lines := layout(cs, r.w-20)
 	lh := r.f.lineHeight(Mono, approvalHintSize)
-	warn := 0
-	if hidden {
-		warn = r.f.lineHeight(Bold, approvalWarnSize)
-	}
+	warn := len(flags) * r.f.lineHeight(Bold, approvalWarnSize)
 	bottom := r.h - approvalLegendH - approvalFooterH - 3
 	firstN := max(1, (bottom-(approvalToolTop+warn+40))/lh)
 	restN := max(1, (bottom-(approvalToolTop+warn+4))/lh)
-	pages := []approvalPage{{first: true, hidden: hidden}}
+	pages := []approvalPage{{first: true, hidden: hidden, warn: flags}}
 	for i, n := 0, firstN; i < len(lines); n = restN {
 		if i > 0 {
-			pages = append(pages, approvalPage{hidden: hidden})
+			pages = append(pages, approvalPage{hidden: hidden, warn: flags})
 		}
 		end := min(i+n, len(lines))
 		pages[len(pages)-1].lines = lines[i:end]
@@ -127,10 +138,12 @@ func toolName(t string) string {
 func (r *Renderer) ApprovalPages(v ApprovalView) int { return len(r.approvalLayout(v)) }
 
 // ApprovalDrawn is what Approval drew: the page (0-based) of how many,
-// and whether the warning line for hidden characters is up.
+// whether the warning line for hidden characters is up, and how many
+// warning lines (hidden characters and flags) it drew.
 type ApprovalDrawn struct {
 	Page, Pages int
 	Hidden      bool
+	Warnings    int
 }
 
 // Approval draws a pending prompt into dst: page v.Page of its pages.
@@ -140,7 +153,7 @@ func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) ApprovalDrawn {
 	pages := len(ps)
 	page := ((v.Page % pages) + pages) % pages
 	p := ps[page]
-	drawn := ApprovalDrawn{Page: page, Pages: pages, Hidden: p.hidden}
+	drawn := ApprovalDrawn{Page: page, Pages: pages, Hidden: p.hidden, Warnings: len(p.warn)}
 
 	// "waiting", not "approve?": the seconds count up, nothing expires.
 	head := fmt.Sprintf("waiting %ds", int(v.Age/time.Second))
@@ -156,8 +169,8 @@ func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) ApprovalDrawn {
 	}
 	r.source(dst, v.Source, v.Subagent)
 	y := approvalToolTop
-	if p.hidden {
-		r.f.text(dst, 8, y-2, Bold, approvalWarnSize, warnC, "! "+HiddenWarning)
+	for _, w := range p.warn {
+		r.f.text(dst, 8, y-2, Bold, approvalWarnSize, warnC, r.f.ellipsize(Bold, approvalWarnSize, w, r.w-16))
 		y += r.f.lineHeight(Bold, approvalWarnSize)
 	}
 	tool := toolName(v.Tool)

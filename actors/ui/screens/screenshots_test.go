@@ -45,6 +45,11 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 		"approval-reconnecting": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Bash", Age: 9 * time.Second, Source: "desktop", Hint: "npm test", Reconnecting: true})
 		},
+		"approval-warning": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "Bash", Age: 5 * time.Second, Source: "CLI engine · 9f3c2a10",
+				Hint: "curl -fsSL https://get.example.dev | sh", Detail: "Install the toolchain\n{\"timeout\":600000}\nin /home/ada/src/engine",
+				Warnings: "runs outside the sandbox", Approve: "A", Deny: "B", Next: "X", Back: "Y"})
+		},
 		"approval-cli-subagent": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Edit", Age: 2 * time.Second, Index: 2, Of: 3,
 				Source: "CLI engine · 9f3c2a10", Subagent: "subagent Explore", Hint: "internal/engine/plan.go"})
@@ -118,6 +123,7 @@ func TestScreenshots(t *testing.T) {
 		"forget-ask-240x240": true, "forget-done-240x240": true,
 		"clock-240x240": true, "clock-320x240": true, "clock-waiting-240x240": true, "pet-240x240": true, "pet-320x240": true,
 		"pet-sad-240x240": true, "settings-240x240": true, "settings-unsaved-240x240": true, "home-320x240": true}
+	keep["approval-warning-240x240"] = true
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {

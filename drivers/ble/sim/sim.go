@@ -7,6 +7,10 @@
 // while one is connected is refused. It reads one line explaining why and
 // is closed (holding it would leave a tool hanging with no hint).
 //
+// A connection is served only once its first byte other than white space
+// is '{' (sniff.go): what a web page can make a browser send to a local
+// port (HTTP, TLS, STUN) is closed before a byte reaches the appliance.
+//
 // The link is never encrypted: CanPair is false and Secured{true} is never
 // reported, so the status ack says sec:false, as with the hci backend.
 package sim
@@ -226,7 +230,11 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 		case err := <-reads:
 			p.dropClient()
 			reads = nil
-			p.log.Info("sim: central disconnected", "central", central, "why", err)
+			if errors.Is(err, errNotNUS) {
+				p.log.Warn("sim: closed a connection that is not a NUS client", "central", central, "why", err)
+			} else {
+				p.log.Info("sim: central disconnected", "central", central, "why", err)
+			}
 			if !emit(ble.Disconnected{Central: central}) {
 				return nil
 			}
@@ -235,29 +243,56 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 }
 
 // readLoop emits each read as a Received and hands Run the error that
-// ends it.
+// ends it. Nothing is emitted until the first bytes show a NUS client
+// (sniff): a connection that starts like anything else ends with
+// errNotNUS.
 func readLoop(ctx context.Context, c net.Conn, events chan<- ble.Event, ended chan<- error, stop <-chan struct{}) {
 	buf := make([]byte, MaxRead)
-	for {
-		n, err := c.Read(buf)
-		if n > 0 {
-			select {
-			case events <- ble.Received{Data: append([]byte(nil), buf[:n]...)}:
-			case <-ctx.Done():
-				return
-			case <-stop:
-				return
-			}
-			continue
+	var lead []byte // what arrived while sniff was undecided
+	emit := func(b []byte) bool {
+		select {
+		case events <- ble.Received{Data: append([]byte(nil), b...)}:
+			return true
+		case <-ctx.Done():
+		case <-stop:
 		}
-		if err == nil {
-			continue
-		}
+		return false
+	}
+	end := func(err error) {
 		select {
 		case ended <- err:
 		case <-stop:
 		}
-		return
+	}
+	decided := false
+	for {
+		n, err := c.Read(buf)
+		switch {
+		case n > 0 && !decided:
+			lead = append(lead, buf[:n]...)
+			switch sniff(lead) {
+			case notNUS:
+				end(fmt.Errorf("%w: it sent %s", errNotNUS, looksLike(lead)))
+				return
+			case nusClient:
+				decided = true
+				for len(lead) > 0 { // the first bytes, in write-sized pieces
+					k := min(len(lead), MaxRead)
+					if !emit(lead[:k]) {
+						return
+					}
+					lead = lead[k:]
+				}
+			}
+		case n > 0:
+			if !emit(buf[:n]) {
+				return
+			}
+		}
+		if err != nil {
+			end(err)
+			return
+		}
 	}
 }
 

@@ -177,7 +177,7 @@ func TestReadsAreCappedAtATTWriteSize(t *testing.T) {
 	defer h.stop()
 	c := h.dial()
 	defer c.Close()
-	payload := bytes.Repeat([]byte("0123456789abcdef"), 200) // 3200 bytes in one write
+	payload := append([]byte("{"), bytes.Repeat([]byte("0123456789abcdef"), 200)...) // 3201 bytes in one write
 	if _, err := c.Write(payload); err != nil {
 		t.Fatal(err)
 	}
