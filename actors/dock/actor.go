@@ -567,7 +567,8 @@ func (a *Actor) state() State {
 	// A closed port is never ready, even before the host notices (Stopping).
 	up := a.port != nil
 	s := State{Connected: up, Ready: up && a.host.phase == ready, Event: up && a.host.eventReady(),
-		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.speech.maxCreditWait}
+		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.speech.maxCreditWait,
+		DisplayOnly: a.opts.DisplayOnly}
 	if a.device != nil {
 		s.Path, s.Serial = a.device.Path, a.device.Serial
 	}

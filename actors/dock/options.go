@@ -107,6 +107,8 @@ type State struct {
 	// NewDock is a plugged CoreS3 waiting to be accepted on the Pi's
 	// screen; its port stays closed until then.
 	NewDock NewDock
+	// DisplayOnly: dock.approvals = false, the CoreS3 decides nothing.
+	DisplayOnly bool
 }
 
 // NewDock is a dock asking to be accepted. Serial is what AcceptDock and
