@@ -109,12 +109,6 @@ func (a *Actor) Receive(c actor.Context) {
 		c.Respond(a.state())
 	case supervisor.Reload:
 		a.reload()
-	case SetVolume:
-		if err := CheckVolume(m.Volume); err != nil {
-			a.h.Logger().Warn("volume not changed", "err", err)
-			break
-		}
-		a.host.setVolume(m.Volume)
 
 	case approvals.Pending:
 		a.host.mirror.pending(a.host, m.Prompts, now)

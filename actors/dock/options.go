@@ -66,8 +66,8 @@ type Options struct {
 	// answered with approval.resolved saying so.
 	DisplayOnly bool
 	// Volume (config dock.volume, 0..100) is sent as the claude_pi.settings
-	// extension at every EVENT handshake; nil sends nothing, so the
-	// CoreS3 keeps the volume set on it.
+	// extension at every EVENT handshake and when ReadVolume finds it
+	// changed; nil sends nothing, so the CoreS3 keeps the volume set on it.
 	Volume *int
 
 	// ReadVolume, when set, re-reads dock.volume on supervisor.Reload
@@ -117,11 +117,6 @@ type NewDock struct {
 	Asking        bool
 	Serial, Shown string
 }
-
-// SetVolume changes the volume the CoreS3 is told (Options.Volume); nil
-// stops sending it. The dock answers nothing and sends it at once if EVENT
-// is ready.
-type SetVolume struct{ Volume *int }
 
 // CheckVolume validates config dock.volume.
 func CheckVolume(v *int) error {
