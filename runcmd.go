@@ -169,8 +169,9 @@ func boardHardware(s settings, log *slog.Logger, processes func() []supervisor.P
 		return hardware{}, nil, err
 	}
 	hw := hardware{security: sec, dock: dockOptions(s.dock, s.voice, synth, log)}
-	hw.dock.DataDir = s.dataDir // docks.json: the CoreS3s accepted on the screen
-	hw.dock.ReadVolume = func() (*int, error) { // supervisorctl signal HUP dock
+	// docks.json keeps the CoreS3s accepted on the screen; HUP re-reads the volume.
+	hw.dock.DataDir = s.dataDir
+	hw.dock.ReadVolume = func() (*int, error) {
 		c, err := loadConfig(s.configPath, false)
 		return c.Dock.Volume, err
 	}

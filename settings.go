@@ -13,8 +13,8 @@ import (
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/boards"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
-	"github.com/claude-pi/claude-pi/drivers/serial"
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
+	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 

@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -141,4 +143,41 @@ func TestRetryDelay(t *testing.T) {
 	if d := retryDelay(1000, 2*time.Second); d != 2*time.Second {
 		t.Errorf("retryDelay(1000) = %v", d)
 	}
+}
+
+// TestVolumeAndTerminalsThroughTheActor: dock.volume reaches the CoreS3 at
+// the handshake and again on Reload when the config changed it; a running
+// terminal session from the lan service lights task.status.
+func TestVolumeAndTerminalsThroughTheActor(t *testing.T) {
+	volume := new(40)
+	var mu sync.Mutex
+	read := func() (*int, error) { mu.Lock(); defer mu.Unlock(); return volume, nil }
+	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true, Volume: new(40), ReadVolume: read})
+	r.core.plug()
+	waitFor(t, "the volume at EVENT ready", func() bool { return len(r.core.Settings()) == 1 })
+	if s := r.core.Settings()[0]; s.Volume != 40 {
+		t.Fatalf("settings %+v, want volume 40", s)
+	}
+	r.send(supervisor.Reload{}) // unchanged: nothing sent
+	mu.Lock()
+	volume = new(85)
+	mu.Unlock()
+	r.send(supervisor.Reload{})
+	waitFor(t, "the changed volume", func() bool { return len(r.core.Settings()) == 2 })
+	if s := r.core.Settings(); s[1].Volume != 85 || s[1].EventID == s[0].EventID {
+		t.Errorf("settings after reload %+v, want volume 85 with a new event_id", s)
+	}
+
+	running := func() int {
+		n := 0
+		for _, s := range eventsOf[appevent.TaskStatus](r.core) {
+			if s.State == appevent.TaskRunning {
+				n++
+			}
+		}
+		return n
+	}
+	r.send(lan.State{Sessions: []lan.Session{{ID: "s1", Client: "ada", State: "running", Updated: time.Now()}}})
+	waitFor(t, "task.status running for the terminal session", func() bool { return running() > 0 })
+	noViolations(t, r.core)
 }
