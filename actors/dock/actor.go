@@ -199,7 +199,8 @@ func (a *Actor) start(c actor.Context) {
 		speakPrompts: !a.opts.MutePrompts, speakAssistant: !a.opts.MuteAssistant,
 		speakConversation: !a.opts.MuteConversation, hasTTS: a.opts.Synth != nil,
 		assistantMax: a.opts.AssistantMax, token: hex.EncodeToString(token), log: a.h.Logger(),
-		voice: len(a.opts.STT) > 0 && a.opts.Synth != nil, listenFor: a.opts.ListenFor,
+		// A display-only dock decides nothing, by tap or by voice.
+		voice: len(a.opts.STT) > 0 && a.opts.Synth != nil && !a.opts.DisplayOnly, listenFor: a.opts.ListenFor,
 		displayOnly: a.opts.DisplayOnly, volume: a.opts.Volume,
 	})
 	self := supervisor.ServicePID(a.system, a.h.Name())
@@ -449,6 +450,12 @@ func (a *Actor) flush(c actor.Context) {
 func (a *Actor) effect(c actor.Context, e any) {
 	switch e := e.(type) {
 	case decideOut:
+		if a.opts.DisplayOnly {
+			// The host never makes one for a display-only dock; this is
+			// the one place every decision from the CoreS3 passes.
+			a.h.Logger().Error("BUG: a display-only dock's decision dropped", "source", e.Source, "id", e.ID)
+			return
+		}
 		d := pbuddy.Deny
 		if e.Approve {
 			d = pbuddy.Once

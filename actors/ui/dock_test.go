@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -13,41 +12,16 @@ import (
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
-// fakeDock stands in for the dock service: it publishes its State to a
-// subscriber and records the screen's answers.
-type fakeDock struct {
-	mu      sync.Mutex
-	st      dock.State
-	sys     *actor.ActorSystem
-	sub     *actor.PID
-	answers []any
-}
-
-func (f *fakeDock) set(st dock.State) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.st = st
-	if f.sub != nil {
-		f.sys.Root.Send(f.sub, st)
-	}
-}
-
-func (f *fakeDock) got() []any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]any(nil), f.answers...)
-}
-
-func (f *fakeDock) Receive(c actor.Context) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	switch m := c.Message().(type) {
-	case supervisor.Subscribe:
-		f.sys, f.sub = c.ActorSystem(), m.PID
-		c.Send(m.PID, f.st)
-	case dock.AcceptDock, dock.RefuseDock:
-		f.answers = append(f.answers, m)
-	}
+// newFakeDock is the dock service's stand-in: it records the answers to
+// "New dock".
+func newFakeDock() *publisher[dock.State] {
+	return &publisher[dock.State]{keep: func(m any) bool {
+		switch m.(type) {
+		case dock.AcceptDock, dock.RefuseDock:
+			return true
+		}
+		return false
+	}}
 }
 
 func asking(serial string) dock.State {
@@ -60,7 +34,7 @@ func asking(serial string) dock.State {
 // A begun on the "New dock" screen accepts it, by its serial number, and B
 // refuses.
 func TestNewDockThroughButtons(t *testing.T) {
-	f := &fakeDock{}
+	f := newFakeDock()
 	r := newRig(t, nil, supervisor.Service{Name: "dock", Policy: supervisor.DefaultPolicy,
 		New: func(*supervisor.Handle) actor.Actor { return f }})
 	r.prompt("p1", "Bash")

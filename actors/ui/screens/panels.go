@@ -325,7 +325,12 @@ func (r *Renderer) Pairing(dst *image.RGBA, v PairingView) {
 		r.f.text(dst, (r.w-r.f.measure(Bold, 16, s))/2, legend.Min.Y+9, Bold, 16, dim, s)
 		return
 	}
-	approve, deny := v.Approve, v.Deny
+	r.holdLegend(dst, v.Approve, v.Deny, "pair")
+}
+
+// holdLegend draws the "hold A <verb>" / "B  refuse" buttons of a screen
+// a long press accepts (LAN pairing, a new dock); "" labels are A and B.
+func (r *Renderer) holdLegend(dst *image.RGBA, approve, deny, verb string) {
 	if approve == "" {
 		approve = "A"
 	}
@@ -334,7 +339,7 @@ func (r *Renderer) Pairing(dst *image.RGBA, v PairingView) {
 	}
 	half := r.w / 2
 	top := r.h - 36
-	r.button(dst, image.Rect(4, top, half-2, r.h-4), "hold "+approve+" pair", approveC)
+	r.button(dst, image.Rect(4, top, half-2, r.h-4), "hold "+approve+" "+verb, approveC)
 	r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  refuse", denyC)
 }
 
@@ -454,15 +459,5 @@ func (r *Renderer) NewDock(dst *image.RGBA, v NewDockView) {
 	r.centre(dst, r.h-100, Regular, 14, fg, r.f.ellipsize(Regular, 14, what, r.w-16))
 	r.centre(dst, r.h-82, Regular, 14, fg, r.f.ellipsize(Regular, 14, then, r.w-16))
 	r.centre(dst, r.h-60, Regular, 14, dim, r.f.ellipsize(Regular, 14, "Is this your dock?", r.w-16))
-	approve, deny := v.Approve, v.Deny
-	if approve == "" {
-		approve = "A"
-	}
-	if deny == "" {
-		deny = "B"
-	}
-	half := r.w / 2
-	top := r.h - 36
-	r.button(dst, image.Rect(4, top, half-2, r.h-4), "hold "+approve+" accept", approveC)
-	r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  refuse", denyC)
+	r.holdLegend(dst, v.Approve, v.Deny, "accept")
 }
