@@ -59,7 +59,8 @@ type BLEConfig struct {
 }
 
 // DockConfig is the [dock] table. The pointers tell "unset" from false:
-// unset DTR/RTS leave the line as the kernel left it, unset speak_* mean on.
+// unset DTR/RTS leave the line as the kernel left it, unset speak_* and
+// approvals mean on, unset volume is never sent.
 type DockConfig struct {
 	Port              string `toml:"port"`
 	Serial            string `toml:"serial"`
@@ -69,6 +70,8 @@ type DockConfig struct {
 	SpeakAssistant    *bool  `toml:"speak_assistant"`
 	SpeakConversation *bool  `toml:"speak_conversation"`
 	AssistantMax      int    `toml:"assistant_max"`
+	Approvals         *bool  `toml:"approvals"`
+	Volume            *int   `toml:"volume"`
 }
 
 // LANConfig is the [lan] table: the API Claude Code's hooks reach the Pi

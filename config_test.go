@@ -169,6 +169,9 @@ func TestConfigErrors(t *testing.T) {
 		{"hci bonded", "[ble]\nbackend = \"hci\"\n", []string{"hci", `ble.security = "open"`}},
 		{"assistant_max small", "[dock]\nassistant_max = 5\n", []string{"dock.assistant_max", "20..4000"}},
 		{"dtr not a bool", "[dock]\ndtr = \"yes\"\n", []string{"dtr"}},
+		{"dtr low alone holds reset", "[dock]\ndtr = false\n", []string{"DTR=0 RTS=1", "reset", "set both false"}},
+		{"rts low alone holds download", "[dock]\nrts = false\n", []string{"DTR=1 RTS=0", "download", "set both false"}},
+		{"volume out of range", "[dock]\nvolume = 101\n", []string{"dock.volume = 101", "0..100"}},
 		{"bad lan listen", "[lan]\nlisten = \"7787\"\n", []string{"lan.listen", "host:port"}},
 		{"zero lan wait", "[lan]\nmax_wait = \"0s\"\n", []string{"lan.max_wait", "positive"}},
 		{"short screen timeout", "[ui]\nscreen_timeout = \"1s\"\n", []string{"ui.screen_timeout", "5s or longer"}},
@@ -276,7 +279,7 @@ func TestDockAndTTSDefaults(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "config.toml")
-	writeFile(t, path, "[dock]\nport = \"/dev/ttyACM3\"\nserial = \"3C84\"\ndtr = false\nspeak_assistant = false\nassistant_max = 80\n[tts]\nengine = \"off\"\n")
+	writeFile(t, path, "[dock]\nport = \"/dev/ttyACM3\"\nserial = \"3C84\"\ndtr = false\nrts = false\nspeak_assistant = false\nassistant_max = 80\n[tts]\nengine = \"off\"\n")
 	c, err := loadConfig(path, true)
 	if err != nil {
 		t.Fatal(err)
@@ -289,7 +292,7 @@ func TestDockAndTTSDefaults(t *testing.T) {
 		t.Errorf("engine off: synth %v, %v; want none", synth, err)
 	}
 	o = dockOptions(s.dock, s.voice, nil, slog.Default())
-	if o.Port != "/dev/ttyACM3" || o.Serial.Serial != "3C84" || o.Serial.DTR == nil || *o.Serial.DTR || o.Serial.RTS != nil ||
+	if o.Port != "/dev/ttyACM3" || o.Serial.Serial != "3C84" || o.Serial.DTR == nil || *o.Serial.DTR || o.Serial.RTS == nil || *o.Serial.RTS ||
 		o.MutePrompts || !o.MuteAssistant || o.MuteConversation || o.AssistantMax != 80 {
 		t.Errorf("dock options = %+v", o)
 	}
@@ -363,6 +366,11 @@ func TestExampleConfig(t *testing.T) {
 		t.Errorf("example dtr/rts = %v/%v, want true/true", got.dock.DTR, got.dock.RTS)
 	}
 	got.dock.DTR, got.dock.RTS = nil, nil
+	// volume has no default either (unset: the CoreS3 keeps its own).
+	if got.dock.Volume == nil {
+		t.Errorf("example volume unset, want a value shown")
+	}
+	got.dock.Volume = nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("example's values differ from the defaults:\n got %+v\nwant %+v", got, want)
 	}

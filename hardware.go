@@ -65,6 +65,8 @@ func dockOptions(d DockConfig, v voiceSettings, synth tts.Synth, log *slog.Logge
 		MuteAssistant:    !*d.SpeakAssistant,
 		MuteConversation: !*d.SpeakConversation,
 		AssistantMax:     d.AssistantMax,
+		DisplayOnly:      !*d.Approvals,
+		Volume:           d.Volume,
 	}
 }
 

@@ -169,6 +169,12 @@ func boardHardware(s settings, log *slog.Logger, processes func() []supervisor.P
 		return hardware{}, nil, err
 	}
 	hw := hardware{security: sec, dock: dockOptions(s.dock, s.voice, synth, log)}
+	// docks.json keeps the CoreS3s accepted on the screen; HUP re-reads the volume.
+	hw.dock.DataDir = s.dataDir
+	hw.dock.ReadVolume = func() (*int, error) {
+		c, err := loadConfig(s.configPath, false)
+		return c.Dock.Volume, err
+	}
 	// The screen shows the lan service's pairing requests and sessions on
 	// every board; the lan runs even with [lan] listen off.
 	screen := ui.Config{Board: s.board, Device: s.ble.Name, DataDir: s.dataDir, Version: version, LAN: lan.ServiceName, Services: processes,

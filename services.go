@@ -29,7 +29,7 @@ var topology = []struct {
 	{approvals.ServiceName, nil},
 	{buddyactor.ServiceName, []string{bleactor.ServiceName, approvals.ServiceName}},
 	{lan.ServiceName, []string{approvals.ServiceName}},
-	{dock.ServiceName, []string{approvals.ServiceName, buddyactor.ServiceName}},
+	{dock.ServiceName, []string{approvals.ServiceName, buddyactor.ServiceName, lan.ServiceName}},
 	{ui.ServiceName, []string{approvals.ServiceName, buddyactor.ServiceName, bleactor.ServiceName,
 		dock.ServiceName, lan.ServiceName}},
 	{audioService, nil},

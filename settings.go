@@ -14,6 +14,7 @@ import (
 	"github.com/claude-pi/claude-pi/boards"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
+	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -242,6 +243,13 @@ func resolveDock(d *DockConfig) error {
 			*p = &t
 		}
 	}
+	if _, err := serial.WantLines(d.DTR, d.RTS); err != nil {
+		return err
+	}
+	if err := dock.CheckVolume(d.Volume); err != nil {
+		return err
+	}
+	on(&d.Approvals)
 	on(&d.SpeakPrompts)
 	on(&d.SpeakAssistant)
 	on(&d.SpeakConversation)

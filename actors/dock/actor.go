@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -72,7 +73,9 @@ type Actor struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	trust   *trust
 	gen     int
+	fails   int // opening failures in a row, for the back-off
 	port    *serial.Port
 	opening bool
 	device  *serial.Plugged // the CoreS3 the watcher sees (or the --dock-port path)
@@ -105,7 +108,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case GetState:
 		c.Respond(a.state())
 	case supervisor.Reload:
-		a.h.Logger().Info("reload: options come from the constructor; restart to change them")
+		a.reload()
 
 	case approvals.Pending:
 		a.host.mirror.pending(a.host, m.Prompts, now)
@@ -124,10 +127,20 @@ func (a *Actor) Receive(c actor.Context) {
 		a.turn(Turn(m.Event), now)
 	case Turn:
 		a.turn(m, now)
+	case lan.State:
+		a.host.lanState(m, now)
 	case lan.Reply:
 		// A terminal session's reply is said like the desktop's turns.
 		if text, err := json.Marshal(m.Text); err == nil {
 			a.turn(Turn{Role: "assistant", Content: text}, now)
+		}
+
+	case AcceptDock:
+		a.accept(m, now)
+	case RefuseDock:
+		if a.asking() && a.device.Serial == m.Serial {
+			a.trust.refused[m.Serial] = true
+			a.h.Logger().Info("CoreS3 refused on the Pi's screen; replug it to be asked again", "serial", shownSerial(m.Serial))
 		}
 
 	case tick:
@@ -142,8 +155,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case openFailed:
 		if m.gen == a.gen {
 			a.opening = false
-			a.h.Logger().Warn("opening the CoreS3 port failed", "err", m.err)
-			a.retryLater()
+			a.openFailed(m.err)
 		}
 	case reopen:
 		if m.gen == a.gen && a.port == nil && !a.opening {
@@ -178,15 +190,23 @@ func (a *Actor) start(c actor.Context) {
 	a.stts = make(map[uint64]context.CancelFunc)
 	token := make([]byte, 4)
 	_, _ = rand.Read(token)
+	trust, err := loadTrust(a.opts.DataDir, a.opts, a.opts.Now())
+	if err != nil {
+		a.h.Logger().Warn("accepted docks forgotten", "err", err)
+	}
+	a.trust = trust
 	a.host = newHost(hostConfig{
 		speakPrompts: !a.opts.MutePrompts, speakAssistant: !a.opts.MuteAssistant,
 		speakConversation: !a.opts.MuteConversation, hasTTS: a.opts.Synth != nil,
 		assistantMax: a.opts.AssistantMax, token: hex.EncodeToString(token), log: a.h.Logger(),
-		voice: len(a.opts.STT) > 0 && a.opts.Synth != nil, listenFor: a.opts.ListenFor,
+		// A display-only dock decides nothing, by tap or by voice.
+		voice: len(a.opts.STT) > 0 && a.opts.Synth != nil && !a.opts.DisplayOnly, listenFor: a.opts.ListenFor,
+		displayOnly: a.opts.DisplayOnly, volume: a.opts.Volume,
 	})
 	self := supervisor.ServicePID(a.system, a.h.Name())
 	c.Send(supervisor.ServicePID(a.system, a.opts.Approvals), supervisor.Subscribe{PID: self})
 	c.Send(supervisor.ServicePID(a.system, a.opts.Buddy), supervisor.Subscribe{PID: self})
+	c.Send(supervisor.ServicePID(a.system, a.opts.LAN), supervisor.Subscribe{PID: self})
 	if a.opts.Port != "" {
 		a.device = &serial.Plugged{Path: a.opts.Port}
 		a.open()
@@ -208,7 +228,11 @@ func (a *Actor) hotplug(ev serial.Event) {
 	switch e := ev.(type) {
 	case serial.Plugged:
 		a.h.Logger().Info("CoreS3 plugged", "path", e.Path, "serial", e.Serial)
-		a.device = &e
+		a.device, a.fails = &e, 0
+		if !a.trust.trusted(e) {
+			a.h.Logger().Info("new CoreS3: accept it on the Pi's screen before it gets any prompt", "serial", shownSerial(e.Serial))
+			return
+		}
 		if a.port == nil && !a.opening {
 			a.gen++
 			a.open()
@@ -216,15 +240,17 @@ func (a *Actor) hotplug(ev serial.Event) {
 	case serial.Unplugged:
 		if a.device != nil && a.device.Path == e.Path {
 			a.h.Logger().Info("CoreS3 unplugged", "path", e.Path)
+			a.trust.unplugged(a.device.Serial)
 			a.device = nil
 			a.lost(nil, a.opts.Now())
 		}
 	}
 }
 
-// open opens the current device in a goroutine (the settle pause is 0.5 s).
+// open opens the current device in a goroutine (the settle pause is 0.5 s),
+// once it is accepted.
 func (a *Actor) open() {
-	if a.device == nil || a.stopped {
+	if a.device == nil || a.stopped || !a.trust.trusted(*a.device) {
 		return
 	}
 	a.opening = true
@@ -249,7 +275,7 @@ func (a *Actor) opened(m opened, now time.Time) {
 		m.port.Close()
 		return
 	}
-	a.opening, a.port = false, m.port
+	a.opening, a.port, a.fails = false, m.port, 0
 	a.parser.Reset()
 	a.h.Logger().Info("CoreS3 port open; handshaking", "port", m.port.String())
 	gen, p := a.gen, m.port
@@ -302,13 +328,79 @@ func (a *Actor) closePort() {
 }
 
 // retryLater reopens the device after the back-off, if it is still there.
-func (a *Actor) retryLater() {
+func (a *Actor) retryLater() { a.retryAfter(a.opts.Retry) }
+
+func (a *Actor) retryAfter(d time.Duration) {
 	if a.stopped {
 		return
 	}
 	gen := a.gen
 	system, self := a.system, a.self
-	a.opts.AfterFunc(a.opts.Retry, func() { system.Root.Send(self, reopen{gen: gen}) })
+	a.opts.AfterFunc(d, func() { system.Root.Send(self, reopen{gen: gen}) })
+}
+
+// firstRetry is the first back-off after a failed open. Right after a
+// replug the node exists before udev has applied its group (permission
+// denied for a few tens of ms), so the retries start short and double up
+// to Retry: the dock is ready as soon as the rule lands, and only a
+// failure that outlasts the ramp is worth a warning.
+const firstRetry = 50 * time.Millisecond
+
+// retryDelay is the back-off after the fails-th failed open in a row
+// (0-based): 50 ms, 100, 200, ... up to retry.
+func retryDelay(fails int, retry time.Duration) time.Duration {
+	return min(firstRetry<<min(fails, 16), retry)
+}
+
+func (a *Actor) openFailed(err error) {
+	d := retryDelay(a.fails, a.opts.Retry)
+	a.fails++
+	if d < a.opts.Retry && errors.Is(err, fs.ErrPermission) {
+		a.h.Logger().Debug("CoreS3 port not openable yet (udev applying its rule?); retrying soon", "err", err, "after", d)
+	} else {
+		a.h.Logger().Warn("opening the CoreS3 port failed", "err", err, "after", d)
+	}
+	a.retryAfter(d)
+}
+
+// asking reports whether a plugged CoreS3 waits for the Pi's screen.
+func (a *Actor) asking() bool {
+	return a.device != nil && !a.trust.trusted(*a.device) && !a.trust.refused[a.device.Serial]
+}
+
+// accept takes the Pi screen's yes for the dock waiting there, remembers
+// it and opens it.
+func (a *Actor) accept(m AcceptDock, now time.Time) {
+	if !a.asking() || a.device.Serial != m.Serial {
+		a.h.Logger().Info("dock acceptance for a dock no longer asking ignored", "serial", shownSerial(m.Serial))
+		return
+	}
+	if err := a.trust.accept(m.Serial, now); err != nil {
+		a.h.Logger().Warn("accepted dock not remembered", "err", err)
+	}
+	a.h.Logger().Info("CoreS3 accepted on the Pi's screen", "serial", shownSerial(m.Serial))
+	if a.port == nil && !a.opening {
+		a.gen++
+		a.open()
+	}
+}
+
+// reload re-reads what can change without a restart: dock.volume.
+func (a *Actor) reload() {
+	if a.opts.ReadVolume == nil {
+		a.h.Logger().Info("reload: options come from the constructor; restart to change them")
+		return
+	}
+	v, err := a.opts.ReadVolume()
+	if err == nil {
+		err = CheckVolume(v)
+	}
+	if err != nil {
+		a.h.Logger().Warn("reload: volume not changed", "err", err)
+		return
+	}
+	a.h.Logger().Info("reload: dock volume", "volume", volumeText(v))
+	a.host.setVolume(v)
 }
 
 func (a *Actor) buddyState(s buddy.State, now time.Time) {
@@ -317,7 +409,7 @@ func (a *Actor) buddyState(s buddy.State, now time.Time) {
 		d.total, d.running, d.waiting, d.msg = int(s.Snapshot.Total), int(s.Snapshot.Running), int(s.Snapshot.Waiting), s.Snapshot.Msg
 	}
 	a.host.desk = d
-	a.host.task.set(a.host, d.connected && d.running > 0, now)
+	a.host.updateTask(now)
 }
 
 func (a *Actor) turn(t Turn, now time.Time) {
@@ -358,6 +450,12 @@ func (a *Actor) flush(c actor.Context) {
 func (a *Actor) effect(c actor.Context, e any) {
 	switch e := e.(type) {
 	case decideOut:
+		if a.opts.DisplayOnly {
+			// The host never makes one for a display-only dock; this is
+			// the one place every decision from the CoreS3 passes.
+			a.h.Logger().Error("BUG: a display-only dock's decision dropped", "source", e.Source, "id", e.ID)
+			return
+		}
 		d := pbuddy.Deny
 		if e.Approve {
 			d = pbuddy.Once
@@ -455,6 +553,12 @@ func (a *Actor) describe() string {
 		}
 	}
 	if a.port == nil {
+		switch {
+		case a.asking():
+			return name + ", waiting to be accepted on the Pi's screen"
+		case !a.trust.trusted(*a.device):
+			return name + ", refused on the Pi's screen (replug it to be asked again)"
+		}
 		return name + ", opening"
 	}
 	return name + ", " + a.host.activity()
@@ -464,9 +568,20 @@ func (a *Actor) state() State {
 	// A closed port is never ready, even before the host notices (Stopping).
 	up := a.port != nil
 	s := State{Connected: up, Ready: up && a.host.phase == ready, Event: up && a.host.eventReady(),
-		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.speech.maxCreditWait}
+		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.speech.maxCreditWait,
+		DisplayOnly: a.opts.DisplayOnly}
 	if a.device != nil {
 		s.Path, s.Serial = a.device.Path, a.device.Serial
 	}
+	if a.asking() {
+		s.NewDock = NewDock{Asking: true, Serial: a.device.Serial, Shown: shownSerial(a.device.Serial)}
+	}
 	return s
+}
+
+func volumeText(v *int) string {
+	if v == nil {
+		return "unset (the CoreS3 keeps its own)"
+	}
+	return fmt.Sprint(*v)
 }

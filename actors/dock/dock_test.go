@@ -44,13 +44,14 @@ type rig struct {
 	core    *fakeCore
 	appr    *recorder
 	bud     *recorder
+	lan     *recorder
 	synth   *tts.Fake
 	dockPID *actor.PID
 }
 
 func newRig(t *testing.T, caps wire.Caps, knobs func(*fakeCore), opts Options) *rig {
 	t.Helper()
-	r := &rig{t: t, core: newFakeCore(t, caps), appr: newRecorder(), bud: newRecorder()}
+	r := &rig{t: t, core: newFakeCore(t, caps), appr: newRecorder(), bud: newRecorder(), lan: newRecorder()}
 	if knobs != nil {
 		knobs(r.core)
 	}
@@ -67,12 +68,18 @@ func newRig(t *testing.T, caps wire.Caps, knobs func(*fakeCore), opts Options) *
 		opts.WatchInterval = 20 * time.Millisecond
 	}
 	opts.Retry = 50 * time.Millisecond
+	if opts.DataDir == "" && opts.Serial.Serial == "" {
+		// Pinned in the configuration is accepted: the tests about the
+		// protocol need no screen. The trust tests set DataDir instead.
+		opts.Serial.Serial = fakeSerial
+	}
 	// Registered first, so it runs after the tree's shutdown.
 	t.Cleanup(r.core.unplug)
 	r.tree = supervisortest.Start(t,
 		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: r.appr.New},
 		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: r.bud.New},
-		supervisor.Service{Name: "dock", DependsOn: []string{"approvals", "buddy"}, Policy: supervisor.DefaultPolicy, New: New(opts)},
+		supervisor.Service{Name: "lan", Policy: supervisor.DefaultPolicy, New: r.lan.New},
+		supervisor.Service{Name: "dock", DependsOn: []string{"approvals", "buddy", "lan"}, Policy: supervisor.DefaultPolicy, New: New(opts)},
 	)
 	r.dockPID = supervisor.ServicePID(r.tree.System(), "dock")
 	return r

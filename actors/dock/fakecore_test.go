@@ -72,8 +72,11 @@ func (f *fakeCore) enumerate() ([]*serial.PortDetails, error) {
 	if path == "" {
 		return nil, nil
 	}
-	return []*serial.PortDetails{{Name: path, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: "3C84CE0012AB"}}, nil
+	return []*serial.PortDetails{{Name: path, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: fakeSerial}}, nil
 }
+
+// fakeSerial is the fake CoreS3's USB serial number.
+const fakeSerial = "3C84CE0012AB"
 
 // snapshot runs fn under the lock the hooks run under, for assertions.
 func (f *fakeCore) snapshot(fn func()) { f.Locked(fn) }

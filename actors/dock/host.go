@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
@@ -44,6 +45,8 @@ type hostConfig struct {
 	listenFor                                       time.Duration // longest answer recorded
 	assistantMax                                    int           // runes spoken of one assistant text
 	token                                           string        // per-incarnation part of our requestIds
+	displayOnly                                     bool          // dock.approvals = false
+	volume                                          *int          // dock.volume, nil = not sent
 	log                                             *slog.Logger
 }
 
@@ -85,8 +88,9 @@ type host struct {
 	ids        event.IDs
 	lastEvent  uint16 // the id of the last EVENT message sent; 0 = none since the handshake
 
-	statusSent bool
-	status     wire.Status
+	statusSent   bool
+	status       wire.Status
+	settingsSent int // claude_pi.settings events sent, for their event_id
 
 	mirror mirror
 	task   taskState
@@ -94,6 +98,7 @@ type host struct {
 	speech speech
 	voice  voice
 	desk   desk
+	terms  terminals
 
 	tx      []byte
 	effects []any
@@ -101,6 +106,9 @@ type host struct {
 }
 
 func newHost(cfg hostConfig) *host {
+	if cfg.volume != nil {
+		cfg.volume = new(*cfg.volume) // the caller's variable is not ours to keep
+	}
 	h := &host{cfg: cfg}
 	h.mirror.init()
 	h.conv.init()
@@ -155,6 +163,7 @@ func (h *host) tick(now time.Time) {
 		return
 	}
 	h.mirror.tick(h, now)
+	h.updateTask(now)
 	h.task.tick(h, now)
 	h.voice.tick(h, now)
 	h.speech.pump(h, now)
@@ -176,6 +185,7 @@ func (h *host) wake() (time.Time, bool) {
 	case ready:
 		consider(h.mirror.wake(h))
 		consider(h.task.wake(h))
+		consider(h.terms.endsAt, !h.terms.endsAt.IsZero())
 		consider(h.speech.wake())
 		consider(h.voice.wake())
 	}
@@ -268,6 +278,7 @@ func (h *host) helloAck(f wire.Frame, now time.Time) {
 	if !neg.Event {
 		h.cfg.log.Warn(audioOnlyNote)
 	} else {
+		h.sendSettings()
 		h.mirror.transportReady(h, now)
 		h.task.transportReady(h, now)
 	}
@@ -377,15 +388,50 @@ func (h *host) sendEvent(e appevent.Event) {
 		h.cfg.log.Error("BUG: cannot encode application event", "type", string(e.Type()), "err", err)
 		return
 	}
+	h.sendMessage(string(e.Type()), b)
+}
+
+// sendMessage appends the EVENT frames of one encoded message.
+func (h *host) sendMessage(typ string, b []byte) {
+	var err error
 	h.lastEvent = h.ids.Next()
 	h.frames, err = event.AppendChunks(h.frames[:0], h.lastEvent, b, int(h.neg.MaxPayload))
 	if err != nil {
-		h.cfg.log.Error("BUG: cannot chunk application event", "type", string(e.Type()), "err", err)
+		h.cfg.log.Error("BUG: cannot chunk event message", "type", typ, "err", err)
 		return
 	}
 	for _, f := range h.frames {
 		h.appendFrame(f)
 	}
+}
+
+// sendSettings sends dock.volume as the claude_pi.settings raw event, if
+// it is set and EVENT is ready. Firmware that does not know the type drops
+// it (spec §18), so no capability bit is needed.
+func (h *host) sendSettings() {
+	if h.cfg.volume == nil || !h.eventReady() {
+		return
+	}
+	h.settingsSent++
+	b, err := appevent.MarshalSettings(appevent.Settings{
+		EventID: "settings-" + h.cfg.token + "-" + strconv.Itoa(h.settingsSent), Volume: *h.cfg.volume})
+	if err != nil {
+		h.cfg.log.Error("BUG: cannot encode the dock settings", "err", err)
+		return
+	}
+	h.sendMessage(appevent.TypeSettings, b)
+}
+
+// setVolume changes dock.volume and sends it at once when it changed.
+func (h *host) setVolume(v *int) {
+	if (v == nil) == (h.cfg.volume == nil) && (v == nil || *v == *h.cfg.volume) {
+		return
+	}
+	if v != nil {
+		v = new(*v) // the caller's variable is not ours to keep
+	}
+	h.cfg.volume = v
+	h.sendSettings()
 }
 
 // updateStatus sends STATUS when the wanted value changes (spec §8).

@@ -110,6 +110,9 @@ func resolvedMessage(how approvals.Resolution, by string) string {
 	return "answered on the desktop"
 }
 
+// DisplayOnlyNote is what a display-only dock shows when it is tapped.
+const DisplayOnlyNote = "display only: answer on the Pi"
+
 // mirrored is one pending prompt as shown on the CoreS3.
 type mirrored struct {
 	prompt    approvals.Prompt
@@ -274,6 +277,13 @@ func (m *mirror) response(h *host, r appevent.ApprovalResponse, now time.Time) {
 		return
 	}
 	e.presented = true
+	if h.cfg.displayOnly {
+		// dock.approvals = false: the CoreS3 only shows prompts. Resolving
+		// it there stops the firmware's resends and tells the person why.
+		h.cfg.log.Info("approval.response from a display-only dock ignored (dock.approvals = false)", "request", e.reqID)
+		h.sendEvent(appevent.NewApprovalResolved(e.reqID, DisplayOnlyNote))
+		return
+	}
 	if e.decided {
 		return // the firmware resends every 2 s until approval.resolved
 	}

@@ -1,15 +1,18 @@
 package dock
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/drivers/tts"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -50,9 +53,27 @@ type Options struct {
 	// STTTimeout bounds one STT run; zero means 15 s.
 	STTTimeout time.Duration
 
-	// Approvals and Buddy are the service names to subscribe to; empty
-	// means approvals.ServiceName and buddy.ServiceName.
-	Approvals, Buddy string
+	// Approvals, Buddy and LAN are the service names to subscribe to;
+	// empty means approvals.ServiceName, buddy.ServiceName and
+	// lan.ServiceName (whose terminal sessions light task.status).
+	Approvals, Buddy, LAN string
+
+	// DataDir holds TrustFile, the docks accepted on the Pi's screen.
+	// Empty remembers acceptances until the service restarts.
+	DataDir string
+	// DisplayOnly (config dock.approvals = false) mirrors prompts but
+	// never decides one: the CoreS3's approval.response is logged and
+	// answered with approval.resolved saying so.
+	DisplayOnly bool
+	// Volume (config dock.volume, 0..100) is sent as the claude_pi.settings
+	// extension at every EVENT handshake and when ReadVolume finds it
+	// changed; nil sends nothing, so the CoreS3 keeps the volume set on it.
+	Volume *int
+
+	// ReadVolume, when set, re-reads dock.volume on supervisor.Reload
+	// (`supervisorctl signal HUP dock`), so a changed volume reaches the
+	// CoreS3 without a restart.
+	ReadVolume func() (*int, error)
 
 	// Now and AfterFunc replace the clock and timers in tests.
 	Now       func() time.Time
@@ -83,6 +104,26 @@ type State struct {
 	Pending int
 	// MaxCreditWait is the longest time PCM waited for speaker credit.
 	MaxCreditWait time.Duration
+	// NewDock is a plugged CoreS3 waiting to be accepted on the Pi's
+	// screen; its port stays closed until then.
+	NewDock NewDock
+	// DisplayOnly: dock.approvals = false, the CoreS3 decides nothing.
+	DisplayOnly bool
+}
+
+// NewDock is a dock asking to be accepted. Serial is what AcceptDock and
+// RefuseDock must carry; Shown is it made safe to draw.
+type NewDock struct {
+	Asking        bool
+	Serial, Shown string
+}
+
+// CheckVolume validates config dock.volume.
+func CheckVolume(v *int) error {
+	if v != nil && (*v < 0 || *v > appevent.MaxVolume) {
+		return fmt.Errorf("dock.volume = %d: want 0..%d (0 is silent), or leave it unset to keep the volume set on the CoreS3", *v, appevent.MaxVolume)
+	}
+	return nil
 }
 
 // Defaults for zero Options, exported so that the configuration file's
@@ -120,6 +161,9 @@ func New(opts Options) func(h *supervisor.Handle) actor.Actor {
 	}
 	if opts.Buddy == "" {
 		opts.Buddy = buddy.ServiceName
+	}
+	if opts.LAN == "" {
+		opts.LAN = lan.ServiceName
 	}
 	// Subscribers outlive incarnations: the ui subscribed once with its
 	// ServicePID and must hear the dock again after a restart.

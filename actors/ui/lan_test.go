@@ -16,19 +16,20 @@ import (
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
-// fakeLAN stands in for the lan service: like it, it sends its State to
-// a subscriber at once and again on every set, and it records the pairing
-// answers.
-type fakeLAN struct {
+// publisher stands in for a service the ui subscribes to (lan, dock):
+// like it, it sends its state S to a subscriber at once and again on
+// every set, and it records the answers the screen sends it (the messages
+// keep says are answers).
+type publisher[S any] struct {
 	mu      sync.Mutex
-	st      lan.State
+	st      S
 	sys     *actor.ActorSystem
 	sub     *actor.PID
+	keep    func(any) bool
 	answers []any
-	decided []approvals.Decided
 }
 
-func (f *fakeLAN) set(st lan.State) {
+func (f *publisher[S]) set(st S) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.st = st
@@ -37,29 +38,49 @@ func (f *fakeLAN) set(st lan.State) {
 	}
 }
 
-func (f *fakeLAN) got() []any {
+func (f *publisher[S]) got() []any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]any(nil), f.answers...)
 }
 
-func (f *fakeLAN) Receive(c actor.Context) {
+func (f *publisher[S]) Receive(c actor.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	switch m := c.Message().(type) {
-	case supervisor.Subscribe:
+	if m, ok := c.Message().(supervisor.Subscribe); ok {
 		f.sys, f.sub = c.ActorSystem(), m.PID
 		c.Send(m.PID, f.st)
-	case lan.AcceptPairing, lan.RefusePairing:
-		f.answers = append(f.answers, m)
-	case approvals.Decided:
-		f.decided = append(f.decided, m)
+		return
 	}
+	if f.keep(c.Message()) {
+		f.answers = append(f.answers, c.Message())
+	}
+}
+
+// fakeLAN is the lan service's stand-in: pairing answers and the CLI
+// sources' decisions.
+type fakeLAN struct {
+	publisher[lan.State]
+	decided []approvals.Decided
+}
+
+func newFakeLAN() *fakeLAN {
+	f := &fakeLAN{}
+	f.keep = func(m any) bool {
+		switch m := m.(type) {
+		case lan.AcceptPairing, lan.RefusePairing:
+			return true
+		case approvals.Decided:
+			f.decided = append(f.decided, m)
+		}
+		return false
+	}
+	return f
 }
 
 func newLANRig(t testing.TB) (*rig, *fakeLAN) {
 	t.Helper()
-	f := &fakeLAN{}
+	f := newFakeLAN()
 	r := newRig(t, func(c *Config) { c.LAN = "lan" },
 		supervisor.Service{Name: "lan", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return f }})
 	return r, f

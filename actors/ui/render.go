@@ -79,6 +79,10 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 		p.r.Pairing(dst, screens.PairingView{Name: pr.Name, Code: pr.Code, Accepted: pr.Accepted || s.pairAccepted == pr.Code,
 			Approve: p.lg.approve, Deny: p.lg.deny})
 		return 0
+	case ScreenDock:
+		p.r.NewDock(dst, screens.NewDockView{Serial: s.newDock().Shown, DisplayOnly: s.dock.DisplayOnly,
+			Approve: p.lg.approve, Deny: p.lg.deny})
+		return 0
 	case ScreenForget:
 		p.r.Forget(dst, forgetView(s, p.lg, f.device))
 		return 0

@@ -16,7 +16,7 @@ import (
 )
 
 // SampleScreens lists the screens Sample renders.
-var SampleScreens = []Screen{ScreenHome, ScreenApproval, ScreenPasskey, ScreenPairing, ScreenInfo, ScreenPack, ScreenForget,
+var SampleScreens = []Screen{ScreenHome, ScreenApproval, ScreenPasskey, ScreenPairing, ScreenDock, ScreenInfo, ScreenPack, ScreenForget,
 	ScreenStats, ScreenClock, ScreenSettings}
 
 // Sample renders screen sc at w×h with made-up but realistic data, through
@@ -59,6 +59,9 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 	case ScreenPairing:
 		s.lanOn = true
 		s.apply(lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: "318054", Since: now.Add(-5 * time.Second)}}, now)
+	case ScreenDock:
+		s.apply(dock.State{Path: "/dev/ttyACM0", Serial: "3C:84:CE:00:12:AB",
+			NewDock: dock.NewDock{Asking: true, Serial: "3C:84:CE:00:12:AB", Shown: "3C:84:CE:00:12:AB"}}, now)
 	case ScreenInfo:
 		s.page = 1
 	case ScreenForget:

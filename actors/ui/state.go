@@ -38,16 +38,18 @@ type Screen string
 
 // The screens, in the order they override one another: off, then the
 // Bluetooth pairing code, then a prompt, then a computer's LAN pairing,
-// then forgetting the Bluetooth pairing (ScreenForget, forget.go), then a
-// pack install, then the settings (pages.go), then the info, stats and
-// clock pages, then home. A LAN pairing
-// waits behind every pending prompt: anyone on the network can ask to
-// pair, so a request must never take the decision buttons away from a
-// prompt the user is about to answer.
+// then a new CoreS3 asking to be accepted (ScreenDock), then forgetting
+// the Bluetooth pairing (ScreenForget, forget.go), then a pack install,
+// then the settings (pages.go), then the info, stats and clock pages, then
+// home. A LAN pairing and a new dock wait behind every pending prompt:
+// anyone on the network can ask to pair, and anyone at the Pi's USB port
+// can plug a board in, so neither may take the decision buttons away from
+// a prompt the user is about to answer.
 const (
 	ScreenOff      Screen = "off"
 	ScreenPasskey  Screen = "passkey"
 	ScreenPairing  Screen = "pairing"
+	ScreenDock     Screen = "dock"
 	ScreenApproval Screen = "approval"
 	ScreenPack     Screen = "pack"
 	ScreenInfo     Screen = "info"
@@ -84,6 +86,11 @@ type state struct {
 	// pairShownAt is when the pairing screen came up (settle), zero while
 	// it is not showing: only a long press that began after it accepts.
 	pairShownAt time.Time
+	// dockAnswered is the serial of the new dock answered here, until the
+	// dock state stops asking about it; dockShownAt is pairShownAt for
+	// ScreenDock.
+	dockAnswered *string
+	dockShownAt  time.Time
 	// forget is "Forget Bluetooth pairing?" (forget.go).
 	forget forgetFlow
 	// onScreen is what the last frame showed (settle): approve and deny
@@ -232,6 +239,12 @@ func (s *state) apply(msg any, now time.Time) (fx []any) {
 		}
 		s.buddy = &m
 	case dock.State:
+		if nd := m.NewDock; nd.Asking && len(s.prompts) == 0 && (s.dock == nil || s.dock.NewDock != nd) {
+			fx = append(fx, s.wake(now), chime{audio.ChimePrompt})
+		}
+		if a := s.dockAnswered; a != nil && (!m.NewDock.Asking || m.NewDock.Serial != *a) {
+			s.dockAnswered = nil
+		}
 		s.dock = &m
 	case lan.State:
 		if p := m.Pairing; p != nil && len(s.prompts) == 0 && (s.lan == nil || s.lan.Pairing == nil || s.lan.Pairing.Code != p.Code) {
@@ -272,6 +285,38 @@ func (s *state) pairing() *lan.Pairing {
 	return s.lan.Pairing
 }
 
+// newDock is the CoreS3 asking to be accepted, nil when none (or when it
+// was answered here and the dock state has not caught up).
+func (s *state) newDock() *dock.NewDock {
+	if s.dock == nil || !s.dock.NewDock.Asking || (s.dockAnswered != nil && *s.dockAnswered == s.dock.NewDock.Serial) {
+		return nil
+	}
+	return &s.dock.NewDock
+}
+
+// dockPress handles a button while ScreenDock shows, as pairPress does:
+// a long approve that began while the screen showed accepts the dock,
+// deny refuses it (until it is unplugged).
+func (s *state) dockPress(r Role, long bool, began, now time.Time) (msg any, ok bool) {
+	if !s.on || s.screen() != ScreenDock || s.onScreen.screen != ScreenDock {
+		return nil, false
+	}
+	s.lastActive = now
+	nd := s.newDock()
+	switch r {
+	case RoleApprove:
+		if !long || s.dockShownAt.IsZero() || began.Before(s.dockShownAt) {
+			return nil, false
+		}
+		s.dockAnswered = &nd.Serial
+		return dock.AcceptDock{Serial: nd.Serial}, true
+	case RoleDeny:
+		s.dockAnswered = &nd.Serial
+		return dock.RefuseDock{Serial: nd.Serial}, true
+	}
+	return nil, false
+}
+
 // pairPress handles a button while the pairing screen shows: a long
 // press of approve that began while the screen showed accepts the code
 // (once), deny refuses. A short approve does nothing here: the press a
@@ -308,6 +353,12 @@ func (s *state) settle(now time.Time) {
 		s.pairShownAt = time.Time{}
 	case s.pairShownAt.IsZero():
 		s.pairShownAt = now
+	}
+	switch {
+	case s.screen() != ScreenDock:
+		s.dockShownAt = time.Time{}
+	case s.dockShownAt.IsZero():
+		s.dockShownAt = now
 	}
 	was := s.onScreen
 	s.onScreen = shownFrame{screen: s.screen(), shownAt: now}
@@ -390,6 +441,8 @@ func (s *state) screen() Screen {
 		return ScreenApproval
 	case s.pairing() != nil:
 		return ScreenPairing
+	case s.newDock() != nil:
+		return ScreenDock
 	case s.forgetShows():
 		return ScreenForget
 	case s.buddy != nil && s.buddy.Push != nil && s.buddy.Push.Active:

@@ -37,6 +37,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	ableactor "github.com/claude-pi/claude-pi/actors/ble"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
+	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/drivers/input"
@@ -182,6 +183,9 @@ type View struct {
 	// PairingAccepted once approve was pressed for it.
 	Pairing         string
 	PairingAccepted bool
+	// NewDock is the serial number (as drawn) of the CoreS3 asking to be
+	// accepted, "" when none asks.
+	NewDock string
 	// Forget is the forget-pairing flow's step ("asking", "sending",
 	// "done", "" when it is not on), Forgotten the ble service's answer
 	// it shows when done.
@@ -361,6 +365,12 @@ func (a *Actor) press(c actor.Context, p pressed) {
 		a.refresh()
 		return
 	}
+	if m, ok := a.st.dockPress(role, p.long, now.Add(-p.held), now); known && ok {
+		a.h.Logger().Info("new dock answered", "button", p.name, "long", p.long, "answer", fmt.Sprintf("%T", m))
+		c.Send(supervisor.ServicePID(a.system, dock.ServiceName), m)
+		a.refresh()
+		return
+	}
 	if known {
 		if send, ok := a.st.forgetPress(role, p.long, now.Add(-p.held), now); ok {
 			a.forgetPressed(c, p.name, send)
@@ -426,6 +436,9 @@ func (a *Actor) view() View {
 	}
 	if pr := a.st.pairing(); pr != nil {
 		v.Pairing, v.PairingAccepted = pr.Code, pr.Accepted || a.st.pairAccepted == pr.Code
+	}
+	if nd := a.st.newDock(); nd != nil {
+		v.NewDock = nd.Shown
 	}
 	v.Forget, v.Forgotten = a.st.forget.step.String(), a.st.forget.result
 	if a.st.settings.open {

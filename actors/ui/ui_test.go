@@ -177,19 +177,22 @@ func newRig(t testing.TB, mod func(*Config), extra ...supervisor.Service) *rig {
 	if mod != nil {
 		mod(&cfg)
 	}
-	// An extra "ble" (a test's fake) replaces the absent one.
-	ble := supervisor.Service{Name: "ble", Policy: supervisor.DefaultPolicy, New: absent.New("test")}
-	for i, e := range extra {
-		if e.Name == "ble" {
-			ble, extra = e, append(extra[:i:i], extra[i+1:]...)
-			break
+	// An extra "ble" or "dock" (a test's fake) replaces the absent one.
+	fakeOr := func(name string) supervisor.Service {
+		for i, e := range extra {
+			if e.Name == name {
+				extra = append(extra[:i:i], extra[i+1:]...)
+				return e
+			}
 		}
+		return supervisor.Service{Name: name, Policy: supervisor.DefaultPolicy, New: absent.New("test")}
 	}
+	ble, dockSvc := fakeOr("ble"), fakeOr("dock")
 	svcs := []supervisor.Service{
 		ble,
 		{Name: "buddy", Policy: supervisor.DefaultPolicy, New: func(*supervisor.Handle) actor.Actor { return &recorder{got: r.got, other: r.other} }},
 		{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("desktop", "buddy"), approvals.WithOwner("cli:*", "lan"))},
-		{Name: "dock", Policy: supervisor.DefaultPolicy, New: absent.New("test")},
+		dockSvc,
 	}
 	// The ui subscribes in Started to everything it shows: the extras run
 	// before it.

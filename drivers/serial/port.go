@@ -28,10 +28,11 @@ type Opts struct {
 	// Serial pins discovery to one USB serial number (config dock.serial).
 	// Empty accepts any CoreS3; with several plugged in the lowest path wins.
 	Serial string
-	// DTR and RTS, when non-nil, are set once right after opening and never
-	// touched again: toggling them can reset the ESP32-S3 (spec §1). nil
-	// leaves the line as the kernel left it (asserted on open). Change these
-	// only if the dock resets or stays silent when the host opens the port.
+	// DTR and RTS, when non-nil, are set together (one TIOCMSET) right
+	// after opening and never touched again: toggling them can reset the
+	// ESP32-S3 (spec §1). nil stands for raised, as the kernel raises both
+	// when it opens the port. The two mixed combinations are refused (see
+	// WantLines): the only settings are both raised or both low.
 	DTR, RTS *bool
 	// Settle is the pause after opening before the caller may start the
 	// HELLO handshake (spec §1: at least 0.5 s). Zero means 500 ms; tests set
@@ -45,6 +46,10 @@ type Opts struct {
 	Enumerate Enumerator
 	// Logger receives debug lines about opening; nil means slog.Default().
 	Logger *slog.Logger
+
+	// openTTY opens the device; nil means go.bug.st/serial's Open. Tests
+	// put a fake here that records the line states.
+	openTTY func(path string, mode *bugst.Mode) (bugst.Port, error)
 }
 
 // DefaultOpts documents the defaults the zero Opts stands for.
@@ -103,20 +108,23 @@ func OpenPath(ctx context.Context, path string, opts *Opts) (*Port, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.openTTY == nil {
+		o.openTTY = bugst.Open
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sp, err := bugst.Open(path, &bugst.Mode{BaudRate: Baud, DataBits: 8, Parity: bugst.NoParity, StopBits: bugst.OneStopBit})
+	want, err := WantLines(o.DTR, o.RTS)
 	if err != nil {
-		return nil, fmt.Errorf("serial: opening %s: %w", path, err)
+		return nil, fmt.Errorf("serial: %s: %w", path, err)
+	}
+	sp, err := openWithLines(o.openTTY, path, want, o.DTR != nil || o.RTS != nil, o.Logger)
+	if err != nil {
+		return nil, openError(path, err)
 	}
 	if err := sp.SetReadTimeout(o.ReadTimeout); err != nil {
 		sp.Close()
 		return nil, fmt.Errorf("serial: %s: setting read timeout: %w", path, err)
-	}
-	if err := setLines(sp, path, o.DTR, o.RTS, o.Logger); err != nil {
-		sp.Close()
-		return nil, err
 	}
 	p := &Port{sp: sp, path: path, timeout: o.ReadTimeout, log: o.Logger}
 	p.stop = context.AfterFunc(ctx, func() { p.shutdown() })
@@ -130,36 +138,6 @@ func OpenPath(ctx context.Context, path string, opts *Opts) (*Port, error) {
 	}
 	o.Logger.Debug("dock port open", "path", path, "settle", o.Settle)
 	return p, nil
-}
-
-// setLines applies DTR and RTS once. The order avoids passing through
-// DTR=0/RTS=1, the combination that holds the ESP32-S3 in reset on the USB
-// Serial/JTAG controller: when RTS ends up low it goes first, otherwise DTR.
-func setLines(sp bugst.Port, path string, dtr, rts *bool, log *slog.Logger) error {
-	type line struct {
-		name string
-		v    *bool
-		set  func(bool) error
-	}
-	lines := []line{{"DTR", dtr, sp.SetDTR}, {"RTS", rts, sp.SetRTS}}
-	if rts != nil && !*rts {
-		lines[0], lines[1] = lines[1], lines[0]
-	}
-	for _, l := range lines {
-		if l.v == nil {
-			continue
-		}
-		err := l.set(*l.v)
-		if errors.Is(err, syscall.ENOTTY) || errors.Is(err, syscall.EINVAL) {
-			// A pty (tests, --dock-port on a socat bridge) has no modem lines.
-			log.Debug("dock port has no modem control lines", "path", path, "line", l.name, "err", err)
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("serial: %s: setting %s=%v: %w", path, l.name, *l.v, err)
-		}
-	}
-	return nil
 }
 
 // Path returns the device path the Port was opened on.

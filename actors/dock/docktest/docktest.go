@@ -92,6 +92,7 @@ type Core struct {
 
 	hellos     int
 	events     []appevent.Event
+	settings   []appevent.Settings // claude_pi.settings raw events
 	violations []string
 
 	done chan struct{}
@@ -172,6 +173,13 @@ func (c *Core) Events() []appevent.Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]appevent.Event(nil), c.events...)
+}
+
+// Settings returns the claude_pi.settings events the host sent, in order.
+func (c *Core) Settings() []appevent.Settings {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]appevent.Settings(nil), c.settings...)
 }
 
 // Violations lists the protocol rules the host broke, as the firmware saw them.

@@ -143,6 +143,19 @@ func (c *Core) eventFrame(fr wire.Frame) {
 	if !done {
 		return
 	}
+	if r, err := appevent.Route(msg); err == nil && r.Kind == appevent.Raw {
+		// Raw events (no schema, spec §18): Claude_Pi's firmware takes
+		// claude_pi.settings and drops the rest, as any firmware may.
+		if r.Type == appevent.TypeSettings {
+			s, err := appevent.DecodeSettings(msg)
+			if err != nil {
+				c.violation("event %s: %v", msg, err)
+				return
+			}
+			c.settings = append(c.settings, s)
+		}
+		return
+	}
 	ev, err := appevent.DecodeInbound(msg, appevent.HostToFirmware)
 	if err != nil {
 		c.violation("event %s: %v", msg, err)

@@ -338,7 +338,12 @@ func (r *Renderer) Pairing(dst *image.RGBA, v PairingView) {
 		r.f.text(dst, (r.w-r.f.measure(Bold, 16, s))/2, legend.Min.Y+9, Bold, 16, dim, s)
 		return
 	}
-	approve, deny := v.Approve, v.Deny
+	r.holdLegend(dst, v.Approve, v.Deny, "pair")
+}
+
+// holdLegend draws the "hold A <verb>" / "B  refuse" buttons of a screen
+// a long press accepts (LAN pairing, a new dock); "" labels are A and B.
+func (r *Renderer) holdLegend(dst *image.RGBA, approve, deny, verb string) {
 	if approve == "" {
 		approve = "A"
 	}
@@ -347,7 +352,7 @@ func (r *Renderer) Pairing(dst *image.RGBA, v PairingView) {
 	}
 	half := r.w / 2
 	top := r.h - 36
-	r.button(dst, image.Rect(4, top, half-2, r.h-4), "hold "+approve+" pair", approveC)
+	r.button(dst, image.Rect(4, top, half-2, r.h-4), "hold "+approve+" "+verb, approveC)
 	r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  refuse", denyC)
 }
 
@@ -430,4 +435,34 @@ func (r *Renderer) Pack(dst *image.RGBA, v PackView) {
 	} else if v.File != "" {
 		r.centre(dst, r.h-36, Mono, 13, dim, r.f.ellipsize(Mono, 13, v.File, r.w-16))
 	}
+}
+
+// NewDockView is a CoreS3 plugged in for the first time: the Pi shows its
+// USB serial number and a long press of approve accepts it. Until then the
+// dock gets nothing, so the screen says what accepting gives away.
+type NewDockView struct {
+	Serial        string // made safe to draw by the dock service
+	DisplayOnly   bool   // dock.approvals = false: it will show prompts, never answer them
+	Approve, Deny string // button labels, e.g. "A" and "B"
+}
+
+// NewDock draws the "New dock" screen.
+func (r *Renderer) NewDock(dst *image.RGBA, v NewDockView) {
+	clear(dst, dst.Bounds(), bg)
+	r.centre(dst, 8, Bold, 18, accent, "New dock plugged in")
+	r.centre(dst, 34, Regular, 14, dim, "CoreS3 with serial number")
+	size := 22.0
+	for size > 12 && r.f.measure(Bold, size, v.Serial) > r.w-16 {
+		size -= 2
+	}
+	r.centre(dst, 58, Bold, size, fg, r.f.ellipsize(Bold, size, v.Serial, r.w-16))
+	what := "It will show prompts and"
+	then := "can approve them."
+	if v.DisplayOnly {
+		then = "never answer them."
+	}
+	r.centre(dst, r.h-100, Regular, 14, fg, r.f.ellipsize(Regular, 14, what, r.w-16))
+	r.centre(dst, r.h-82, Regular, 14, fg, r.f.ellipsize(Regular, 14, then, r.w-16))
+	r.centre(dst, r.h-60, Regular, 14, dim, r.f.ellipsize(Regular, 14, "Is this your dock?", r.w-16))
+	r.holdLegend(dst, v.Approve, v.Deny, "accept")
 }

@@ -1,0 +1,183 @@
+package dock
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/lan"
+	"github.com/claude-pi/claude-pi/drivers/serial"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
+)
+
+// TestUnacceptedDockGetsNothing: a CoreS3 found by its USB ids stays
+// closed (no HELLO, no prompt) until the Pi's screen accepts it by its
+// serial number; a refusal holds until it is unplugged; the acceptance is
+// remembered in the data dir.
+func TestUnacceptedDockGetsNothing(t *testing.T) {
+	dir := t.TempDir()
+	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true, DataDir: dir})
+	states := func() []State { return supervisortest.Of[State](&r.bud.Recorder) }
+	r.send(supervisor.Subscribe{PID: supervisor.ServicePID(r.tree.System(), "buddy")})
+	r.core.plug()
+	waitFor(t, "the dock asking", func() bool { return r.state().NewDock.Asking })
+	s := r.state()
+	if s.Connected || s.NewDock.Serial != fakeSerial || s.NewDock.Shown != fakeSerial ||
+		!strings.Contains(s.Description, "waiting to be accepted on the Pi's screen") {
+		t.Fatalf("unaccepted dock state %+v", s)
+	}
+	if ss := states(); !ss[len(ss)-1].NewDock.Asking {
+		t.Errorf("subscribers were not told a dock asks: %+v", ss[len(ss)-1])
+	}
+	r.send(approvals.PromptAppeared{Prompt: prompt})
+	time.Sleep(100 * time.Millisecond) // room for a wrong open and handshake
+	if n := len(eventsOf[appevent.ApprovalRequest](r.core)); n != 0 || r.state().Connected {
+		t.Fatalf("unaccepted dock got %d approval requests (connected %v)", n, r.state().Connected)
+	}
+
+	// A press meant for another dock accepts nothing; B refuses until unplugged.
+	r.send(AcceptDock{Serial: "AAAA"})
+	r.send(RefuseDock{Serial: fakeSerial})
+	waitFor(t, "refused", func() bool { return !r.state().NewDock.Asking })
+	if d := r.description(); !strings.Contains(d, "refused") || r.state().Connected {
+		t.Errorf("refused dock: %q, connected %v", d, r.state().Connected)
+	}
+	r.send(AcceptDock{Serial: fakeSerial}) // a refused dock is not asking: a stale A does nothing
+	time.Sleep(50 * time.Millisecond)
+	if r.state().Connected {
+		t.Fatal("a refused dock was accepted by a stale press")
+	}
+	r.core.unplug()
+	waitFor(t, "unplugged", func() bool { return r.state().Path == "" })
+	r.core.plug()
+	waitFor(t, "asking again after a replug", func() bool { return r.state().NewDock.Asking })
+
+	r.send(AcceptDock{Serial: fakeSerial})
+	waitFor(t, "EVENT ready once accepted", func() bool { return r.state().Event })
+	waitFor(t, "the pending prompt on the CoreS3", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) > 0 })
+	if r.state().NewDock.Asking {
+		t.Error("an accepted dock still asks")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, TrustFile))
+	if err != nil || !strings.Contains(string(b), `"serial": "`+fakeSerial+`"`) {
+		t.Fatalf("%s = %s, %v; want the accepted serial", TrustFile, b, err)
+	}
+	tr, err := loadTrust(dir, Options{}, time.Now())
+	if err != nil || !tr.trusted(serial.Plugged{Serial: fakeSerial}) || tr.trusted(serial.Plugged{Serial: "3C84CE0012AC"}) {
+		t.Errorf("reloaded trust: %v; want %s trusted and no other", err, fakeSerial)
+	}
+	noViolations(t, r.core)
+}
+
+func TestTrustFile(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	dir := t.TempDir()
+	path := filepath.Join(dir, TrustFile)
+	for _, bad := range []string{"{", `{"docks":"x"}`, `{"docks":[` + strings.Repeat(`{"serial":"a"},`, maxTrusted) + `{"serial":"b"}]}`} {
+		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := loadTrust(dir, Options{}, now)
+		if err == nil || !strings.Contains(err.Error(), "accept the dock again") || tr.trusted(serial.Plugged{Serial: "a"}) {
+			t.Errorf("corrupt %q: err %v; want a set-aside file and nothing trusted", bad[:min(len(bad), 20)], err)
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("corrupt file left in place: %v", err)
+		}
+	}
+	tr, err := loadTrust(dir, Options{}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No serial: accepted until unplugged, never written.
+	if err := tr.accept("", now); err != nil || !tr.trusted(serial.Plugged{}) {
+		t.Fatalf("accept(no serial) = %v", err)
+	}
+	tr.unplugged("")
+	if tr.trusted(serial.Plugged{}) {
+		t.Error("a dock without a serial number stayed accepted after its unplug")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a dock without a serial number was written: %v", err)
+	}
+	// Configured docks are accepted: the named port, the pinned serial.
+	if tr, _ := loadTrust("", Options{Port: "/dev/ttyACM0"}, now); !tr.trusted(serial.Plugged{Path: "/dev/ttyACM0"}) {
+		t.Error("dock.port not trusted")
+	}
+	if tr, _ := loadTrust("", Options{Serial: serial.Opts{Serial: "X1"}}, now); !tr.trusted(serial.Plugged{Serial: "X1"}) || tr.trusted(serial.Plugged{Serial: "X2"}) {
+		t.Error("dock.serial pin: want X1 trusted and X2 not")
+	}
+}
+
+func TestShownSerial(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                      "(no serial number)",
+		"3C:84:CE:00:12:AB":     "3C:84:CE:00:12:AB",
+		"ok\u202eevil\n":        "ok?evil?",
+		strings.Repeat("A", 40): strings.Repeat("A", 32) + "…",
+	} {
+		if got := shownSerial(in); got != want {
+			t.Errorf("shownSerial(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRetryDelay(t *testing.T) {
+	var got []time.Duration
+	for i := range 8 {
+		got = append(got, retryDelay(i, 2*time.Second))
+	}
+	want := []time.Duration{50, 100, 200, 400, 800, 1600, 2000, 2000}
+	for i := range want {
+		if got[i] != want[i]*time.Millisecond {
+			t.Fatalf("retry delays %v, want %v ms", got, want)
+		}
+	}
+	if d := retryDelay(1000, 2*time.Second); d != 2*time.Second {
+		t.Errorf("retryDelay(1000) = %v", d)
+	}
+}
+
+// TestVolumeAndTerminalsThroughTheActor: dock.volume reaches the CoreS3 at
+// the handshake and again on Reload when the config changed it; a running
+// terminal session from the lan service lights task.status.
+func TestVolumeAndTerminalsThroughTheActor(t *testing.T) {
+	volume := new(40)
+	var mu sync.Mutex
+	read := func() (*int, error) { mu.Lock(); defer mu.Unlock(); return volume, nil }
+	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true, Volume: new(40), ReadVolume: read})
+	r.core.plug()
+	waitFor(t, "the volume at EVENT ready", func() bool { return len(r.core.Settings()) == 1 })
+	if s := r.core.Settings()[0]; s.Volume != 40 {
+		t.Fatalf("settings %+v, want volume 40", s)
+	}
+	r.send(supervisor.Reload{}) // unchanged: nothing sent
+	mu.Lock()
+	volume = new(85)
+	mu.Unlock()
+	r.send(supervisor.Reload{})
+	waitFor(t, "the changed volume", func() bool { return len(r.core.Settings()) == 2 })
+	if s := r.core.Settings(); s[1].Volume != 85 || s[1].EventID == s[0].EventID {
+		t.Errorf("settings after reload %+v, want volume 85 with a new event_id", s)
+	}
+
+	running := func() int {
+		n := 0
+		for _, s := range eventsOf[appevent.TaskStatus](r.core) {
+			if s.State == appevent.TaskRunning {
+				n++
+			}
+		}
+		return n
+	}
+	r.send(lan.State{Sessions: []lan.Session{{ID: "s1", Client: "ada", State: "running", Updated: time.Now()}}})
+	waitFor(t, "task.status running for the terminal session", func() bool { return running() > 0 })
+	noViolations(t, r.core)
+}
