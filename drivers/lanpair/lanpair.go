@@ -88,14 +88,32 @@ func newIdentity(cn string) ([]byte, error) {
 }
 
 // ServerConfig is the Pi's TLS config: it asks every client for a
-// certificate and accepts any, because an unpaired client must reach the
-// pairing endpoint; the API checks the certificate's pin on each request.
+// certificate and accepts any that is validly self-signed, because an
+// unpaired client must reach the pairing endpoint; the API checks the
+// certificate's pin on each request. (RequireAnyClientCert alone checks
+// only that the client holds the key, not that the certificate is
+// signed at all.)
 func ServerConfig(id tls.Certificate) *tls.Config {
 	return &tls.Config{
 		Certificates: []tls.Certificate{id},
 		ClientAuth:   tls.RequireAnyClientCert,
 		MinVersion:   tls.VersionTLS13,
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("lanpair: the client sent no certificate")
+			}
+			return CheckSelfSigned(cs.PeerCertificates[0])
+		},
 	}
+}
+
+// CheckSelfSigned checks that c is signed by its own key: the shape of
+// every certificate LoadOrCreate makes.
+func CheckSelfSigned(c *x509.Certificate) error {
+	if err := c.CheckSignature(c.SignatureAlgorithm, c.RawTBSCertificate, c.Signature); err != nil {
+		return fmt.Errorf("lanpair: the peer's certificate is not self-signed: %v", err)
+	}
+	return nil
 }
 
 // ErrPin: the peer's certificate is not the pinned one.
@@ -118,7 +136,7 @@ func ClientConfig(id tls.Certificate, pin string) *tls.Config {
 			if pin != "" && hookbridge.Fingerprint(cs.PeerCertificates[0].Raw) != pin {
 				return ErrPin
 			}
-			return nil
+			return CheckSelfSigned(cs.PeerCertificates[0])
 		},
 	}
 }

@@ -61,28 +61,27 @@ func CheckCommitment(commitment, client, pi, nc []byte) bool {
 // order (client first), reduced mod 10^6 (the bias of 2^64 mod 10^6 is
 // below 10^-13).
 func Code(client, pi, nc, np []byte) string {
-	s := sum(codeLabel, client, pi, nc, np)
-	return fmt.Sprintf("%06d", binary.BigEndian.Uint64(s[:8])%1_000_000)
+	return NewCodeHasher(client, pi).Code(nc, np)
 }
 
-// CodeHasher is Code with the certificates and the client's nonce hashed
-// once, for a caller that tries many Pi nonces (a benchmark, the relay
-// test); Code(client, pi, nc, np) == NewCodeHasher(client, pi, nc).Code(np).
+// CodeHasher is Code with the two certificates hashed once, for a caller
+// that tries many nonces (a benchmark, the relay test):
+// Code(client, pi, nc, np) == NewCodeHasher(client, pi).Code(nc, np).
 type CodeHasher struct{ h hash.Cloner }
 
 // NewCodeHasher hashes the fixed part of Code.
-func NewCodeHasher(client, pi, nc []byte) *CodeHasher {
+func NewCodeHasher(client, pi []byte) *CodeHasher {
 	h := sha256.New().(hash.Cloner)
 	h.Write([]byte(codeLabel))
-	for _, p := range [][]byte{client, pi, nc} {
-		writeLP(h, p)
-	}
+	writeLP(h, client)
+	writeLP(h, pi)
 	return &CodeHasher{h}
 }
 
-// Code finishes the hash with the Pi's nonce np.
-func (c *CodeHasher) Code(np []byte) string {
+// Code finishes the hash with the two nonces.
+func (c *CodeHasher) Code(nc, np []byte) string {
 	h, _ := c.h.Clone() // SHA-256 always clones
+	writeLP(h, nc)
 	writeLP(h, np)
 	s := h.Sum(nil)
 	return fmt.Sprintf("%06d", binary.BigEndian.Uint64(s[:8])%1_000_000)

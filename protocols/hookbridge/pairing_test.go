@@ -17,7 +17,7 @@ func TestCodeIsSixDigitsAndBindsEveryInput(t *testing.T) {
 	if len(c) != 6 || strings.Trim(c, "0123456789") != "" {
 		t.Fatalf("code %q is not 6 digits", c)
 	}
-	if Code(client, pi, nc, np) != c || NewCodeHasher(client, pi, nc).Code(np) != c {
+	if Code(client, pi, nc, np) != c || NewCodeHasher(client, pi).Code(nc, np) != c {
 		t.Fatal("the code is not a function of its inputs")
 	}
 	// Each input changes it (these four differ from c by construction of
