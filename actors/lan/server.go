@@ -78,7 +78,9 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("POST "+hookbridge.PathPairReveal, s.pairReveal)
 	mux.HandleFunc("POST "+hookbridge.PathPairConfirm, s.confirm)
 	mux.HandleFunc("POST "+hookbridge.PathPairCancel, s.cancel)
-	old := func(w http.ResponseWriter, r *http.Request) { http.Error(w, hookbridge.OldPairingClient, http.StatusGone) }
+	old := func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, hookbridge.OldPairingClient, http.StatusGone)
+	}
 	mux.HandleFunc(hookbridge.PathPairV1, old)
 	mux.HandleFunc(hookbridge.PathPairConfirmV1, old)
 	return s.guard(mux)

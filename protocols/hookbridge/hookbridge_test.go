@@ -218,7 +218,6 @@ func TestDecodeDecision(t *testing.T) {
 	}
 }
 
-
 func TestCallKey(t *testing.T) {
 	k := CallKey("Bash", json.RawMessage(`{"command":"rm -rf build && make","description":"Clean","timeout":120000}`))
 	same := []string{
