@@ -35,46 +35,29 @@ func stranger(t *testing.T, name string) *http.Client {
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: lanpair.ClientConfig(id, ""), DisableKeepAlives: true}}
 }
 
-func pairRequest(ctx context.Context, hc *http.Client, addr, name string) (*http.Response, error) {
-	body, _ := json.Marshal(hookbridge.PairRequest{Name: name})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+addr+hookbridge.PathPair, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	return hc.Do(req)
-}
-
 // TestPairingRequestsOneAtATimeAndRateLimited: one stranger's request is
-// on the screen; the next ones are refused while it is (at most one shown
-// at a time), and past the burst the address is rate limited.
+// on the screen; the next ones are refused while it is fresh (at most one
+// shown at a time), and past the burst the address is rate limited.
 func TestPairingRequestsOneAtATimeAndRateLimited(t *testing.T) {
 	r := newRig(t)
 	addr := r.state(t).Addr
-	hc := stranger(t, "mallory")
+	mallory := newPeer(t, addr, "mallory", "")
 	ctx, cancel := context.WithCancel(context.Background())
-	first := make(chan error, 1)
-	go func() {
-		resp, err := pairRequest(ctx, hc, addr, "mallory")
-		if err == nil {
-			resp.Body.Close()
-		}
-		first <- err
-	}()
-	waitFor(t, "the first pairing request on the screen", func() bool { return r.state(t).Pairing != nil })
+	nc := fresh()
+	np, _, _ := mallory.commit(t, "mallory", hookbridge.Commitment(mallory.cert(), mallory.piCert, nc))
+	first := mallory.revealAsync(ctx, nc)
+	code := hookbridge.Code(mallory.cert(), mallory.piCert, nc, np)
+	waitFor(t, "the first pairing request on the screen", func() bool { p := r.state(t).Pairing; return p != nil && p.Code == code })
 	var statuses []int
-	for i := 0; i < pairBurst+1; i++ {
-		resp, err := pairRequest(context.Background(), stranger(t, "eve"), addr, "eve")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		statuses = append(statuses, resp.StatusCode)
+	for i := 0; i < pairBurst; i++ {
+		_, st, _ := newPeer(t, addr, "eve", "").commit(t, "eve", fresh())
+		statuses = append(statuses, st)
 	}
 	// The first request took one token of the burst.
-	want := []int{http.StatusConflict, http.StatusConflict, http.StatusTooManyRequests, http.StatusTooManyRequests}
+	want := []int{http.StatusConflict, http.StatusConflict, http.StatusTooManyRequests}
 	for i := range want {
 		if statuses[i] != want[i] {
-			t.Fatalf("pairing requests 2..%d answered %v, want %v", pairBurst+2, statuses, want)
+			t.Fatalf("pairing requests 2..%d answered %v, want %v", pairBurst+1, statuses, want)
 		}
 	}
 	if p := r.state(t).Pairing; p == nil || p.Name != "mallory" {
