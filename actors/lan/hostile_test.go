@@ -253,3 +253,65 @@ func TestPairedClientOutrunsTheStrangersRateLimit(t *testing.T) {
 		t.Fatal("60 back-to-back requests of a stranger were never rate limited")
 	}
 }
+
+// TestConnectionSlotsReservedForPaired is issue 23 item 4: strangers from
+// several addresses hold every connection they are allowed, and as many
+// stalled handshakes as fit on top, and a paired hook still gets through:
+// strangers never hold more than MaxConns-ReservedConns, and a new
+// connection at the total closes the oldest stalled handshake.
+func TestConnectionSlotsReservedForPaired(t *testing.T) {
+	const total, reserved, perAddr = 16, 8, 4
+	r := newRigWith(t, func(o *Options) {
+		o.MaxConns, o.ReservedConns, o.MaxConnsPerAddr = total, reserved, perAddr
+		o.IdleTimeout = time.Minute // the strangers' keep-alives stay open for the test
+	})
+	addr := r.state(t).Addr
+	id, err := lanpair.LoadOrCreate(filepath.Join(t.TempDir(), "identity.pem"), "stranger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	for a := range 4 { // 4 addresses × perAddr: twice what strangers may hold
+		for range perAddr {
+			d := &tls.Dialer{NetDialer: &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(60+a))}}, Config: lanpair.ClientConfig(id, "")}
+			c, err := d.DialContext(context.Background(), "tcp", addr)
+			if err != nil {
+				continue
+			}
+			t.Cleanup(func() { c.Close() })
+			fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: pi\r\nContent-Length: 2\r\n\r\n{}", hookbridge.PathEvent)
+			if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+				resp.Body.Close()
+				held++
+			}
+		}
+	}
+	if held != total-reserved {
+		t.Fatalf("strangers hold %d connections, want %d (MaxConns-ReservedConns)", held, total-reserved)
+	}
+	// Stalled handshakes fill the rest.
+	for a := range 4 {
+		for range perAddr {
+			c, err := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(80+a))}}).Dial("tcp", addr)
+			if err == nil {
+				t.Cleanup(func() { c.Close() })
+			}
+		}
+	}
+	waitFor(t, "the connections at the total", func() bool { return r.state(t).Conns == total })
+	hc := r.httpClient(t)
+	body, _ := json.Marshal(hookbridge.Event{Session: "s-paired", Event: "PreToolUse", Project: "engine"})
+	for i := range 3 {
+		resp, err := hc.Post("https://"+addr+hookbridge.PathEvent, "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("paired event %d with strangers holding every slot: %v", i, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("paired event %d: %s", i, resp.Status)
+		}
+	}
+	if st := r.state(t); st.Conns > total {
+		t.Fatalf("%d connections open, over the total of %d", st.Conns, total)
+	}
+}

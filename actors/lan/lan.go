@@ -72,9 +72,11 @@ type Options struct {
 	// IdleTimeout a keep-alive connection between requests (5 s).
 	HeaderTimeout, ReadTimeout, IdleTimeout time.Duration
 	// MaxConnsPerAddr and MaxConns cap the open connections from one
-	// address (32: a computer's 16 pending prompts and its events) and
-	// in total (128).
-	MaxConnsPerAddr, MaxConns int
+	// address (32: a computer's 16 pending prompts and its events; a /64
+	// for IPv6) and in total (128). ReservedConns of the total are kept
+	// for paired computers (MaxConns/2): strangers never hold more than
+	// the rest (conns.go).
+	MaxConnsPerAddr, MaxConns, ReservedConns int
 }
 
 func (o *Options) defaults() {
@@ -91,6 +93,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxConns == 0 {
 		o.MaxConns = 128
+	}
+	if o.ReservedConns == 0 {
+		o.ReservedConns = o.MaxConns / 2
 	}
 }
 
@@ -268,8 +273,9 @@ func (a *Actor) start(c actor.Context) {
 		// debug, so that they cannot flood the log.
 		ErrorLog: slog.NewLogLogger(a.h.Logger().Handler(), slog.LevelDebug),
 	}
-	a.conns = newCapListener(ln, a.o.MaxConnsPerAddr, a.o.MaxConns)
-	tl := tls.NewListener(a.conns, lanpair.ServerConfig(id))
+	a.conns = newCapListener(ln, a.o.MaxConnsPerAddr, a.o.MaxConns, a.o.ReservedConns)
+	paired := func(der []byte) bool { return s.isPaired(hookbridge.Fingerprint(der)) }
+	tl := tls.NewListener(a.conns, a.conns.tlsConfig(lanpair.ServerConfig(id), paired))
 	a.serving.Add(1)
 	go func() {
 		defer a.serving.Done()
