@@ -249,7 +249,7 @@ func (o localOpts) resolve() (clients, socket string, err error) {
 // is an error that says whose file it is.
 func applianceClients(path string) ([]lan.Client, error) {
 	var cs []lan.Client
-	if err := lanpair.ReadJSON(path, &cs); err != nil {
+	if err := lanpair.ReadJSONNoFollow(path, &cs); err != nil {
 		if errors.Is(err, os.ErrPermission) {
 			return nil, fmt.Errorf("pair --local: %v: run it as root (sudo) or as the appliance's user", err)
 		}

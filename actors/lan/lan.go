@@ -351,7 +351,10 @@ func (a *Actor) decided(c actor.Context, m approvals.Decided) {
 		a.h.Logger().Warn("decision for a prompt no hook waits for", "source", m.Source, "id", m.ID)
 		return
 	}
-	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny, Device: a.o.Device, By: m.By}
+	// Device and By reach Claude in the hook's deny message: short and
+	// printable (the hook cuts them too, whatever a Pi sends).
+	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny,
+		Device: hookbridge.Printable(a.o.Device, hookbridge.MaxLabel), By: hookbridge.Printable(m.By, hookbridge.MaxLabel)}
 	if m.Decision == buddy.Once {
 		d.Behavior = hookbridge.BehaviorAllow
 	}

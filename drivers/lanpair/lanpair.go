@@ -143,8 +143,17 @@ func ClientConfig(id tls.Certificate, pin string) *tls.Config {
 
 // ReadJSON decodes the JSON file at path into v. A missing file leaves v
 // alone and is not an error.
-func ReadJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+func ReadJSON(path string, v any) error { return readJSON(os.ReadFile, path, v) }
+
+// ReadJSONNoFollow is ReadJSON for root reading the appliance's file: a
+// symbolic link at path or for its directory is refused
+// (storage.ReadFileNoFollow), and so is anything but a regular file.
+func ReadJSONNoFollow(path string, v any) error {
+	return readJSON(storage.ReadFileNoFollow, path, v)
+}
+
+func readJSON(read func(string) ([]byte, error), path string, v any) error {
+	b, err := read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -171,7 +180,8 @@ func WriteJSON(path string, v any) error {
 }
 
 // ReplaceJSON writes v to path like WriteJSON, but an existing file keeps
-// its mode, owner and group (storage.ReplaceFile says why).
+// its mode, owner and group, and a symbolic link at path or for its
+// directory is refused (storage.ReplaceFile says why).
 func ReplaceJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
