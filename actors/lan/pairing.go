@@ -75,14 +75,14 @@ type pairing struct {
 
 // stale reports whether a new request from another computer may take the
 // pairing's place.
-func (p *pairing) stale(now time.Time) bool {
+func (p *pairing) stale(now time.Time, accept time.Duration) bool {
 	switch p.stage {
 	case pairCommitted:
 		return now.Sub(p.at) >= revealTimeout
 	case pairShown:
 		return now.Sub(p.at) >= staleAfter
 	}
-	return now.Sub(p.at) >= DefaultAcceptTimeout
+	return now.Sub(p.at) >= accept
 }
 
 // Messages from the HTTP side.
@@ -168,7 +168,7 @@ func (a *Actor) stage(p *pairing, s pairStage, d time.Duration) {
 func (a *Actor) pairCommit(m pairCommit) {
 	now := a.o.Now()
 	if p := a.st.pairing; p != nil {
-		if p.fp != m.fp && !p.stale(now) {
+		if p.fp != m.fp && !p.stale(now, a.o.AcceptTimeout) {
 			m.reply <- answer{http.StatusConflict, fmt.Sprintf("another pairing (%s) is on %s: press B there to refuse it, or try again in %v",
 				p.Name, a.o.Device, (staleAfter - now.Sub(p.at)).Round(time.Second))}
 			return
