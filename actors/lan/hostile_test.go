@@ -224,15 +224,8 @@ func TestPairedClientOutrunsTheStrangersRateLimit(t *testing.T) {
 	r := newRig(t)
 	addr := r.state(t).Addr
 	hc := r.httpClient(t)
-	body, _ := json.Marshal(hookbridge.Event{Session: "s-busy", Event: "PreToolUse", Project: "engine"})
 	for i := range 60 {
-		resp, err := hc.Post("https://"+addr+hookbridge.PathEvent, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatalf("event %d: %v", i, err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusTooManyRequests {
+		if st := postEvent(t, hc, addr, "s-busy"); st == http.StatusTooManyRequests {
 			t.Fatalf("event %d of a paired client was rate limited", i)
 		}
 	}
@@ -300,18 +293,25 @@ func TestConnectionSlotsReservedForPaired(t *testing.T) {
 	}
 	waitFor(t, "the connections at the total", func() bool { return r.state(t).Conns == total })
 	hc := r.httpClient(t)
-	body, _ := json.Marshal(hookbridge.Event{Session: "s-paired", Event: "PreToolUse", Project: "engine"})
 	for i := range 3 {
-		resp, err := hc.Post("https://"+addr+hookbridge.PathEvent, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatalf("paired event %d with strangers holding every slot: %v", i, err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusNoContent {
-			t.Fatalf("paired event %d: %s", i, resp.Status)
+		if st := postEvent(t, hc, addr, "s-paired"); st != http.StatusNoContent {
+			t.Fatalf("paired event %d with strangers holding every slot: %d", i, st)
 		}
 	}
 	if st := r.state(t); st.Conns > total {
 		t.Fatalf("%d connections open, over the total of %d", st.Conns, total)
 	}
+}
+
+// postEvent posts a PreToolUse of session with hc and returns the status.
+func postEvent(t *testing.T, hc *http.Client, addr, session string) int {
+	t.Helper()
+	body, _ := json.Marshal(hookbridge.Event{Session: session, Event: "PreToolUse", Project: "engine"})
+	resp, err := hc.Post("https://"+addr+hookbridge.PathEvent, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("event of %s: %v", session, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
 }
