@@ -160,3 +160,22 @@ func FuzzPrintable(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeDecision(f *testing.F) {
+	f.Add([]byte(`{"id":"r1","behavior":"deny","device":"Claude_Pi","by":"Claude_Pi button"}`), "r1")
+	f.Add([]byte(`{"id":"r1","behavior":"none","reason":"timeout"}`), "r1")
+	f.Add([]byte(`{"id":"r2","behavior":"allow"}`), "r1")
+	f.Fuzz(func(t *testing.T, b []byte, want string) {
+		d, err := DecodeDecision(b, want)
+		if err != nil {
+			return
+		}
+		// What reaches Claude's deny message is short and printable.
+		if Printable(d.Device, MaxLabel) != d.Device || Printable(d.By, MaxLabel) != d.By || Printable(d.Reason, MaxReason) != d.Reason {
+			t.Fatalf("accepted %q as %+v", b, d)
+		}
+		if d.Behavior != BehaviorNone && d.ID != want {
+			t.Fatalf("accepted a decision for %q as one for %q", d.ID, want)
+		}
+	})
+}
