@@ -2,16 +2,14 @@ package main
 
 import (
 	"bufio"
-	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,52 +167,28 @@ func pair(ctx context.Context, cs *cliState, addr, name string, yes bool, stdin 
 	if err != nil {
 		return err
 	}
-	// Learn the Pi's certificate first, so the code can be printed while
-	// the pairing request waits for the button.
-	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: 5 * time.Second}, Config: lanpair.ClientConfig(id, "")}
-	conn, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("pair: reaching %s: %v%s", addr, err, reachHint(err, addr))
+	p, err := lanpair.Pair(ctx, lanpair.PairOptions{Identity: id, Addr: addr, Name: name,
+		Code: func(code string) {
+			fmt.Fprintf(stdout, "Pairing with %s as %q.\nCode: %s\nCheck that the Pi shows the same code, then hold approve on the Pi (it shows the request once no prompt is waiting).\n", addr, name, code)
+		},
+		Confirm: func(device, code string) bool {
+			if yes {
+				return true
+			}
+			fmt.Fprintf(stdout, "Accepted on %s. Did it show %s? [y/N] ", device, code)
+			line, _ := bufio.NewReader(stdin).ReadString('\n')
+			a := strings.ToLower(strings.TrimSpace(line))
+			return a == "y" || a == "yes"
+		}})
+	if de := (*lanpair.DialError)(nil); errors.As(err, &de) {
+		return fmt.Errorf("pair: reaching %s: %v%s", addr, de.Err, reachHint(de.Err, addr))
 	}
-	piCert := conn.(*tls.Conn).ConnectionState().PeerCertificates[0].Raw
-	conn.Close()
-	pin := hookbridge.Fingerprint(piCert)
-	code := hookbridge.PairingCode(piCert, id.Certificate[0])
-	fmt.Fprintf(stdout, "Pairing with %s as %q.\nCode: %s\nCheck that the Pi shows the same code, then hold approve on the Pi (it shows the request once no prompt is waiting).\n", addr, name, code)
-
-	// Every later request is pinned to the certificate just seen: the code
-	// compares exactly that one.
-	hc := piClient(id, pin, hookConnectTimeout)
-	defer hc.CloseIdleConnections()
-	var resp hookbridge.PairResponse
-	if err := postJSON(ctx, hc, addr, hookbridge.PathPair, hookbridge.PairRequest{Name: name}, &resp); err != nil {
+	if err != nil {
 		return fmt.Errorf("pair: %v", err)
 	}
-	switch resp.Status {
-	case "accepted":
-	case "paired":
-		fmt.Fprintln(stdout, "The Pi already knows this computer.")
-	default:
-		return fmt.Errorf("pair: %s %s", resp.Status, resp.Reason)
-	}
-	if resp.Status == "accepted" {
-		if !yes {
-			fmt.Fprintf(stdout, "Accepted on %s. Did it show %s? [y/N] ", resp.Device, code)
-			line, _ := bufio.NewReader(stdin).ReadString('\n')
-			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-				return errors.New("pair: not confirmed; nothing saved (the Pi forgets the request)")
-			}
-		}
-		if err := postJSON(ctx, hc, addr, hookbridge.PathPairConfirm, struct{}{}, &resp); err != nil {
-			return fmt.Errorf("pair: confirming: %v", err)
-		}
-	}
-	dev := resp.Device
-	if dev == "" {
-		dev = drv.DefaultName
-	}
-	cs.Pis = slices.DeleteFunc(cs.Pis, func(p pairedPi) bool { return p.Name == dev || p.Pin == pin })
-	cs.Pis = append(cs.Pis, pairedPi{Name: dev, Addr: addr, Pin: pin, Paired: time.Now().UTC()})
+	dev := cmp.Or(p.Device, drv.DefaultName)
+	cs.Pis = slices.DeleteFunc(cs.Pis, func(q pairedPi) bool { return q.Name == dev || q.Pin == p.Pin })
+	cs.Pis = append(cs.Pis, pairedPi{Name: dev, Addr: addr, Pin: p.Pin, Paired: time.Now().UTC()})
 	if err := cs.save(); err != nil {
 		return err
 	}
@@ -241,24 +215,6 @@ func reachHint(err error, addr string) string {
 			"and that no firewall drops port " + port + "."
 	}
 	return ""
-}
-
-func postJSON(ctx context.Context, hc *http.Client, addr, path string, in, out any) error {
-	body, _ := json.Marshal(in)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+addr+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(b)))
-	}
-	return json.Unmarshal(b, out)
 }
 
 func prefix(s string, n int) string { return s[:min(n, len(s))] }
@@ -293,7 +249,7 @@ func (o localOpts) resolve() (clients, socket string, err error) {
 // is an error that says whose file it is.
 func applianceClients(path string) ([]lan.Client, error) {
 	var cs []lan.Client
-	if err := lanpair.ReadJSON(path, &cs); err != nil {
+	if err := lanpair.ReadJSONNoFollow(path, &cs); err != nil {
 		if errors.Is(err, os.ErrPermission) {
 			return nil, fmt.Errorf("pair --local: %v: run it as root (sudo) or as the appliance's user", err)
 		}

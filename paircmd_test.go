@@ -145,6 +145,32 @@ func TestPairLocalRevokeStopped(t *testing.T) {
 	}
 }
 
+// TestPairLocalRevokeRefusesLinks is issue 23 item 5: lan/ belongs to the
+// appliance's user, and `sudo claude-pi pair --local --revoke` must not
+// follow a link that user put there (to make root rewrite, or copy the
+// owner of, another file). The link's target is left alone.
+func TestPairLocalRevokeRefusesLinks(t *testing.T) {
+	data := t.TempDir()
+	target := filepath.Join(t.TempDir(), "precious.json")
+	b, _ := json.Marshal([]lan.Client{{Name: "laptop", Fingerprint: strings.Repeat("a", 64)}})
+	if err := os.WriteFile(target, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(data, "lan"), 0o700)
+	if err := os.Symlink(target, filepath.Join(data, "lan", "clients.json")); err != nil {
+		t.Fatal(err)
+	}
+	local := []string{"--local", "--appliance-config", emptyConfig(t), "--data-dir", data, "--control-socket", shortSocket(t)}
+	for _, args := range [][]string{{"--revoke", "laptop"}, {"--list"}} {
+		if _, err := runPair(t, append(local, args...)...); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("pair --local %v through a link: %v, want a refusal", args, err)
+		}
+	}
+	if after, _ := os.ReadFile(target); !bytes.Equal(after, b) {
+		t.Fatalf("the link's target was rewritten: %s", after)
+	}
+}
+
 func TestPairLocalUsage(t *testing.T) {
 	dirs := []string{"--appliance-config", emptyConfig(t), "--data-dir", t.TempDir()}
 	for _, args := range [][]string{

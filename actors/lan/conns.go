@@ -1,28 +1,55 @@
 package lan
 
 import (
+	"container/list"
+	"crypto/tls"
+	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
 )
 
-// capListener bounds the LAN API's open connections, per remote address
-// and in total, before TLS or HTTP spend anything on them: each one is a
-// file descriptor and a goroutine on a Pi with 512 MB and 1024 fds. A
-// connection over a cap is closed as soon as it is accepted.
+// capListener bounds the LAN API's open connections before TLS or HTTP
+// spend much on them: each one is a file descriptor and a goroutine on a
+// Pi with 512 MB and 1024 fds. A connection is first "unknown" (in its
+// TLS handshake), then, once its client certificate is seen (classify),
+// "paired" or a "stranger".
+//
+//   - Unknown and stranger connections count per address (a /64 for
+//     IPv6, addrKey) against perAddr.
+//   - Strangers count against strangers in all, which is total less the
+//     slots reserved for paired computers: however many addresses a
+//     stranger has, it cannot fill the total and lock the paired hooks
+//     out (issue 23 item 4). A stranger over it fails its handshake.
+//   - At total, a new connection closes the oldest one still in its
+//     handshake (a paired hook finishes its handshake in milliseconds; a
+//     stalled one waits for HeaderTimeout) or, with none, is closed.
+//
+// A connection over a cap is closed as soon as it is accepted (or
+// classified) and counted in refused.
 type capListener struct {
 	net.Listener
-	perAddr, total int
+	perAddr, total, strangers int
 
-	mu      sync.Mutex
-	open    map[string]int
-	n       int
-	refused atomic.Int64
+	mu       sync.Mutex
+	open     map[string]int // unknown and stranger connections per addrKey
+	n        int
+	nStrange int
+	unknown  list.List // of *capConn, oldest first
+	refused  atomic.Int64
 }
 
-func newCapListener(ln net.Listener, perAddr, total int) *capListener {
-	return &capListener{Listener: ln, perAddr: perAddr, total: total, open: make(map[string]int)}
+func newCapListener(ln net.Listener, perAddr, total, reserved int) *capListener {
+	return &capListener{Listener: ln, perAddr: perAddr, total: total, strangers: max(total-reserved, 1), open: make(map[string]int)}
 }
+
+type connKind int
+
+const (
+	connUnknown connKind = iota
+	connStranger
+	connPaired
+)
 
 // Accept returns the next connection within the caps; the ones over a cap
 // are closed here and counted in refused.
@@ -32,27 +59,81 @@ func (l *capListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		host := remoteHost(c)
+		key := addrKey(remoteHost(c))
 		l.mu.Lock()
-		if l.n >= l.total || l.open[host] >= l.perAddr {
+		var evict *capConn
+		if l.n >= l.total && l.open[key] < l.perAddr {
+			if e := l.unknown.Front(); e != nil {
+				evict = e.Value.(*capConn)
+				l.dropLocked(evict)
+			}
+		}
+		if l.n >= l.total || l.open[key] >= l.perAddr {
 			l.mu.Unlock()
 			l.refused.Add(1)
 			c.Close()
 			continue
 		}
+		cc := &capConn{Conn: c, l: l, key: key}
 		l.n++
-		l.open[host]++
+		l.open[key]++
+		cc.elem = l.unknown.PushBack(cc)
 		l.mu.Unlock()
-		return &capConn{Conn: c, release: sync.OnceFunc(func() { l.release(host) })}, nil
+		if evict != nil {
+			l.refused.Add(1)
+			evict.Conn.Close()
+		}
+		return cc, nil
 	}
 }
 
-func (l *capListener) release(host string) {
+var errStrangers = errors.New("lan: too many connections from unpaired computers")
+
+// classify records what the handshake showed: a paired client's
+// connection leaves the per-address and stranger counts; a stranger's
+// over the stranger cap is refused (the handshake fails with the error).
+func (l *capListener) classify(c *capConn, paired bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if c.gone || c.kind != connUnknown {
+		return nil
+	}
+	l.unknown.Remove(c.elem)
+	if paired {
+		c.kind = connPaired
+		l.unopen(c.key)
+		return nil
+	}
+	if l.nStrange >= l.strangers {
+		l.refused.Add(1)
+		l.dropLocked(c)
+		return errStrangers
+	}
+	c.kind = connStranger
+	l.nStrange++
+	return nil
+}
+
+// dropLocked gives c's slot back, once.
+func (l *capListener) dropLocked(c *capConn) {
+	if c.gone {
+		return
+	}
+	c.gone = true
 	l.n--
-	if l.open[host]--; l.open[host] <= 0 {
-		delete(l.open, host)
+	switch c.kind {
+	case connUnknown:
+		l.unknown.Remove(c.elem)
+		l.unopen(c.key)
+	case connStranger:
+		l.nStrange--
+		l.unopen(c.key)
+	}
+}
+
+func (l *capListener) unopen(key string) {
+	if l.open[key]--; l.open[key] <= 0 {
+		delete(l.open, key)
 	}
 }
 
@@ -61,6 +142,30 @@ func (l *capListener) count() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.n
+}
+
+// tlsConfig is base with the handshake classifying each connection by
+// paired, which says whether a client certificate's fingerprint is
+// paired.
+func (l *capListener) tlsConfig(base *tls.Config, paired func(der []byte) bool) *tls.Config {
+	cfg := base.Clone()
+	cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		cc, ok := hello.Conn.(*capConn)
+		if !ok {
+			return nil, nil
+		}
+		c := base.Clone()
+		c.VerifyConnection = func(cs tls.ConnectionState) error {
+			if base.VerifyConnection != nil {
+				if err := base.VerifyConnection(cs); err != nil {
+					return err
+				}
+			}
+			return l.classify(cc, paired(cs.PeerCertificates[0].Raw))
+		}
+		return c, nil
+	}
+	return cfg
 }
 
 func remoteHost(c net.Conn) string {
@@ -78,11 +183,17 @@ func remoteHost(c net.Conn) string {
 // capConn gives its slot back once, on the first Close.
 type capConn struct {
 	net.Conn
-	release func()
+	l    *capListener
+	key  string
+	kind connKind
+	elem *list.Element
+	gone bool // slot given back (guarded by l.mu)
 }
 
 func (c *capConn) Close() error {
 	err := c.Conn.Close()
-	c.release()
+	c.l.mu.Lock()
+	c.l.dropLocked(c)
+	c.l.mu.Unlock()
 	return err
 }

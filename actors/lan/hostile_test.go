@@ -35,46 +35,29 @@ func stranger(t *testing.T, name string) *http.Client {
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: lanpair.ClientConfig(id, ""), DisableKeepAlives: true}}
 }
 
-func pairRequest(ctx context.Context, hc *http.Client, addr, name string) (*http.Response, error) {
-	body, _ := json.Marshal(hookbridge.PairRequest{Name: name})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+addr+hookbridge.PathPair, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	return hc.Do(req)
-}
-
 // TestPairingRequestsOneAtATimeAndRateLimited: one stranger's request is
-// on the screen; the next ones are refused while it is (at most one shown
-// at a time), and past the burst the address is rate limited.
+// on the screen; the next ones are refused while it is fresh (at most one
+// shown at a time), and past the burst the address is rate limited.
 func TestPairingRequestsOneAtATimeAndRateLimited(t *testing.T) {
 	r := newRig(t)
 	addr := r.state(t).Addr
-	hc := stranger(t, "mallory")
+	mallory := newPeer(t, addr, "mallory", "")
 	ctx, cancel := context.WithCancel(context.Background())
-	first := make(chan error, 1)
-	go func() {
-		resp, err := pairRequest(ctx, hc, addr, "mallory")
-		if err == nil {
-			resp.Body.Close()
-		}
-		first <- err
-	}()
-	waitFor(t, "the first pairing request on the screen", func() bool { return r.state(t).Pairing != nil })
+	nc := fresh()
+	np, _, _ := mallory.commit(t, "mallory", hookbridge.Commitment(mallory.cert(), mallory.piCert, nc))
+	first := mallory.revealAsync(ctx, nc)
+	code := hookbridge.Code(mallory.cert(), mallory.piCert, nc, np)
+	waitFor(t, "the first pairing request on the screen", func() bool { p := r.state(t).Pairing; return p != nil && p.Code == code })
 	var statuses []int
-	for i := 0; i < pairBurst+1; i++ {
-		resp, err := pairRequest(context.Background(), stranger(t, "eve"), addr, "eve")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		statuses = append(statuses, resp.StatusCode)
+	for i := 0; i < pairBurst; i++ {
+		_, st, _ := newPeer(t, addr, "eve", "").commit(t, "eve", fresh())
+		statuses = append(statuses, st)
 	}
 	// The first request took one token of the burst.
-	want := []int{http.StatusConflict, http.StatusConflict, http.StatusTooManyRequests, http.StatusTooManyRequests}
+	want := []int{http.StatusConflict, http.StatusConflict, http.StatusTooManyRequests}
 	for i := range want {
 		if statuses[i] != want[i] {
-			t.Fatalf("pairing requests 2..%d answered %v, want %v", pairBurst+2, statuses, want)
+			t.Fatalf("pairing requests 2..%d answered %v, want %v", pairBurst+1, statuses, want)
 		}
 	}
 	if p := r.state(t).Pairing; p == nil || p.Name != "mallory" {
@@ -241,15 +224,8 @@ func TestPairedClientOutrunsTheStrangersRateLimit(t *testing.T) {
 	r := newRig(t)
 	addr := r.state(t).Addr
 	hc := r.httpClient(t)
-	body, _ := json.Marshal(hookbridge.Event{Session: "s-busy", Event: "PreToolUse", Project: "engine"})
 	for i := range 60 {
-		resp, err := hc.Post("https://"+addr+hookbridge.PathEvent, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatalf("event %d: %v", i, err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusTooManyRequests {
+		if st := postEvent(t, hc, addr, "s-busy"); st == http.StatusTooManyRequests {
 			t.Fatalf("event %d of a paired client was rate limited", i)
 		}
 	}
@@ -269,4 +245,73 @@ func TestPairedClientOutrunsTheStrangersRateLimit(t *testing.T) {
 	if !limited {
 		t.Fatal("60 back-to-back requests of a stranger were never rate limited")
 	}
+}
+
+// TestConnectionSlotsReservedForPaired is issue 23 item 4: strangers from
+// several addresses hold every connection they are allowed, and as many
+// stalled handshakes as fit on top, and a paired hook still gets through:
+// strangers never hold more than MaxConns-ReservedConns, and a new
+// connection at the total closes the oldest stalled handshake.
+func TestConnectionSlotsReservedForPaired(t *testing.T) {
+	const total, reserved, perAddr = 16, 8, 4
+	r := newRigWith(t, func(o *Options) {
+		o.MaxConns, o.ReservedConns, o.MaxConnsPerAddr = total, reserved, perAddr
+		o.IdleTimeout = time.Minute // the strangers' keep-alives stay open for the test
+	})
+	addr := r.state(t).Addr
+	id, err := lanpair.LoadOrCreate(filepath.Join(t.TempDir(), "identity.pem"), "stranger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	for a := range 4 { // 4 addresses × perAddr: twice what strangers may hold
+		for range perAddr {
+			d := &tls.Dialer{NetDialer: &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(60+a))}}, Config: lanpair.ClientConfig(id, "")}
+			c, err := d.DialContext(context.Background(), "tcp", addr)
+			if err != nil {
+				continue
+			}
+			t.Cleanup(func() { c.Close() })
+			fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: pi\r\nContent-Length: 2\r\n\r\n{}", hookbridge.PathEvent)
+			if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+				resp.Body.Close()
+				held++
+			}
+		}
+	}
+	if held != total-reserved {
+		t.Fatalf("strangers hold %d connections, want %d (MaxConns-ReservedConns)", held, total-reserved)
+	}
+	// Stalled handshakes fill the rest.
+	for a := range 4 {
+		for range perAddr {
+			c, err := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(80+a))}}).Dial("tcp", addr)
+			if err == nil {
+				t.Cleanup(func() { c.Close() })
+			}
+		}
+	}
+	waitFor(t, "the connections at the total", func() bool { return r.state(t).Conns == total })
+	hc := r.httpClient(t)
+	for i := range 3 {
+		if st := postEvent(t, hc, addr, "s-paired"); st != http.StatusNoContent {
+			t.Fatalf("paired event %d with strangers holding every slot: %d", i, st)
+		}
+	}
+	if st := r.state(t); st.Conns > total {
+		t.Fatalf("%d connections open, over the total of %d", st.Conns, total)
+	}
+}
+
+// postEvent posts a PreToolUse of session with hc and returns the status.
+func postEvent(t *testing.T, hc *http.Client, addr, session string) int {
+	t.Helper()
+	body, _ := json.Marshal(hookbridge.Event{Session: session, Event: "PreToolUse", Project: "engine"})
+	resp, err := hc.Post("https://"+addr+hookbridge.PathEvent, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("event of %s: %v", session, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
 }

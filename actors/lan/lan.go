@@ -5,7 +5,8 @@
 //
 // Transport is HTTPS with mutual TLS: the Pi and each computer hold
 // self-signed certificates, paired once by comparing a 6-digit code
-// (protocols/hookbridge.PairingCode), then pinned on both sides.
+// (protocols/hookbridge pairing v2, this package's pairing.go), then
+// pinned on both sides.
 package lan
 
 import (
@@ -17,7 +18,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,6 +56,9 @@ type Options struct {
 	// PairTimeout is how long a pairing request waits for the button;
 	// 2 min when zero.
 	PairTimeout time.Duration
+	// AcceptTimeout is how long an accepted pairing waits for the
+	// computer's confirmation; DefaultAcceptTimeout when zero.
+	AcceptTimeout time.Duration
 	// Now replaces time.Now in tests.
 	Now func() time.Time
 
@@ -69,9 +72,11 @@ type Options struct {
 	// IdleTimeout a keep-alive connection between requests (5 s).
 	HeaderTimeout, ReadTimeout, IdleTimeout time.Duration
 	// MaxConnsPerAddr and MaxConns cap the open connections from one
-	// address (32: a computer's 16 pending prompts and its events) and
-	// in total (128).
-	MaxConnsPerAddr, MaxConns int
+	// address (32: a computer's 16 pending prompts and its events; a /64
+	// for IPv6) and in total (128). ReservedConns of the total are kept
+	// for paired computers (MaxConns/2): strangers never hold more than
+	// the rest (conns.go).
+	MaxConnsPerAddr, MaxConns, ReservedConns int
 }
 
 func (o *Options) defaults() {
@@ -88,6 +93,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxConns == 0 {
 		o.MaxConns = 128
+	}
+	if o.ReservedConns == 0 {
+		o.ReservedConns = o.MaxConns / 2
 	}
 }
 
@@ -114,6 +122,9 @@ func New(o Options) func(h *supervisor.Handle) actor.Actor {
 	if o.PairTimeout == 0 {
 		o.PairTimeout = DefaultPairTimeout
 	}
+	if o.AcceptTimeout == 0 {
+		o.AcceptTimeout = DefaultAcceptTimeout
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -139,8 +150,12 @@ type Actor struct {
 	conns   *capListener
 	serving sync.WaitGroup
 
-	waiters   map[key]chan answer
-	pairReply chan answer
+	waiters map[key]chan answer
+	// own is the Pi's certificate (DER), the one the TLS sessions show.
+	own []byte
+	// nonces rations the Pi's pairing nonces (pairing.go).
+	nonces  *limiter
+	pairSeq int
 }
 
 // ClientsPath is the paired computers' file in the data directory dataDir.
@@ -151,6 +166,9 @@ func (a *Actor) clientsPath() string { return ClientsPath(a.o.DataDir) }
 // Receive handles the package's messages and the actor lifecycle.
 func (a *Actor) Receive(c actor.Context) {
 	if a.subs.Receive(c, func() any { return a.state() }) {
+		return
+	}
+	if a.st != nil && a.receivePairing(c.Message()) {
 		return
 	}
 	switch m := c.Message().(type) {
@@ -185,23 +203,6 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case approvals.Decided:
 		a.decided(c, m)
-	case pairIn:
-		a.pairRequest(m)
-	case pairGone:
-		if a.st.pairing != nil && a.st.pairing.fp == m.fp {
-			a.st.pairing, a.pairReply = nil, nil
-			a.changed()
-		}
-	case AcceptPairing:
-		a.acceptPairing(m)
-	case RefusePairing:
-		if a.pairReply != nil {
-			a.pairReply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "refused", Reason: "refused on " + a.o.Device}}
-		}
-		a.st.pairing, a.pairReply = nil, nil
-		a.changed()
-	case pairConfirm:
-		a.confirm(m)
 	case Revoke:
 		ch, err := a.st.revoke(m.Name)
 		if err == nil {
@@ -225,6 +226,7 @@ func (a *Actor) Receive(c actor.Context) {
 func (a *Actor) start(c actor.Context) {
 	a.system, a.self = c.ActorSystem(), c.Self()
 	a.waiters = make(map[key]chan answer)
+	a.nonces = newLimiter(1/nonceEvery.Seconds(), nonceBurst)
 	var clients []Client
 	if err := lanpair.ReadJSON(a.clientsPath(), &clients); err != nil {
 		a.h.Fail(err)
@@ -259,6 +261,7 @@ func (a *Actor) start(c actor.Context) {
 		pairLimit:   newLimiter(1/pairEvery.Seconds(), pairBurst),
 	}
 	own := id.Certificate[0]
+	a.own = own
 	a.srv = &http.Server{
 		Handler:           s.handler(),
 		ReadHeaderTimeout: a.o.HeaderTimeout,
@@ -266,15 +269,13 @@ func (a *Actor) start(c actor.Context) {
 		WriteTimeout:      a.o.ReadTimeout,
 		IdleTimeout:       a.o.IdleTimeout,
 		MaxHeaderBytes:    8 << 10,
-		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
-			return context.WithValue(ctx, localCertKey{}, own)
-		},
 		// Handshake and read errors are what any scanner on the LAN causes:
 		// debug, so that they cannot flood the log.
 		ErrorLog: slog.NewLogLogger(a.h.Logger().Handler(), slog.LevelDebug),
 	}
-	a.conns = newCapListener(ln, a.o.MaxConnsPerAddr, a.o.MaxConns)
-	tl := tls.NewListener(a.conns, lanpair.ServerConfig(id))
+	a.conns = newCapListener(ln, a.o.MaxConnsPerAddr, a.o.MaxConns, a.o.ReservedConns)
+	paired := func(der []byte) bool { return s.isPaired(hookbridge.Fingerprint(der)) }
+	tl := tls.NewListener(a.conns, a.conns.tlsConfig(lanpair.ServerConfig(id), paired))
 	a.serving.Add(1)
 	go func() {
 		defer a.serving.Done()
@@ -350,7 +351,10 @@ func (a *Actor) decided(c actor.Context, m approvals.Decided) {
 		a.h.Logger().Warn("decision for a prompt no hook waits for", "source", m.Source, "id", m.ID)
 		return
 	}
-	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny, Device: a.o.Device, By: m.By}
+	// Device and By reach Claude in the hook's deny message: short and
+	// printable (the hook cuts them too, whatever a Pi sends).
+	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny,
+		Device: hookbridge.Printable(a.o.Device, hookbridge.MaxLabel), By: hookbridge.Printable(m.By, hookbridge.MaxLabel)}
 	if m.Decision == buddy.Once {
 		d.Behavior = hookbridge.BehaviorAllow
 	}
@@ -365,60 +369,6 @@ func cutSource(src string) (string, bool) {
 		return src[len(SourcePrefix):], true
 	}
 	return "", false
-}
-
-func (a *Actor) pairRequest(m pairIn) {
-	if _, ok := a.st.client(m.fp); ok {
-		m.reply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "paired", Device: a.o.Device}}
-		return
-	}
-	if a.st.pairing != nil {
-		m.reply <- answer{http.StatusConflict, "another pairing is in progress"}
-		return
-	}
-	name := m.name
-	for i := 2; slices.ContainsFunc(a.st.clients, func(c Client) bool { return c.Name == name }); i++ {
-		name = fmt.Sprintf("%s-%d", m.name, i)
-	}
-	a.st.pairing = &pairing{Pairing: Pairing{Name: name, Code: m.code, Since: a.o.Now()}, fp: m.fp}
-	a.pairReply = m.reply
-	m.reply <- answer{} // shown
-	a.h.Logger().Info("pairing request", "name", name, "code", m.code)
-	a.changed()
-}
-
-func (a *Actor) acceptPairing(m AcceptPairing) {
-	p := a.st.pairing
-	if p == nil || p.Code != m.Code || p.Accepted {
-		a.h.Logger().Warn("pairing accept ignored", "code", m.Code)
-		return
-	}
-	p.Accepted = true
-	if a.pairReply != nil {
-		a.pairReply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "accepted", Device: a.o.Device}}
-		a.pairReply = nil
-	}
-	a.changed()
-}
-
-// confirm pairs the client once both users agreed: approve on the Pi,
-// then yes on the computer.
-func (a *Actor) confirm(m pairConfirm) {
-	p := a.st.pairing
-	if p == nil || p.fp != m.fp || !p.Accepted {
-		m.reply <- answer{http.StatusForbidden, "no accepted pairing for this certificate"}
-		return
-	}
-	a.st.clients = append(slices.Clone(a.st.clients), Client{Name: p.Name, Fingerprint: p.fp, Paired: a.o.Now()})
-	a.st.pairing = nil
-	if err := a.saveClients(); err != nil {
-		a.st.clients = a.st.clients[:len(a.st.clients)-1]
-		m.reply <- answer{http.StatusInternalServerError, err.Error()}
-		return
-	}
-	a.h.Logger().Info("paired", "name", p.Name, "fingerprint", p.fp)
-	m.reply <- answer{http.StatusOK, hookbridge.PairResponse{Status: "paired", Device: a.o.Device}}
-	a.changed()
 }
 
 // reload is HUP (`supervisorctl signal HUP lan`, after editing the file by

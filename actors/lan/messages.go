@@ -64,7 +64,9 @@ type Client struct {
 
 // Pairing is a pairing request on screen: the Pi shows Code, the computer
 // prints the same. Accepted turns true on the approve button; the client
-// is paired once the computer's user confirms too.
+// is paired once the computer's user confirms too, within
+// Options.AcceptTimeout (pairing.go has the stages). A request whose
+// commitment is not yet opened has no code and is not in State.
 type Pairing struct {
 	Name     string
 	Code     string

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,15 +29,6 @@ type (
 		reply chan answer
 	}
 	withdraw struct{ k key }
-	pairIn   struct {
-		fp, name, code string
-		reply          chan answer
-	}
-	pairGone    struct{ fp string }
-	pairConfirm struct {
-		fp    string
-		reply chan answer
-	}
 )
 
 // answer is the actor's reply to an HTTP goroutine. status 0 means "wait
@@ -82,8 +74,15 @@ func (s *server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+hookbridge.PathPermission, s.permission)
 	mux.HandleFunc("POST "+hookbridge.PathEvent, s.event)
-	mux.HandleFunc("POST "+hookbridge.PathPair, s.pair)
+	mux.HandleFunc("POST "+hookbridge.PathPair, s.pairCommit)
+	mux.HandleFunc("POST "+hookbridge.PathPairReveal, s.pairReveal)
 	mux.HandleFunc("POST "+hookbridge.PathPairConfirm, s.confirm)
+	mux.HandleFunc("POST "+hookbridge.PathPairCancel, s.cancel)
+	old := func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, hookbridge.OldPairingClient, http.StatusGone)
+	}
+	mux.HandleFunc(hookbridge.PathPairV1, old)
+	mux.HandleFunc(hookbridge.PathPairConfirmV1, old)
 	return s.guard(mux)
 }
 
@@ -91,7 +90,7 @@ func (s *server) handler() http.Handler {
 func (s *server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		bucket, key := s.limit, host
+		bucket, key := s.limit, addrKey(host)
 		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
 			if fp := fingerprint(r); s.isPaired(fp) {
 				bucket, key = s.clientLimit, fp
@@ -186,21 +185,33 @@ func (s *server) event(w http.ResponseWriter, r *http.Request) {
 	s.await(w, r, reply, 5*time.Second)
 }
 
-func (s *server) pair(w http.ResponseWriter, r *http.Request) {
+// pairCommit is step 1: rate limited per address (a /64 for IPv6), as
+// each answer is a fresh Pi nonce.
+func (s *server) pairCommit(w http.ResponseWriter, r *http.Request) {
 	host, _, _ := net.SplitHostPort(r.RemoteAddr)
-	if !s.pairLimit.allow(host, time.Now()) {
+	if !s.pairLimit.allow(addrKey(host), time.Now()) {
 		http.Error(w, "too many pairing requests from "+host+": wait a minute", http.StatusTooManyRequests)
 		return
 	}
-	p, ok := decodeBody(w, r, hookbridge.DecodePairRequest)
+	name, commitment, ok := decodeBody2(w, r, hookbridge.DecodePairCommit)
 	if !ok {
 		return
 	}
-	cs := r.TLS
-	code := hookbridge.PairingCode(cs.PeerCertificates[0].Raw, localCert(r))
+	reply := make(chan answer, 1)
+	s.send(pairCommit{fp: fingerprint(r), name: name, cert: r.TLS.PeerCertificates[0].Raw, commitment: commitment, reply: reply})
+	s.await(w, r, reply, 5*time.Second)
+}
+
+// pairReveal is step 3; once the commitment opens, its answer waits for
+// the button.
+func (s *server) pairReveal(w http.ResponseWriter, r *http.Request) {
+	nc, ok := decodeBody(w, r, hookbridge.DecodePairReveal)
+	if !ok {
+		return
+	}
 	reply := make(chan answer, 2)
 	fp := fingerprint(r)
-	s.send(pairIn{fp: fp, name: p.Name, code: code, reply: reply})
+	s.send(pairReveal{fp: fp, nc: nc, reply: reply})
 	ctx, cancel := context.WithTimeout(r.Context(), s.pairTTL)
 	defer cancel()
 	for {
@@ -224,6 +235,12 @@ func (s *server) pair(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+func (s *server) cancel(w http.ResponseWriter, r *http.Request) {
+	reply := make(chan answer, 1)
+	s.send(pairCancel{fp: fingerprint(r), reply: reply})
+	s.await(w, r, reply, 5*time.Second)
+}
+
 // extend moves the connection's read and write deadlines to d (plus the
 // usual slack) from now.
 func (s *server) extend(w http.ResponseWriter, d time.Duration) {
@@ -231,6 +248,19 @@ func (s *server) extend(w http.ResponseWriter, d time.Duration) {
 	at := time.Now().Add(d + s.hold)
 	rc.SetReadDeadline(at)
 	rc.SetWriteDeadline(at)
+}
+
+// decodeBody2 is decodeBody for a decoder of two values.
+func decodeBody2[T, U any](w http.ResponseWriter, r *http.Request, decode func([]byte) (T, U, error)) (T, U, bool) {
+	type pair struct {
+		t T
+		u U
+	}
+	p, ok := decodeBody(w, r, func(b []byte) (pair, error) {
+		t, u, err := decode(b)
+		return pair{t, u}, err
+	})
+	return p.t, p.u, ok
 }
 
 // decodeBody reads the (size-limited) body and decodes it; on failure it
@@ -285,14 +315,22 @@ func writeAnswer(w http.ResponseWriter, a answer) {
 	json.NewEncoder(w).Encode(a.body)
 }
 
-// localCert is the Pi's own certificate as the client saw it: stored on
-// the request context by the listener's ConnContext.
-func localCert(r *http.Request) []byte {
-	b, _ := r.Context().Value(localCertKey{}).([]byte)
-	return b
+// addrKey is what the limits count by: an IPv4 address, or an IPv6
+// address's /64, since one host on a LAN can take any number of
+// addresses in its prefix (SLAAC privacy addresses) but rarely a second
+// prefix.
+func addrKey(host string) string {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, _ := ip.WithZone("").Prefix(64)
+	return p.String()
 }
-
-type localCertKey struct{}
 
 // limiter is a token bucket per remote address: refused early, before a
 // stranger can make the actor do any work.

@@ -46,11 +46,6 @@ type state struct {
 	sessions map[string]*session
 }
 
-type pairing struct {
-	Pairing
-	fp string
-}
-
 func newState(clients []Client) *state {
 	return &state{clients: clients, sessions: make(map[string]*session)}
 }
@@ -328,7 +323,7 @@ func short(id string) string {
 // view is the State for the UI, without the actor's own fields.
 func (s *state) view() State {
 	st := State{Clients: slices.Clone(s.clients)}
-	if s.pairing != nil {
+	if s.pairing != nil && s.pairing.stage != pairCommitted {
 		p := s.pairing.Pairing
 		st.Pairing = &p
 	}

@@ -319,6 +319,12 @@ func TestState_lanPairing(t *testing.T) {
 			{at: 5 * time.Second, msg: hold(RoleApprove), screen: ScreenPairing},
 			{at: 5 * time.Second, msg: lan.State{}, screen: ScreenHome},
 		}},
+		{"deny cancels once accepted too (issue 23 item 4)", []step{
+			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
+			{at: 2 * time.Second, msg: hold(RoleApprove), decide: "accept 318054", screen: ScreenPairing},
+			{at: 3 * time.Second, msg: pairing("318054", true), screen: ScreenPairing},
+			{at: 4 * time.Second, msg: RoleDeny, decide: "refuse", screen: ScreenHome},
+		}},
 		{"deny refuses and hides the code at once", []step{
 			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
 			{msg: RoleDeny, decide: "refuse", screen: ScreenHome},

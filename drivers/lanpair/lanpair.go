@@ -88,14 +88,32 @@ func newIdentity(cn string) ([]byte, error) {
 }
 
 // ServerConfig is the Pi's TLS config: it asks every client for a
-// certificate and accepts any, because an unpaired client must reach the
-// pairing endpoint; the API checks the certificate's pin on each request.
+// certificate and accepts any that is validly self-signed, because an
+// unpaired client must reach the pairing endpoint; the API checks the
+// certificate's pin on each request. (RequireAnyClientCert alone checks
+// only that the client holds the key, not that the certificate is
+// signed at all.)
 func ServerConfig(id tls.Certificate) *tls.Config {
 	return &tls.Config{
 		Certificates: []tls.Certificate{id},
 		ClientAuth:   tls.RequireAnyClientCert,
 		MinVersion:   tls.VersionTLS13,
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("lanpair: the client sent no certificate")
+			}
+			return CheckSelfSigned(cs.PeerCertificates[0])
+		},
 	}
+}
+
+// CheckSelfSigned checks that c is signed by its own key: the shape of
+// every certificate LoadOrCreate makes.
+func CheckSelfSigned(c *x509.Certificate) error {
+	if err := c.CheckSignature(c.SignatureAlgorithm, c.RawTBSCertificate, c.Signature); err != nil {
+		return fmt.Errorf("lanpair: the peer's certificate is not self-signed: %v", err)
+	}
+	return nil
 }
 
 // ErrPin: the peer's certificate is not the pinned one.
@@ -118,15 +136,24 @@ func ClientConfig(id tls.Certificate, pin string) *tls.Config {
 			if pin != "" && hookbridge.Fingerprint(cs.PeerCertificates[0].Raw) != pin {
 				return ErrPin
 			}
-			return nil
+			return CheckSelfSigned(cs.PeerCertificates[0])
 		},
 	}
 }
 
 // ReadJSON decodes the JSON file at path into v. A missing file leaves v
 // alone and is not an error.
-func ReadJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+func ReadJSON(path string, v any) error { return readJSON(os.ReadFile, path, v) }
+
+// ReadJSONNoFollow is ReadJSON for root reading the appliance's file: a
+// symbolic link at path or for its directory is refused
+// (storage.ReadFileNoFollow), and so is anything but a regular file.
+func ReadJSONNoFollow(path string, v any) error {
+	return readJSON(storage.ReadFileNoFollow, path, v)
+}
+
+func readJSON(read func(string) ([]byte, error), path string, v any) error {
+	b, err := read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -153,7 +180,8 @@ func WriteJSON(path string, v any) error {
 }
 
 // ReplaceJSON writes v to path like WriteJSON, but an existing file keeps
-// its mode, owner and group (storage.ReplaceFile says why).
+// its mode, owner and group, and a symbolic link at path or for its
+// directory is refused (storage.ReplaceFile says why).
 func ReplaceJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

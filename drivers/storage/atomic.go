@@ -10,7 +10,6 @@
 package storage
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,15 +34,12 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // claude-pi pair --local --revoke` edits the appliance's clients.json as
 // root, and a plain rewrite would leave a root-owned file the appliance
 // (user claude-pi) can no longer read.
+//
+// The directory and the file are another user's, so neither is followed
+// if it is a symbolic link: a compromised appliance user must not make
+// root write, or copy the owner of, a file elsewhere (issue 23).
 func ReplaceFile(path string, data []byte, perm os.FileMode) error {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return writeFile(path, data, perm, nil)
-	}
-	if err != nil {
-		return fmt.Errorf("storage: writing %s: %w", path, err)
-	}
-	return writeFile(path, data, fi.Mode().Perm(), fi)
+	return replaceFile(path, data, perm)
 }
 
 // writeFile is WriteFile; with like set the new file gets like's owner

@@ -25,8 +25,13 @@ func ExampleAllowOutput() {
 	// {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied on Claude_Pi."}}}
 }
 
-func ExamplePairingCode() {
-	pi, laptop := []byte("pi certificate DER"), []byte("laptop certificate DER")
-	fmt.Println(hookbridge.PairingCode(pi, laptop) == hookbridge.PairingCode(laptop, pi))
-	// Output: true
+func ExampleCode() {
+	laptop, pi := []byte("laptop certificate DER"), []byte("pi certificate DER")
+	nc, np := make([]byte, hookbridge.NonceSize), make([]byte, hookbridge.NonceSize)
+	np[0] = 1
+	// The laptop commits, the Pi answers with its nonce, the laptop
+	// reveals; the Pi checks the reveal, and both show the same code.
+	c := hookbridge.Commitment(laptop, pi, nc)
+	fmt.Println(hookbridge.CheckCommitment(c, laptop, pi, nc), len(hookbridge.Code(laptop, pi, nc, np)))
+	// Output: true 6
 }

@@ -90,3 +90,92 @@ func FuzzParseHookStarted(f *testing.F) {
 		}
 	})
 }
+
+// The pairing decoders: whatever they accept has the sizes the protocol
+// needs (a commitment of 32 bytes, nonces of NonceSize), and the text they
+// return is printable and bounded.
+func FuzzDecodePairCommit(f *testing.F) {
+	f.Add([]byte(`{"name":"laptop","commitment":"0101010101010101010101010101010101010101010101010101010101010101"}`))
+	f.Add([]byte(`{"name":"laptop","commitment":"01"}`))
+	f.Add([]byte(`{"name":"a\u202eb","commitment":"0101010101010101010101010101010101010101010101010101010101010101"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		name, c, err := DecodePairCommit(b)
+		if err != nil {
+			return
+		}
+		if len(c) != 32 || name == "" || len(name) > MaxName || Printable(name, MaxName) != name {
+			t.Fatalf("accepted %q: name %q, commitment of %d bytes", b, name, len(c))
+		}
+	})
+}
+
+func FuzzDecodePairReveal(f *testing.F) {
+	f.Add([]byte(`{"nonce":"0909090909090909090909090909090909090909090909090909090909090909"}`))
+	f.Add([]byte(`{"nonce":""}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if n, err := DecodePairReveal(b); err == nil && len(n) != NonceSize {
+			t.Fatalf("accepted %q: nonce of %d bytes", b, len(n))
+		}
+	})
+}
+
+func FuzzDecodePairNonce(f *testing.F) {
+	f.Add([]byte(`{"nonce":"0202020202020202020202020202020202020202020202020202020202020202","device":"Claude_Pi"}`))
+	f.Add([]byte(`{"nonce":"02","device":"x"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, dev, err := DecodePairNonce(b)
+		if err != nil {
+			return
+		}
+		if len(n) != NonceSize || utf8.RuneCountInString(dev) > MaxLabel || Printable(dev, MaxLabel) != dev {
+			t.Fatalf("accepted %q: nonce of %d bytes, device %q", b, len(n), dev)
+		}
+	})
+}
+
+func FuzzDecodePairResponse(f *testing.F) {
+	f.Add([]byte(`{"status":"accepted","device":"Claude_Pi"}`))
+	f.Add([]byte(`{"status":"refused","reason":"refused on Claude_Pi"}`))
+	f.Add([]byte(`{"status":"other"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := DecodePairResponse(b)
+		if err != nil {
+			return
+		}
+		if p.Status != PairAccepted && p.Status != PairRefused && p.Status != PairPaired ||
+			Printable(p.Device, MaxLabel) != p.Device || Printable(p.Reason, MaxReason) != p.Reason {
+			t.Fatalf("accepted %q as %+v", b, p)
+		}
+	})
+}
+
+func FuzzPrintable(f *testing.F) {
+	for _, s := range []string{"Claude_Pi", "a\nb", "\u202e", "\xff", "é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := Printable(s, MaxLabel)
+		if !utf8.ValidString(p) || utf8.RuneCountInString(p) > MaxLabel || Printable(p, MaxLabel) != p || strings.ContainsAny(p, "\n\r\x1b\u202e") {
+			t.Fatalf("Printable(%q) = %q", s, p)
+		}
+	})
+}
+
+func FuzzDecodeDecision(f *testing.F) {
+	f.Add([]byte(`{"id":"r1","behavior":"deny","device":"Claude_Pi","by":"Claude_Pi button"}`), "r1")
+	f.Add([]byte(`{"id":"r1","behavior":"none","reason":"timeout"}`), "r1")
+	f.Add([]byte(`{"id":"r2","behavior":"allow"}`), "r1")
+	f.Fuzz(func(t *testing.T, b []byte, want string) {
+		d, err := DecodeDecision(b, want)
+		if err != nil {
+			return
+		}
+		// What reaches Claude's deny message is short and printable.
+		if Printable(d.Device, MaxLabel) != d.Device || Printable(d.By, MaxLabel) != d.By || Printable(d.Reason, MaxReason) != d.Reason {
+			t.Fatalf("accepted %q as %+v", b, d)
+		}
+		if d.Behavior != BehaviorNone && d.ID != want {
+			t.Fatalf("accepted a decision for %q as one for %q", d.ID, want)
+		}
+	})
+}

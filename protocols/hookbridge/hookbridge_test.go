@@ -220,27 +220,6 @@ func TestDecodeDecision(t *testing.T) {
 	}
 }
 
-func TestPairingCode(t *testing.T) {
-	a, b := []byte("certificate A"), []byte("certificate B")
-	c := PairingCode(a, b)
-	if len(c) != 6 || strings.Trim(c, "0123456789") != "" {
-		t.Fatalf("code %q is not 6 digits", c)
-	}
-	if PairingCode(b, a) != c {
-		t.Fatal("code depends on argument order")
-	}
-	if PairingCode(a, []byte("certificate C")) == c {
-		t.Fatal("a different certificate gives the same code")
-	}
-	// Length prefixes: moving a byte across the boundary changes the code.
-	if PairingCode([]byte("ab"), []byte("c")) == PairingCode([]byte("a"), []byte("bc")) {
-		t.Fatal("concatenation ambiguity")
-	}
-	if len(Fingerprint(a)) != 64 {
-		t.Fatal("fingerprint is not hex SHA-256")
-	}
-}
-
 func TestCallKey(t *testing.T) {
 	k := CallKey("Bash", json.RawMessage(`{"command":"rm -rf build && make","description":"Clean","timeout":120000}`))
 	same := []string{

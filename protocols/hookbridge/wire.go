@@ -2,24 +2,39 @@ package hookbridge
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // DefaultPort is the TCP port of the Pi's LAN API.
 const DefaultPort = 7787
 
-// API paths. Everything except PathPair and PathPairConfirm needs a paired
-// client certificate.
+// API paths. Everything except the pairing paths needs a paired client
+// certificate. Pairing is at v2 (pairing.go): a Pi answers the v1 paths
+// with 410 and OldPairingClient, so that an old `claude-pi pair` says what
+// to do instead of pairing without a commitment.
 const (
-	PathPair        = "/v1/pair"
-	PathPairConfirm = "/v1/pair/confirm"
+	PathPair        = "/v2/pair"
+	PathPairReveal  = "/v2/pair/reveal"
+	PathPairConfirm = "/v2/pair/confirm"
+	PathPairCancel  = "/v2/pair/cancel"
 	PathPermission  = "/v1/permission"
 	PathEvent       = "/v1/event"
+
+	// PathPairV1 and PathPairConfirmV1 are the pairing paths before the
+	// commitment (claude-pi 0.x), answered only with OldPairingClient.
+	PathPairV1        = "/v1/pair"
+	PathPairConfirmV1 = "/v1/pair/confirm"
 )
+
+// OldPairingClient is a Pi's answer to the v1 pairing paths.
+const OldPairingClient = "this Pi pairs with pairing protocol v2 (a commitment before the code): update claude-pi on this computer, then run claude-pi pair again"
 
 // HeaderHookStarted is the request header with which a hook says when its
 // process was spawned: nanoseconds on a clock of the computer's own
@@ -59,6 +74,12 @@ const (
 	MaxActivity = 200
 	MaxReply    = 2048
 	MaxName     = 64
+	// MaxLabel bounds a Decision's Device and By and a PairResponse's
+	// Device: names that reach Claude in a deny message or the user's
+	// terminal, so they are also cut to printable characters (Printable).
+	MaxLabel = 64
+	// MaxReason bounds the Reason of a Decision or PairResponse.
+	MaxReason = 256
 	// MaxRequest bounds a request body, with room for JSON escaping
 	// (\u00XX makes a control character six bytes).
 	MaxRequest = 96 << 10
@@ -131,13 +152,35 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// PairRequest opens a pairing: the client's display name.
-type PairRequest struct {
-	Name string `json:"name"`
+// PairCommit opens a pairing (step 1 of pairing.go): the client's
+// display name and its Commitment, hex.
+type PairCommit struct {
+	Name       string `json:"name"`
+	Commitment string `json:"commitment"`
 }
 
-// PairResponse answers PairRequest (Status "accepted" or "refused") and
-// PairConfirm (Status "paired").
+// PairNonce answers PairCommit (step 2): the Pi's nonce, hex, and its
+// name.
+type PairNonce struct {
+	Nonce  string `json:"nonce"`
+	Device string `json:"device,omitempty"`
+}
+
+// PairReveal opens the commitment (step 3): the client's nonce, hex. The
+// Pi answers it with a PairResponse once the button decides.
+type PairReveal struct {
+	Nonce string `json:"nonce"`
+}
+
+// Statuses of a PairResponse.
+const (
+	PairAccepted = "accepted"
+	PairRefused  = "refused"
+	PairPaired   = "paired"
+)
+
+// PairResponse answers PairReveal (Status PairAccepted or PairRefused)
+// and the confirmation (PairPaired).
 type PairResponse struct {
 	Status string `json:"status"`
 	// Device is the Pi's name, to remember it by.
@@ -186,16 +229,94 @@ func DecodeEvent(b []byte) (Event, error) {
 	return e, nil
 }
 
-// DecodePairRequest parses and checks a PairRequest body.
-func DecodePairRequest(b []byte) (PairRequest, error) {
-	var p PairRequest
+// DecodePairCommit parses and checks a PairCommit body (the Pi's side):
+// the name, and the commitment as bytes.
+func DecodePairCommit(b []byte) (name string, commitment []byte, err error) {
+	var p PairCommit
 	if err := decodeStrict(b, &p); err != nil {
-		return PairRequest{}, err
+		return "", nil, err
 	}
 	if err := check(field{"name", p.Name, MaxName, true}); err != nil {
-		return PairRequest{}, err
+		return "", nil, err
 	}
+	if Printable(p.Name, MaxName) != p.Name {
+		return "", nil, fmt.Errorf("%w: name has characters that cannot be shown", ErrRequest)
+	}
+	c, err := decodeHex("commitment", p.Commitment, 32)
+	if err != nil {
+		return "", nil, err
+	}
+	return p.Name, c, nil
+}
+
+// DecodePairNonce parses a PairNonce (the client's side): the Pi's nonce
+// as bytes, and its name cut to Printable.
+func DecodePairNonce(b []byte) (nonce []byte, device string, err error) {
+	var p PairNonce
+	if err := decodeStrict(b, &p); err != nil {
+		return nil, "", err
+	}
+	n, err := decodeHex("nonce", p.Nonce, NonceSize)
+	if err != nil {
+		return nil, "", err
+	}
+	return n, Printable(p.Device, MaxLabel), nil
+}
+
+// DecodePairReveal parses a PairReveal body (the Pi's side): the
+// client's nonce.
+func DecodePairReveal(b []byte) ([]byte, error) {
+	var p PairReveal
+	if err := decodeStrict(b, &p); err != nil {
+		return nil, err
+	}
+	return decodeHex("nonce", p.Nonce, NonceSize)
+}
+
+// DecodePairResponse parses a PairResponse (the client's side). An
+// unknown status is an error; Device and Reason are cut to Printable.
+func DecodePairResponse(b []byte) (PairResponse, error) {
+	var p PairResponse
+	if err := decodeStrict(b, &p); err != nil {
+		return PairResponse{}, err
+	}
+	switch p.Status {
+	case PairAccepted, PairRefused, PairPaired:
+	default:
+		return PairResponse{}, fmt.Errorf("%w: pairing status %q", ErrRequest, Printable(p.Status, MaxLabel))
+	}
+	p.Device, p.Reason = Printable(p.Device, MaxLabel), Printable(p.Reason, MaxReason)
 	return p, nil
+}
+
+func decodeHex(name, s string, n int) ([]byte, error) {
+	if len(s) != 2*n {
+		return nil, fmt.Errorf("%w: %s is %d hex digits, want %d", ErrRequest, name, len(s), 2*n)
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is not hex", ErrRequest, name)
+	}
+	return b, nil
+}
+
+// Printable is s without the characters a terminal or the Pi's screen
+// would not show as themselves (controls, format characters such as
+// bidirectional overrides, invalid UTF-8), cut to at most max runes.
+func Printable(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == max {
+			break
+		}
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			continue
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
 }
 
 // DecodeDecision parses a Decision (the hook reading the Pi's answer).
@@ -214,6 +335,9 @@ func DecodeDecision(b []byte, wantID string) (Decision, error) {
 	default:
 		return Decision{}, fmt.Errorf("%w: behavior %q", ErrRequest, d.Behavior)
 	}
+	// Device and By reach Claude in the deny message, and Reason the
+	// terminal: short and printable, whatever the Pi sent.
+	d.Device, d.By, d.Reason = Printable(d.Device, MaxLabel), Printable(d.By, MaxLabel), Printable(d.Reason, MaxReason)
 	return d, nil
 }
 

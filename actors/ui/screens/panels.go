@@ -309,8 +309,9 @@ func (r *Renderer) Passkey(dst *image.RGBA, v PasskeyView) {
 type PairingView struct {
 	Name string // the computer's name
 	Code string // six digits
-	// Accepted: approve was held; the computer's user confirms next,
-	// so the legend gives way to "confirm on <name>".
+	// Accepted: approve was held; the computer's user confirms next
+	// (within a minute), so the screen says "confirm on <name>" and the
+	// legend keeps only deny, which cancels.
 	Accepted      bool
 	Approve, Deny string // button labels, e.g. "A" and "B"
 }
@@ -330,12 +331,24 @@ func (r *Renderer) Pairing(dst *image.RGBA, v PairingView) {
 	}
 	y := (r.h-r.f.lineHeight(Bold, size))/2 - 8
 	r.centre(dst, y, Bold, size, fg, v.Code)
-	r.centre(dst, r.h-68, Regular, 14, dim, r.f.ellipsize(Regular, 14, "Same code on the computer?", r.w-16))
+	ask := "Same code on the computer?"
 	if v.Accepted {
-		legend := image.Rect(0, r.h-36, r.w, r.h)
+		ask = "Now confirm on " + name
+	}
+	r.centre(dst, r.h-68, Regular, 14, dim, r.f.ellipsize(Regular, 14, ask, r.w-16))
+	if v.Accepted {
+		// Waiting for y on the computer (at most a minute): deny still
+		// cancels, and the screen says so.
+		deny := v.Deny
+		if deny == "" {
+			deny = "B"
+		}
+		half, top := r.w/2, r.h-36
+		legend := image.Rect(0, top, half, r.h)
 		clear(dst, legend, panel)
-		s := r.f.ellipsize(Bold, 16, "confirm on "+name, r.w-16)
-		r.f.text(dst, (r.w-r.f.measure(Bold, 16, s))/2, legend.Min.Y+9, Bold, 16, dim, s)
+		s := r.f.ellipsize(Bold, 16, "waiting…", half-8)
+		r.f.text(dst, (half-r.f.measure(Bold, 16, s))/2, legend.Min.Y+9, Bold, 16, dim, s)
+		r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  cancel", denyC)
 		return
 	}
 	r.holdLegend(dst, v.Approve, v.Deny, "pair")

@@ -127,7 +127,7 @@ func TestApproval_sourceAndCount(t *testing.T) {
 }
 
 // TestPairing: the code is large, the legend is approve/deny until the
-// press, then it gives way to "confirm on <name>".
+// press, then "confirm on <name>" with deny (cancel) kept.
 func TestPairing(t *testing.T) {
 	for _, sz := range []image.Point{{240, 240}, {320, 240}} {
 		r := renderer(t, sz.X, sz.Y)
@@ -148,7 +148,11 @@ func TestPairing(t *testing.T) {
 			t.Errorf("%v: accepted pairing still shows the approve legend", sz)
 		}
 		if n, _ := countNear(img, image.Rect(0, sz.Y-36, sz.X, sz.Y), dim); n < 50 {
-			t.Errorf("%v: accepted pairing does not say where to confirm (%d px)", sz, n)
+			t.Errorf("%v: accepted pairing does not say it waits (%d px)", sz, n)
+		}
+		// Issue 23 item 4: B still cancels once accepted, and says so.
+		if n, _ := countNear(img, image.Rect(sz.X/2, sz.Y-36, sz.X, sz.Y), denyC); n < 1000 {
+			t.Errorf("%v: accepted pairing has no deny legend (%d px of red)", sz, n)
 		}
 	}
 }
