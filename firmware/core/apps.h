@@ -23,6 +23,7 @@ class EventSender {
   virtual SendResult SendEvent(const std::string& json) = 0;
 };
 
+extern const char kNoEventError[];
 constexpr uint32_t kConversationRetryMs = 2000;
 constexpr uint32_t kConversationTimeoutMs = 10000;
 constexpr uint32_t kApprovalResendMs = 2000;
@@ -34,8 +35,9 @@ inline uint32_t Elapsed(uint32_t now, uint32_t then) { return now - then; }
 class ConversationRequests {
  public:
   ConversationRequests(EventSender& out, const std::string& bootToken) : out_(out), token_(bootToken) {}
-  // Request starts (start=true) or stops; returns the pending request id
-  // ("" when it failed at once because the host lacks EVENT).
+  // Request starts (start=true) or stops; returns the request's id. When
+  // the host lacks EVENT the request gets its id and is blocked at once
+  // (state Blocked, error kNoEventError, nothing pending).
   std::string Request(bool start, TransportState ts, uint32_t now);
   // Tick resends every 2 s, times out after 10 s, reacts to the transport.
   void Tick(TransportState ts, uint32_t now);
