@@ -9,6 +9,9 @@
 #include "event.h"
 #include "helpers.h"
 #include "json.h"
+#include "settings.h"
+
+#include <fstream>
 
 using namespace sc;
 
@@ -156,4 +159,50 @@ TEST_CASE("fuzz: event decoder (reassembly + JSON + v1 validation) on mutated me
     }
   }
   if (iters >= 100) CHECK(apps > 0);  // the oracle really ran on valid events
+}
+
+TEST_CASE("fuzz: claude_pi.settings decoder on mutated events, checked against nlohmann") {
+  uint64_t seed = Seed();
+  int iters = Iters();
+  std::printf("fuzz settings: seed=%llu iterations=%d\n", (unsigned long long)seed, iters);
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> corpus;
+  {
+    std::ifstream f(std::string(STACKCHAN_FUZZ_SEEDS_DIR) + "/settings.txt");
+    std::string line;
+    while (std::getline(f, line))
+      if (!line.empty()) corpus.push_back(line);
+  }
+  REQUIRE(corpus.size() >= 4);
+  uint64_t ok = 0;
+  for (int it = 0; it < iters; it++) {
+    std::string m = corpus[rng() % corpus.size()];
+    int muts = int(rng() % 4);
+    for (int k = 0; k < muts && !m.empty(); k++) {
+      size_t at = rng() % m.size();
+      switch (rng() % 4) {
+        case 0: m[at] = char(rng()); break;
+        case 1: m.erase(at, 1 + rng() % 3); break;
+        case 2: m.insert(at, 1, "0123456789-.e{}\""[rng() % 16]); break;
+        case 3: m.insert(at, m.substr(rng() % m.size(), 6)); break;
+      }
+    }
+    SettingsEvent ev;
+    const char* why = "";
+    SettingsDecode d = DecodeSettingsEvent(m, &ev, &why);
+    if (d != SettingsDecode::Ok) continue;
+    ok++;
+    // Oracle: nlohmann reads the same type, id and volume (if any).
+    INFO("message: " << m);
+    nlohmann::json j = nlohmann::json::parse(m, nullptr, false);
+    REQUIRE(j.is_object());
+    CHECK(j["type"] == "claude_pi.settings");
+    CHECK(j["event_id"] == ev.eventId);
+    if (ev.hasVolume) {
+      REQUIRE(j["tts"]["volume"].is_number_integer());
+      CHECK(j["tts"]["volume"].get<int>() == ev.volume);
+      CHECK(ev.volume <= 100);
+    }
+  }
+  if (iters >= 100) CHECK(ok > 0);
 }
