@@ -91,6 +91,7 @@ class FaceModel : public Ui {
   Pose PoseAt(uint32_t now);
 
   Expression expression() const { return expression_; }
+  bool approvalVisible() const { return approval_.visible; }
   bool refusalShown(uint32_t now) const;
 
  private:
