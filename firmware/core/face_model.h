@@ -50,6 +50,20 @@ constexpr int kBadgeX = 302, kBadgeY = 18, kTaskBadgeX = kBadgeX - 40, kBadgeHal
 constexpr int kLeftEyeX = 96, kRightEyeX = 224, kEyeY = 100, kEyeR = 12;
 constexpr int kMouthX = 160, kMouthY = 152, kMouthW = 64;
 
+// FaceActions is what a tool runtime (session.*) may do with the face.
+// FaceModel implements it; the CoreS3 layer wraps it in its UI lock.
+class FaceActions {
+ public:
+  virtual ~FaceActions() = default;
+  virtual void SetExpression(Expression e) = 0;
+  // LookAt: x, y in -1..1 (right, down positive), held kLookHoldMs.
+  virtual void LookAt(float x, float y, uint32_t now) = 0;
+  virtual void Nod(uint32_t now) = 0;
+  virtual void Shake(uint32_t now) = 0;
+  // ShowCaption: the balloon's text ("" hides it), as SPEAKER_TEXT shows.
+  virtual void ShowCaption(const std::string& text) = 0;
+};
+
 // Pose is the animated part of one frame.
 struct Pose {
   float eyeOpen = 1;     // 1 open, 0 shut (blink)
@@ -59,7 +73,7 @@ struct Pose {
   bool paused = false;   // audio plays: blink, breath and gaze rest
 };
 
-class FaceModel : public Ui {
+class FaceModel : public Ui, public FaceActions {
  public:
   explicit FaceModel(uint32_t seed = 1);
 
@@ -76,12 +90,13 @@ class FaceModel : public Ui {
   void Volume(uint8_t percent, bool forcedZero) override;
 
   // ---- actions (a tool runtime's hooks)
-  void SetExpression(Expression e) { expression_ = e; }
+  void SetExpression(Expression e) override { expression_ = e; }
   // LookAt points the eyes at (x, y), each -1..1 (right, down positive),
   // for kLookHoldMs; then the saccades resume.
-  void LookAt(float x, float y, uint32_t now);
-  void Nod(uint32_t now) { startGesture(true, now); }
-  void Shake(uint32_t now) { startGesture(false, now); }
+  void LookAt(float x, float y, uint32_t now) override;
+  void Nod(uint32_t now) override { startGesture(true, now); }
+  void Shake(uint32_t now) override { startGesture(false, now); }
+  void ShowCaption(const std::string& text) override { Caption(text); }
   // Glyphs: which characters the device font draws (escape boxes otherwise).
   void SetGlyphs(HasGlyph has) { has_ = has; }
 

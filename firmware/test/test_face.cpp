@@ -220,6 +220,21 @@ TEST_CASE("face: expressions parse by name; LookAt clamps") {
     CHECK(std::string(ExpressionName(e)) == n);
   }
   CHECK_FALSE(ParseExpression("smug", &e));
+  // Through the interface a tool runtime gets: each action changes the frame.
+  FaceModel f(2);
+  ReadyFace(f);
+  FaceActions& act = f;
+  uint64_t plain = f.Frame(100).Hash();
+  act.SetExpression(Expression::Sad);
+  CHECK(f.expression() == Expression::Sad);
+  uint64_t sad = f.Frame(100).Hash();
+  CHECK(sad != plain);
+  act.ShowCaption("hi");
+  CHECK(f.Frame(100).Describe().find("[hi]") != std::string::npos);
+  act.ShowCaption("");
+  CHECK(f.Frame(100).Hash() == sad);
+  act.Nod(100);
+  CHECK(f.PoseAt(150).headY != 0);
   FaceModel m;
   ReadyFace(m);
   m.LookAt(5, -5, 0);
