@@ -21,6 +21,12 @@ class NullSender : public sc::EventSender {
   sc::SendResult SendEvent(const std::string&) override { return sc::SendResult::Queued; }
 };
 
+template <sc::StatusValue V>
+void WithStatus(FaceModel& m, uint32_t) {
+  Ready(m);
+  m.Status(uint8_t(V));
+}
+
 void Expr(FaceModel& m, sc::Expression e) {
   Ready(m);
   m.SetExpression(e);
@@ -42,16 +48,8 @@ const std::vector<Screen> kScreens = {
        Ready(m);
        m.Conversation(ConvState::Connecting, "");
      }},
-    {"listening", "STATUS listening (or conversation listening): white microphone",
-     [](FaceModel& m, uint32_t) {
-       Ready(m);
-       m.Status(uint8_t(sc::StatusValue::Listening));
-     }},
-    {"recognizing", "STATUS recognizing: white spinner",
-     [](FaceModel& m, uint32_t) {
-       Ready(m);
-       m.Status(uint8_t(sc::StatusValue::Recognizing));
-     }},
+    {"listening", "STATUS listening (or conversation listening): white microphone", WithStatus<sc::StatusValue::Listening>},
+    {"recognizing", "STATUS recognizing: white spinner", WithStatus<sc::StatusValue::Recognizing>},
     {"speaking", "audio plays: muted microphone, the mouth at the speech's RMS, the caption",
      [](FaceModel& m, uint32_t) {
        Ready(m);
@@ -70,11 +68,7 @@ const std::vector<Screen> kScreens = {
        m.Handshake(true);
        m.Conversation(ConvState::Blocked, sc::kNoEventError);
      }},
-    {"error", "STATUS error: red \"!\"",
-     [](FaceModel& m, uint32_t) {
-       Ready(m);
-       m.Status(uint8_t(sc::StatusValue::Error));
-     }},
+    {"error", "STATUS error: red \"!\"", WithStatus<sc::StatusValue::Error>},
     {"task", "task.status running: the blue task spinner left of the status badge",
      [](FaceModel& m, uint32_t) {
        Ready(m);

@@ -18,6 +18,23 @@ using namespace sc;
 namespace {
 uint64_t Seed() { return FuzzSeed(); }
 int Iters() { return FuzzIters(); }
+
+// Mutated is a corpus entry with up to three random edits: a byte changed,
+// a few erased, one of alphabet inserted, or a piece appended again.
+std::string Mutated(const std::vector<std::string>& corpus, std::mt19937_64& rng, const std::string& alphabet) {
+  std::string m = corpus[rng() % corpus.size()];
+  int muts = int(rng() % 4);
+  for (int k = 0; k < muts && !m.empty(); k++) {
+    size_t at = rng() % m.size();
+    switch (rng() % 4) {
+      case 0: m[at] = char(rng()); break;
+      case 1: m.erase(at, 1 + rng() % 4); break;
+      case 2: m.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+      case 3: m += m.substr(at, 8); break;
+    }
+  }
+  return m;
+}
 }  // namespace
 
 TEST_CASE("fuzz: parser over mutated frame streams finds every intact frame") {
@@ -107,17 +124,7 @@ TEST_CASE("fuzz: event decoder (reassembly + JSON + v1 validation) on mutated me
   EventReassembler r;
   uint64_t apps = 0;
   for (int it = 0; it < iters; it++) {
-    std::string m = corpus[rng() % corpus.size()];
-    int muts = int(rng() % 4);
-    for (int k = 0; k < muts && !m.empty(); k++) {
-      size_t at = rng() % m.size();
-      switch (rng() % 4) {
-        case 0: m[at] = char(rng()); break;
-        case 1: m.erase(at, 1 + rng() % 4); break;
-        case 2: m.insert(at, 1, "{}[]\",:\\u0"[rng() % 10]); break;
-        case 3: m += m.substr(at, 8); break;
-      }
-    }
+    std::string m = Mutated(corpus, rng, "{}[]\",:\\u0");
     uint16_t id = uint16_t(1 + rng() % 6);
     size_t max = 1 + rng() % 64;
     std::vector<EventReassembler::Result> results;
@@ -176,17 +183,7 @@ TEST_CASE("fuzz: claude_pi.settings decoder on mutated events, checked against n
   REQUIRE(corpus.size() >= 4);
   uint64_t ok = 0;
   for (int it = 0; it < iters; it++) {
-    std::string m = corpus[rng() % corpus.size()];
-    int muts = int(rng() % 4);
-    for (int k = 0; k < muts && !m.empty(); k++) {
-      size_t at = rng() % m.size();
-      switch (rng() % 4) {
-        case 0: m[at] = char(rng()); break;
-        case 1: m.erase(at, 1 + rng() % 3); break;
-        case 2: m.insert(at, 1, "0123456789-.e{}\""[rng() % 16]); break;
-        case 3: m.insert(at, m.substr(rng() % m.size(), 6)); break;
-      }
-    }
+    std::string m = Mutated(corpus, rng, "0123456789-.e{}\"");
     SettingsEvent ev;
     const char* why = "";
     SettingsDecode d = DecodeSettingsEvent(m, &ev, &why);
