@@ -227,7 +227,11 @@ void FaceModel::drawBottom(uint32_t now) {
   if (refusalShown(now)) {  // a request refused: the reason, as it came
     list_.RoundRect(4, kScreenHeight - 52, kScreenWidth - 8, 48, 8, kRefusalBg);
     SafeText t = LayoutSafe("blocked: " + (convError_.empty() ? std::string("no reason given") : convError_), 36, has_);
-    for (size_t i = 0; i < t.lines.size() && i < 2; i++) list_.Line(t.lines[i], 12, kScreenHeight - 46 + int(i) * 20, kFaceWhite);
+    if (t.lines.size() > 2) {  // the rest does not fit: say so
+      t.lines.resize(2);
+      t.lines[1].push_back(Span{SpanKind::Text, "\xE2\x80\xA6", 0});
+    }
+    for (size_t i = 0; i < t.lines.size(); i++) list_.Line(t.lines[i], 12, kScreenHeight - 46 + int(i) * 20, kFaceWhite);
     return;
   }
   if (caption_.empty()) return;

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <time.h>
@@ -201,7 +202,11 @@ int main(int argc, char** argv) {
     if (controlPath.size() >= sizeof addr.sun_path) return Usage("control socket path too long");
     std::strcpy(addr.sun_path, controlPath.c_str());
     unlink(controlPath.c_str());
-    if (bind(listenFd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listenFd, 4) != 0) {
+    // Owner only: the socket presses buttons and writes screenshots.
+    mode_t old = umask(0077);
+    bool bound = bind(listenFd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    umask(old);
+    if (!bound || listen(listenFd, 4) != 0) {
       std::fprintf(stderr, "cores3-sim: control socket %s: %s\n", controlPath.c_str(), std::strerror(errno));
       return 1;
     }

@@ -386,7 +386,9 @@ std::string EncodePng(const Canvas& c) {
 
 bool WriteFileAtomic(const std::string& path, const std::string& data, std::string* err) {
   std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A fresh file, never through a link someone left at the temporary name.
+  ::unlink(tmp.c_str());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     *err = "create " + tmp + ": " + std::strerror(errno);
     return false;

@@ -292,6 +292,13 @@ TEST_CASE("screens: a refused request shows red ! and the reason in the banner")
   // The reason is drawn as text: the display list carries it.
   std::string all = sim::Render(ScreenNamed("blocked")).Describe();
   CHECK(all.find("[blocked: no speech]") != std::string::npos);
+  // A reason longer than the banner's two lines ends in an ellipsis.
+  FaceModel m(1);
+  ReadyFace(m);
+  m.Conversation(ConvState::Blocked, std::string(200, 'x'));
+  std::string longOne = m.Frame(0).Describe();
+  CHECK(longOne.find("\xE2\x80\xA6]") != std::string::npos);
+  CHECK(longOne.find(std::string(100, 'x')) == std::string::npos);
   std::string noEvent = sim::Render(ScreenNamed("blocked-no-event")).Describe();
   CHECK(noEvent.find("[blocked: the host has no EVENT") != std::string::npos);
 }
