@@ -33,6 +33,7 @@ std::string ConversationRequests::Request(bool start, TransportState ts, uint32_
 }
 
 void ConversationRequests::fail(const char* why) {
+  refusals_++;
   id_.clear();
   state_ = ConvState::Blocked;
   error_ = why;
@@ -65,6 +66,7 @@ bool ConversationRequests::OnResult(const AppEvent& ev) {
     state_ = ev.state;
     error_ = ev.hasError ? ev.error : "";
   } else {
+    refusals_++;
     state_ = ConvState::Blocked;
     error_ = ev.hasError && !ev.error.empty() ? ev.error : "the host refused the request";
   }

@@ -49,13 +49,16 @@ class ConversationRequests {
   const std::string& pendingId() const { return id_; }
   bool pending() const { return !id_.empty(); }
   uint32_t counter() const { return n_; }
+  // refusals counts requests that ended blocked, so a second identical
+  // refusal is still news to the screen.
+  uint32_t refusals() const { return refusals_; }
 
  private:
   void fail(const char* why);
   void trySend(uint32_t now);
   EventSender& out_;
   std::string token_;
-  uint32_t n_ = 0;
+  uint32_t n_ = 0, refusals_ = 0;
   std::string id_;
   bool start_ = false;
   bool sent_ = false;  // queued at least once

@@ -535,9 +535,10 @@ void Device::setTask(bool running) {
 
 void Device::refreshUi() {
   if (approvals_.TakeChanged()) ui_.Approval(approvals_.View());
-  if (conv_.state() != convShown_ || conv_.error() != convErrShown_) {
+  if (conv_.state() != convShown_ || conv_.error() != convErrShown_ || conv_.refusals() != convRefusalsShown_) {
     convShown_ = conv_.state();
     convErrShown_ = conv_.error();
+    convRefusalsShown_ = conv_.refusals();
     ui_.Conversation(convShown_, convErrShown_);
   }
 }

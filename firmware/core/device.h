@@ -161,6 +161,7 @@ class Device : private EventSender {
   bool taskRunning_ = false;
   ConvState convShown_ = ConvState::Standby;
   std::string convErrShown_;
+  uint32_t convRefusalsShown_ = 0;
   float mouth_ = 0;
   uint32_t mouthAt_ = 0;
   double sumSq_ = 0;

@@ -325,3 +325,17 @@ TEST_CASE("usb rx: the Device parses frames split across reads of any size") {
   REQUIRE(fs.size() == 1);
   CHECK(fs[0].flags == kHelloAck);
 }
+
+TEST_CASE("conversation without EVENT: each swipe gets an id and a fresh refusal on screen") {
+  Rig r(true, 0xF27 & ~kCapEvent);
+  REQUIRE(r.dev.transport() == TransportState::Unsupported);
+  std::string a = r.dev.Swipe(true, r.now), b = r.dev.Swipe(true, r.now + 100);
+  CHECK(a == "conversation-a1b2c3d4-1");
+  CHECK(b == "conversation-a1b2c3d4-2");
+  REQUIRE(r.ui.convs.size() == 2);  // the same text twice: shown twice
+  for (auto& c : r.ui.convs) {
+    CHECK(c.first == ConvState::Blocked);
+    CHECK(c.second == kNoEventError);
+  }
+  CHECK(r.Take().empty());  // no EVENT frame
+}
