@@ -13,17 +13,19 @@ const char* TransportStateName(TransportState s) {
 
 // ---- conversation requests (§15.1)
 
+const char kNoEventError[] = "the host has no EVENT (no conversation control)";
+
 std::string ConversationRequests::Request(bool start, TransportState ts, uint32_t now) {
   if (pending() && start_ == start) return id_;  // same operation: reuse
   start_ = start;
   state_ = start ? ConvState::Connecting : ConvState::Standby;
   error_.clear();
-  if (ts == TransportState::Unsupported) {
-    id_.clear();
-    fail("the host does not support EVENT (conversation control unavailable)");
-    return "";
+  std::string id = "conversation-" + token_ + "-" + std::to_string(++n_);
+  if (ts == TransportState::Unsupported) {  // an id, then blocked at once (§15.1): no frame, no timer
+    fail(kNoEventError);
+    return id;
   }
-  id_ = "conversation-" + token_ + "-" + std::to_string(++n_);
+  id_ = id;
   sent_ = false;
   since_ = now;
   if (ts == TransportState::Ready) trySend(now);
@@ -31,6 +33,7 @@ std::string ConversationRequests::Request(bool start, TransportState ts, uint32_
 }
 
 void ConversationRequests::fail(const char* why) {
+  refusals_++;
   id_.clear();
   state_ = ConvState::Blocked;
   error_ = why;
@@ -49,7 +52,7 @@ void ConversationRequests::Tick(TransportState ts, uint32_t now) {
     return;
   }
   if (ts == TransportState::Unsupported) {
-    fail("the host does not support EVENT (conversation control unavailable)");
+    fail(kNoEventError);
     return;
   }
   if (ts != TransportState::Ready) return;  // hold until ready
@@ -63,6 +66,7 @@ bool ConversationRequests::OnResult(const AppEvent& ev) {
     state_ = ev.state;
     error_ = ev.hasError ? ev.error : "";
   } else {
+    refusals_++;
     state_ = ConvState::Blocked;
     error_ = ev.hasError && !ev.error.empty() ? ev.error : "the host refused the request";
   }

@@ -23,6 +23,7 @@ class EventSender {
   virtual SendResult SendEvent(const std::string& json) = 0;
 };
 
+extern const char kNoEventError[];
 constexpr uint32_t kConversationRetryMs = 2000;
 constexpr uint32_t kConversationTimeoutMs = 10000;
 constexpr uint32_t kApprovalResendMs = 2000;
@@ -34,8 +35,9 @@ inline uint32_t Elapsed(uint32_t now, uint32_t then) { return now - then; }
 class ConversationRequests {
  public:
   ConversationRequests(EventSender& out, const std::string& bootToken) : out_(out), token_(bootToken) {}
-  // Request starts (start=true) or stops; returns the pending request id
-  // ("" when it failed at once because the host lacks EVENT).
+  // Request starts (start=true) or stops; returns the request's id. When
+  // the host lacks EVENT the request gets its id and is blocked at once
+  // (state Blocked, error kNoEventError, nothing pending).
   std::string Request(bool start, TransportState ts, uint32_t now);
   // Tick resends every 2 s, times out after 10 s, reacts to the transport.
   void Tick(TransportState ts, uint32_t now);
@@ -47,13 +49,16 @@ class ConversationRequests {
   const std::string& pendingId() const { return id_; }
   bool pending() const { return !id_.empty(); }
   uint32_t counter() const { return n_; }
+  // refusals counts requests that ended blocked, so a second identical
+  // refusal is still news to the screen.
+  uint32_t refusals() const { return refusals_; }
 
  private:
   void fail(const char* why);
   void trySend(uint32_t now);
   EventSender& out_;
   std::string token_;
-  uint32_t n_ = 0;
+  uint32_t n_ = 0, refusals_ = 0;
   std::string id_;
   bool start_ = false;
   bool sent_ = false;  // queued at least once

@@ -20,8 +20,13 @@ Device::Device(const DeviceConfig& cfg, Transport& usb, AudioOut& speaker, Audio
       spk_(new SpeakerGuard()),
       conv_(*this, cfg.bootToken),
       approvals_(*this),
+      settings_(cfg.settings),
       diagOn_(cfg.capabilities & kCapDiagnostics),
-      media_(cfg.mediaEnabled) {}
+      media_(cfg.mediaEnabled) {
+  // tts.volume is read at boot and applied before any speaker session.
+  settings_.Load();
+  applyVolume(false);
+}
 
 Device::~Device() { delete spk_; }
 
@@ -128,6 +133,7 @@ void Device::disconnect(uint32_t now) {
   diagSeq_ = 0;
   nextEventId_ = 1;
   setStatus(0);
+  ui_.Handshake(false);
   updateTransport();
 }
 
@@ -205,6 +211,7 @@ void Device::handleHello(const Frame& f, uint32_t now) {
   uint8_t p[8];
   EncodeHelloPayload(ack, p);
   sendControl(kHelloAck, 0, 0, p, 8);
+  ui_.Handshake(true);
   updateTransport();
 }
 
@@ -321,7 +328,10 @@ void Device::handleEvent(const Frame& f, uint32_t now) {
   stats_.eventsIn++;
   Classified c = Classify(r.message);
   if (c.route == Route::Raw) {
-    stats_.rawEvents++;  // Realtime-shaped events are optional (§18): dropped
+    stats_.rawEvents++;
+    // Ours: the Pi's claude_pi.settings; other Realtime-shaped events are
+    // optional (§18) and dropped.
+    handleSettings(r.message);
     return;
   }
   if (c.route == Route::Drop || !IsInbound(c.event.type)) {
@@ -371,6 +381,7 @@ void Device::pumpAudio(uint32_t now) {
   if (!s.id) return;
   if (spk_->playing() && !audioStarted_) {
     audioStarted_ = true;
+    ui_.Playing(true);
     sendDiagnostics(DiagEvent::AudioStarted, s, now);
   }
   bool polled = false;
@@ -415,6 +426,8 @@ void Device::speakerEnded(Session s, bool completed, uint32_t now) {
   sendDiagnostics(completed ? DiagEvent::Completed : DiagEvent::Aborted, s, now);
   ui_.Caption("");
   setMouth(0);
+  if (audioStarted_) ui_.Playing(false);
+  audioStarted_ = false;
   ui_.AudioPlayed(played_, s.rate, completed);
   played_ = 0;
   sumSq_ = 0;
@@ -522,9 +535,10 @@ void Device::setTask(bool running) {
 
 void Device::refreshUi() {
   if (approvals_.TakeChanged()) ui_.Approval(approvals_.View());
-  if (conv_.state() != convShown_ || conv_.error() != convErrShown_) {
+  if (conv_.state() != convShown_ || conv_.error() != convErrShown_ || conv_.refusals() != convRefusalsShown_) {
     convShown_ = conv_.state();
     convErrShown_ = conv_.error();
+    convRefusalsShown_ = conv_.refusals();
     ui_.Conversation(convShown_, convErrShown_);
   }
 }
@@ -551,8 +565,45 @@ void Device::OnTouch(TouchAction a, uint32_t now) {
     case TouchAction::Middle: Touch(TouchButton::Detail, now); break;
     case TouchAction::SwipeForward: Swipe(true, now); break;
     case TouchAction::SwipeBackward: Swipe(false, now); break;
+    case TouchAction::VolumeUp: SetVolume(int(settings_.volume()) + kVolumeStep); break;
+    case TouchAction::VolumeDown: SetVolume(int(settings_.volume()) - kVolumeStep); break;
     case TouchAction::None: break;
   }
+}
+
+// ---- settings
+
+void Device::applyVolume(bool show) {
+  out_.SetVolume(outputVolume());
+  if (show) ui_.Volume(settings_.volume(), diagOn_);
+}
+
+void Device::SetVolume(int percent) {
+  // Shown even when unchanged (a swipe past 100 still shows the full bar).
+  settings_.SetVolume(percent);
+  if (settings_.saveFailed()) ui_.Log("tts.volume: saving the setting failed; it lasts until power-off");
+  applyVolume(true);
+}
+
+// handleSettings applies a claude_pi.settings event; false if json is not one.
+bool Device::handleSettings(const std::string& json) {
+  SettingsEvent ev;
+  const char* why = "";
+  switch (DecodeSettingsEvent(json, &ev, &why)) {
+    case SettingsDecode::NotSettings: return false;
+    case SettingsDecode::Invalid:
+      stats_.eventsDropped++;
+      ui_.Log(why);
+      return true;
+    case SettingsDecode::Ok: break;
+  }
+  stats_.settingsApplied++;
+  // The Pi sends its value at every HELLO: only a change is shown.
+  if (ev.hasVolume && settings_.SetVolume(ev.volume)) {
+    if (settings_.saveFailed()) ui_.Log("tts.volume: saving the setting failed; it lasts until power-off");
+    applyVolume(true);
+  }
+  return true;
 }
 
 void Device::Tick(uint32_t now) {

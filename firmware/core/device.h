@@ -21,6 +21,7 @@
 #include "frame_queue.h"
 #include "media.h"
 #include "ports.h"
+#include "settings.h"
 #include "touch.h"
 #include "wire.h"
 
@@ -42,6 +43,8 @@ struct DeviceConfig {
   size_t eventQueueBytes = 65536 + 128 * kOverhead;
   /// Mouth refresh period and RMS per step (spec §12.8).
   uint32_t mouthPeriodMs = 125;
+  /// Where tts.volume is kept (nullptr: in memory only, the default 60).
+  SettingsStore* settings = nullptr;
 };
 
 enum class TouchButton : uint8_t { Ok, Ng, Detail };
@@ -50,6 +53,7 @@ struct DeviceStats {
   uint64_t framesIn = 0, framesOut = 0;
   uint64_t errorsSent = 0;
   uint64_t eventsIn = 0, eventsDropped = 0, rawEvents = 0;
+  uint64_t settingsApplied = 0;
   uint64_t eventsOut = 0;
   uint64_t diagnosticsOut = 0, diagnosticsDropped = 0;
 };
@@ -72,6 +76,12 @@ class Device : private EventSender {
   std::string Swipe(bool forward, uint32_t now);
   // OnTouch performs what the touch classifier decided (core/touch.h).
   void OnTouch(TouchAction a, uint32_t now);
+  // SetVolume saves tts.volume (clamped to 0..100) and applies it.
+  void SetVolume(int percent);
+  // Volume is the saved tts.volume; the speaker plays at OutputVolume,
+  // which the diagnostic build (capabilities bit 7) forces to 0.
+  uint8_t volume() const { return settings_.volume(); }
+  uint8_t outputVolume() const { return diagOn_ ? 0 : settings_.volume(); }
 
   // Sends an application (or raw) event to the host (spec §9.3 results).
   SendResult Send(const std::string& json) { return SendEvent(json); }
@@ -117,6 +127,8 @@ class Device : private EventSender {
   void setMouth(float open);
   void refreshUi();
   void flush();
+  void applyVolume(bool show);
+  bool handleSettings(const std::string& json);
 
   DeviceConfig cfg_;
   Transport& link_;
@@ -131,6 +143,7 @@ class Device : private EventSender {
   SpeakerGuard* spk_;  // 48 KB ring: on the heap once, never per frame
   ConversationRequests conv_;
   ApprovalSession approvals_;
+  Settings settings_;
 
   bool usb_ = false;
   uint32_t lastSof_ = 0;
@@ -148,6 +161,7 @@ class Device : private EventSender {
   bool taskRunning_ = false;
   ConvState convShown_ = ConvState::Standby;
   std::string convErrShown_;
+  uint32_t convRefusalsShown_ = 0;
   float mouth_ = 0;
   uint32_t mouthAt_ = 0;
   double sumSq_ = 0;

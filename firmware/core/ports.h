@@ -31,6 +31,9 @@ class AudioOut {
   // Buffered: bytes written but not yet played (diagnostics report it).
   virtual size_t Buffered(uint32_t now_ms) = 0;
   virtual void Stop() = 0;
+  // SetVolume: 0..100 % of the speaker's range; applied before the next
+  // Begin too (the Device calls it at boot and whenever tts.volume changes).
+  virtual void SetVolume(uint8_t /*percent*/) {}
 };
 
 // AudioIn captures 16 kHz mono; its frames come back through
@@ -40,6 +43,16 @@ class AudioIn {
   virtual ~AudioIn() = default;
   virtual bool Begin(uint32_t rate) = 0;
   virtual void End() = 0;
+};
+
+// SettingsStore keeps small settings across power cuts, one value per key
+// (NVS on the CoreS3, whose writes are atomic per key; an atomically
+// replaced file in the simulator). Load returns false when the key is absent.
+class SettingsStore {
+ public:
+  virtual ~SettingsStore() = default;
+  virtual bool Load(const char* key, std::string* value) = 0;
+  virtual bool Save(const char* key, const std::string& value) = 0;
 };
 
 enum class StatusValue : uint8_t { Idle = 0, Recognizing, Speaking, Listening, Connecting, Error };
@@ -56,6 +69,12 @@ class Ui {
   virtual void Approval(const ApprovalView& /*view; !visible = face*/) {}
   virtual void Conversation(ConvState /*state*/, const std::string& /*error*/) {}
   virtual void Link(TransportState /*state*/) {}
+  // Handshake: a valid HELLO was answered (false again after a reset).
+  virtual void Handshake(bool /*done*/) {}
+  // Playing: speaker PCM reached the output (true) until the session ends.
+  virtual void Playing(bool /*on*/) {}
+  // Volume: tts.volume changed (forcedZero: the diagnostic build plays at 0).
+  virtual void Volume(uint8_t /*percent*/, bool /*forcedZero*/) {}
   virtual void AudioPlayed(uint64_t /*bytes*/, uint32_t /*rate*/, bool /*completed*/) {}
   virtual void Log(const char* /*line*/) {}
 };

@@ -55,6 +55,8 @@ GestureEvent TouchClassifier::release(uint32_t now) const {
   bool flick = movedAt_ - t0_ < kHoldMs;
   if (flick && y0_ < kHeadZoneHeight && std::abs(dx) >= kSwipeMinPx && std::abs(dx) > std::abs(dy))
     ev.kind = dx > 0 ? Gesture::SwipeForward : Gesture::SwipeBackward;
+  else if (flick && y0_ >= kHeadZoneHeight && std::abs(dy) >= kSwipeMinPx && std::abs(dy) > std::abs(dx))
+    ev.kind = dy < 0 ? Gesture::SwipeUp : Gesture::SwipeDown;
   return ev;
 }
 
@@ -62,6 +64,8 @@ TouchAction ActionFor(const GestureEvent& g, bool approvalVisible) {
   switch (g.kind) {
     case Gesture::SwipeForward: return TouchAction::SwipeForward;
     case Gesture::SwipeBackward: return TouchAction::SwipeBackward;
+    case Gesture::SwipeUp: return approvalVisible ? TouchAction::None : TouchAction::VolumeUp;
+    case Gesture::SwipeDown: return approvalVisible ? TouchAction::None : TouchAction::VolumeDown;
     case Gesture::Tap:
       if (!approvalVisible) return TouchAction::None;
       switch (ApprovalButtonAt(g.x, g.y)) {

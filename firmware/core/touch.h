@@ -47,7 +47,7 @@ struct TouchPoint {
   int16_t x = 0, y = 0;
 };
 
-enum class Gesture : uint8_t { None, Tap, SwipeForward, SwipeBackward };
+enum class Gesture : uint8_t { None, Tap, SwipeForward, SwipeBackward, SwipeUp, SwipeDown };
 
 struct GestureEvent {
   Gesture kind = Gesture::None;
@@ -60,6 +60,11 @@ struct GestureEvent {
 //  * Swipe: went down in the head zone, started moving before kHoldMs, and
 //    at release is at least kSwipeMinPx away horizontally, more across
 //    than down. Right = forward (conversation.start), left = backward.
+//  * Volume swipe: went down below the head zone, started moving before
+//    kHoldMs, and at release is at least kSwipeMinPx away vertically, more
+//    up or down than across. Up = louder, down = quieter. Starting below
+//    the head keeps it apart from the head swipe (a steep stroke from the
+//    head stays nothing), and ActionFor ignores it on the approval screen.
 //  * Anything else (a hold, a short or vertical slide, a slow drag) is
 //    nothing: a lost tap is better than a wrong approval.
 // Only the first finger counts. Other fingers, even a tap on a button
@@ -80,9 +85,11 @@ class TouchClassifier {
   uint32_t t0_ = 0, movedAt_ = 0;
 };
 
-// What a gesture does on the CoreS3: a swipe always reaches the
-// conversation; a tap only presses an approval button while that screen is up.
-enum class TouchAction : uint8_t { None, Ng, Middle, Ok, SwipeForward, SwipeBackward };
+// What a gesture does on the CoreS3: a head swipe always reaches the
+// conversation; a tap only presses an approval button while that screen is
+// up; a volume swipe only changes tts.volume while it is not (its buttons
+// take taps only, so a slip of the finger there never does anything).
+enum class TouchAction : uint8_t { None, Ng, Middle, Ok, SwipeForward, SwipeBackward, VolumeUp, VolumeDown };
 TouchAction ActionFor(const GestureEvent& g, bool approvalVisible);
 
 }  // namespace sc

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "json.h"
+#include "raster.h"
 
 namespace sim {
 
@@ -44,11 +45,17 @@ Command ParseCommand(const std::string& raw) {
   else if (line == "touch detail") c.kind = CommandKind::TouchDetail;
   else if (line == "swipe forward") c.kind = CommandKind::SwipeForward;
   else if (line == "swipe backward") c.kind = CommandKind::SwipeBackward;
+  else if (line == "swipe up") c.kind = CommandKind::SwipeUp;
+  else if (line == "swipe down") c.kind = CommandKind::SwipeDown;
+  else if (line.rfind("screenshot ", 0) == 0 && line.size() > 11) {
+    c.kind = CommandKind::Screenshot;
+    c.path = line.substr(11);
+  }
   else if (line == "unplug") c.kind = CommandKind::Unplug;
   else if (line == "plug") c.kind = CommandKind::Plug;
   else if (!parseFinger(line, &c))
     c.error = "unknown command \"" + line +
-              "\" (want touch ok|ng|detail, swipe forward|backward, down X Y [ID], move X Y [ID], up [ID], unplug, plug)";
+              "\" (want touch ok|ng|detail, swipe forward|backward|up|down, down X Y [ID], move X Y [ID], up [ID], unplug, plug, screenshot PATH)";
   return c;
 }
 
@@ -76,11 +83,11 @@ sc::TouchAction Touchscreen::Apply(const Command& c, uint32_t now, bool visible)
     fingers_.clear();
     return feed(now + 16, visible);
   };
-  auto flick = [&](int from, int to) {
+  auto flick = [&](int from, int to, bool vertical = false) {
     if (!fingers_.empty()) return sc::TouchAction::None;
-    fingers_.push_back(finger(from, 40, 0));
+    fingers_.push_back(vertical ? finger(160, from, 0) : finger(from, 40, 0));
     feed(now, visible);
-    fingers_[0] = finger(to, 40, 0);
+    fingers_[0] = vertical ? finger(160, to, 0) : finger(to, 40, 0);
     feed(now + 16, visible);
     fingers_.clear();
     return feed(now + 32, visible);
@@ -91,6 +98,8 @@ sc::TouchAction Touchscreen::Apply(const Command& c, uint32_t now, bool visible)
     case CommandKind::TouchDetail: return tap(sc::kMiddleButtonRect);
     case CommandKind::SwipeForward: return flick(80, 240);
     case CommandKind::SwipeBackward: return flick(240, 80);
+    case CommandKind::SwipeUp: return flick(200, 120, true);  // below the head, 80 px up
+    case CommandKind::SwipeDown: return flick(120, 200, true);
     case CommandKind::FingerDown:
     case CommandKind::FingerMove: {
       long i = find(c.id);
@@ -160,5 +169,59 @@ void JsonUi::AudioPlayed(uint64_t bytes, uint32_t rate, bool completed) {
 }
 
 void JsonUi::Log(const char* line) { emit_(kv("log", "text", line)); }
+
+void JsonUi::Volume(uint8_t percent, bool forcedZero) {
+  std::string line = "{\"ui\":\"volume\",\"value\":" + std::to_string(percent);
+  emit_(line + (forcedZero ? ",\"output\":0}" : "}"));
+}
+
+}  // namespace sim
+
+namespace sim {
+
+namespace {
+std::vector<std::pair<std::string, std::string>> ReadSettings(const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> kv;
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return kv;
+  char line[256];
+  while (std::fgets(line, sizeof line, f)) {
+    std::string l(line);
+    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+    size_t eq = l.find('=');
+    if (eq == std::string::npos || eq == 0) continue;  // not ours: skipped, rewritten without it
+    kv.push_back({l.substr(0, eq), l.substr(eq + 1)});
+  }
+  std::fclose(f);
+  return kv;
+}
+}  // namespace
+
+bool FileSettings::Load(const char* key, std::string* value) {
+  for (auto& p : ReadSettings(path_))
+    if (p.first == key) {
+      *value = p.second;
+      return true;
+    }
+  return false;
+}
+
+bool FileSettings::Save(const char* key, const std::string& value) {
+  auto kv = ReadSettings(path_);
+  bool found = false;
+  for (auto& p : kv)
+    if (p.first == key) {
+      p.second = value;
+      found = true;
+    }
+  if (!found) kv.push_back({key, value});
+  std::string text, err;
+  for (auto& p : kv) text += p.first + "=" + p.second + "\n";
+  if (!WriteFileAtomic(path_, text, &err)) {
+    std::fprintf(stderr, "cores3-sim: settings: %s\n", err.c_str());
+    return false;
+  }
+  return true;
+}
 
 }  // namespace sim

@@ -4,14 +4,17 @@
 //
 //   cores3-sim --serial /dev/pts/7 [--control unix:/tmp/cores3.sock]
 //              [--mic-wav voice.wav] [--boot-token a1b2c3d4] [--caps 0xF7F]
-//              [--diagnostics]
+//              [--diagnostics] [--settings PATH]
 //
+// --settings keeps tts.volume in PATH (KEY=VALUE lines, replaced
+// atomically), the sim's NVS; without it the volume lives in memory.
 // --diagnostics is the diagnostic build: caps 0xFFF and DIAGNOSTICS frames
 // (the same as --caps with bit 7 set).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <time.h>
@@ -28,6 +31,9 @@
 
 #include "control.h"
 #include "device.h"
+#include "face_model.h"
+#include "raster.h"
+#include "usb_io.h"
 #include "wav.h"
 
 namespace {
@@ -41,9 +47,18 @@ uint32_t NowMs() {
   return uint32_t(uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000);
 }
 
-class SerialPort : public sc::Transport {
+class SerialPort : public sc::Transport, public sc::ByteSource {
  public:
   int fd = -1;
+  bool readable = false;  // poll said POLLIN: one read is due
+  // A pty has no cheap "bytes available": poll's POLLIN stands for it, and a
+  // short read ends the drain.
+  size_t Available() override { return readable ? sc::kUsbReadBytes : 0; }
+  size_t Read(uint8_t* b, size_t n) override {
+    ssize_t r = ::read(fd, b, n);
+    readable = r == ssize_t(n);
+    return r > 0 ? size_t(r) : 0;
+  }
   size_t Write(const uint8_t* d, size_t n) override {
     ssize_t w = ::write(fd, d, n);
     return w > 0 ? size_t(w) : 0;  // EAGAIN: the host is slow; retried next tick
@@ -116,7 +131,7 @@ struct Client {
 int Usage(const char* msg) {
   std::fprintf(stderr,
                "cores3-sim: %s\nusage: cores3-sim --serial PATH [--control unix:PATH] [--mic-wav FILE] "
-               "[--boot-token HEX8] [--caps 0xF7F] [--diagnostics]\n",
+               "[--boot-token HEX8] [--caps 0xF7F] [--diagnostics] [--settings PATH]\n",
                msg);
   return 2;
 }
@@ -124,7 +139,7 @@ int Usage(const char* msg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string serialPath, controlPath, wavPath, token;
+  std::string serialPath, controlPath, wavPath, token, settingsPath;
   uint32_t caps = sc::kFirmwareCaps;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -144,6 +159,7 @@ int main(int argc, char** argv) {
     else if (a == "--boot-token") token = val();
     else if (a == "--caps") caps = uint32_t(std::strtoul(val().c_str(), nullptr, 0));
     else if (a == "--diagnostics") caps = sc::kFirmwareCapsDiag;
+    else if (a == "--settings") settingsPath = val();
     else return Usage(("unknown argument " + a).c_str());
   }
   if (serialPath.empty()) return Usage("--serial is required");
@@ -186,7 +202,11 @@ int main(int argc, char** argv) {
     if (controlPath.size() >= sizeof addr.sun_path) return Usage("control socket path too long");
     std::strcpy(addr.sun_path, controlPath.c_str());
     unlink(controlPath.c_str());
-    if (bind(listenFd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listenFd, 4) != 0) {
+    // Owner only: the socket presses buttons and writes screenshots.
+    mode_t old = umask(0077);
+    bool bound = bind(listenFd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    umask(old);
+    if (!bound || listen(listenFd, 4) != 0) {
       std::fprintf(stderr, "cores3-sim: control socket %s: %s\n", controlPath.c_str(), std::strerror(errno));
       return 1;
     }
@@ -201,11 +221,15 @@ int main(int argc, char** argv) {
     for (auto& c : clients)
       if (::write(c.fd, l.data(), l.size()) < 0) { /* a dead client is reaped on read */ }
   };
-  sim::JsonUi ui(emit);
+  sim::JsonUi json(emit);
+  sc::FaceModel face(uint32_t(std::random_device{}()));
+  sim::TeeUi ui(json, face);
   SimSpeaker speaker;
+  sim::FileSettings settings(settingsPath);
   sc::DeviceConfig cfg;
   cfg.bootToken = token;
   cfg.capabilities = caps;
+  if (!settingsPath.empty()) cfg.settings = &settings;
   sc::Device dev(cfg, serial, speaker, mic, ui);
 
   bool plugged = true;
@@ -213,7 +237,7 @@ int main(int argc, char** argv) {
   dev.SetUsbConnected(true, now);
   std::fprintf(stderr, "cores3-sim: serial %s, boot token %s, caps 0x%X\n", serialPath.c_str(), token.c_str(), caps);
 
-  std::vector<uint8_t> buf(16384);
+  std::vector<uint8_t> buf(sc::kUsbReadBytes);
   while (!gStop) {
     std::vector<pollfd> fds;
     fds.push_back({serial.fd, POLLIN, 0});
@@ -228,8 +252,10 @@ int main(int argc, char** argv) {
       break;
     }
     if (fds[0].revents & POLLIN) {
-      ssize_t n = ::read(serial.fd, buf.data(), buf.size());
-      if (n > 0 && plugged) dev.OnReceive(buf.data(), size_t(n), now);
+      serial.readable = true;
+      sc::DrainRx(serial, buf.data(), [&](const uint8_t* d, size_t n) {
+        if (plugged) dev.OnReceive(d, n, now);
+      });
     }
     if (listenFd >= 0 && (fds[1].revents & POLLIN)) {
       int c = accept4(listenFd, nullptr, nullptr, SOCK_NONBLOCK);
@@ -253,6 +279,20 @@ int main(int argc, char** argv) {
         switch (cmd.kind) {
           case sim::CommandKind::Unplug: plugged = false; break;
           case sim::CommandKind::Plug: plugged = true; break;
+          case sim::CommandKind::Screenshot: {
+            sim::Canvas canvas;
+            const sc::DisplayList& frame = face.Frame(now);
+            canvas.Draw(frame);
+            std::string err, reply;
+            char hash[17];
+            std::snprintf(hash, sizeof hash, "%016llx", (unsigned long long)frame.Hash());
+            if (sim::WriteFileAtomic(cmd.path, sim::EncodePng(canvas), &err))
+              reply = sc::json::Writer().str("screenshot", cmd.path).str("hash", hash).finish() + "\n";
+            else
+              reply = sc::json::Writer().str("error", "screenshot: " + err).finish() + "\n";
+            if (::write(c.fd, reply.data(), reply.size()) < 0) dead = true;
+            break;
+          }
           case sim::CommandKind::Invalid: {
             std::string e = sc::json::Writer().str("error", cmd.error).finish() + "\n";
             if (::write(c.fd, e.data(), e.size()) < 0) dead = true;

@@ -1,28 +1,15 @@
-// Drawing for the CoreS3 (320x240): the face, the caption balloon, status and
-// task badges, and the approval screen. Pure presentation of UiState; every
-// decision (pages, labels, fitting) comes from the core's ApprovalView.
+// Drawing for the CoreS3 (320x240): it only draws the core's display list
+// (core/display.h), which the FaceModel (core/face_model.h) builds; every
+// decision about what is on screen is made, and tested, there.
 #pragma once
 
 #include <M5GFX.h>
 
-#include <string>
-
-#include "apps.h"
-#include "touch.h"
-
-struct UiState {
-  uint32_t version = 0;
-  uint8_t status = 0;
-  bool taskRunning = false;
-  std::string caption;
-  float mouth = 0;
-  sc::ApprovalView approval;
-  sc::ConvState conversation = sc::ConvState::Standby;
-  std::string conversationError;
-  sc::TransportState link = sc::TransportState::Disconnected;
-};
+#include "display.h"
 
 void FaceBegin(M5GFX& d);
-void FaceDraw(M5GFX& d, const UiState& s, uint32_t now_ms);
-// FaceHasGlyph reports whether the approval font (efont JA 16) draws cp.
+// FaceDraw draws list off-screen and pushes it, unless it is the frame
+// already shown (same hash): an idle face costs no SPI traffic.
+void FaceDraw(M5GFX& d, const sc::DisplayList& list);
+// FaceHasGlyph reports whether the body font (efont JA 16) draws cp.
 bool FaceHasGlyph(uint32_t cp);

@@ -3,25 +3,31 @@
 // samples and pixels. It has NOT been compiled in this repository's CI (no
 // ESP32 toolchain there): see README.md.
 //
-// Threads: the protocol task (core 0) owns the Device, the USB port and the
-// audio; loop() (core 1) draws and reads the touch panel. They talk through a
-// FreeRTOS queue (touches) and a mutex-guarded UiState (what to draw), so
-// drawing never blocks USB reception (spec §20.2).
+// Threads: the protocol worker (core 0) owns the Device, the USB port and
+// the audio. It sleeps until the CDC driver's readable callback wakes it,
+// or 2 ms pass (maintenance: SOF, audio pump, credit, diagnostics), then
+// drains the RX ring by core/usb_io.h's rules. loop() (core 1) draws the
+// FaceModel's frame and reads the touch panel. They talk through a FreeRTOS
+// queue (touches) and a mutex-guarded FaceModel (what to draw), so drawing
+// never blocks USB reception (spec §20.2).
 #include <Arduino.h>
 #include <M5Unified.h>
+#include <Preferences.h>
 
 #include <soc/soc.h>
 #include <soc/usb_serial_jtag_reg.h>
 
 #include "device.h"
 #include "face.h"
+#include "face_model.h"
+#include "usb_io.h"
 #include "usb_presence.h"
 
 namespace {
 
 // ---- USB Serial/JTAG CDC (303a:1001) ------------------------------------
 
-class UsbPort : public sc::Transport {
+class UsbPort : public sc::Transport, public sc::ByteSource {
  public:
   size_t Write(const uint8_t* d, size_t n) override {
     int room = Serial.availableForWrite();
@@ -29,6 +35,11 @@ class UsbPort : public sc::Transport {
     if (size_t(room) < n) n = size_t(room);
     return Serial.write(d, n);
   }
+  size_t Available() override {
+    int n = Serial.available();
+    return n > 0 ? size_t(n) : 0;
+  }
+  size_t Read(uint8_t* b, size_t n) override { return Serial.read(b, n); }
 };
 
 // UsbConnected: did the host's SOF frame index move since the last poll?
@@ -50,7 +61,13 @@ class Speaker : public sc::AudioOut {
   bool Begin(uint32_t rate) override {
     rate_ = rate;
     M5.Mic.end();  // CoreS3: speaker and mic share I2S; the protocol is half duplex
-    return M5.Speaker.begin();
+    bool ok = M5.Speaker.begin();
+    M5.Speaker.setVolume(volume_);  // the core's tts.volume, again after each begin
+    return ok;
+  }
+  void SetVolume(uint8_t percent) override {
+    volume_ = uint8_t(uint32_t(percent) * 255 / 100);  // M5.Speaker: 0..255
+    M5.Speaker.setVolume(volume_);
   }
   size_t Writable(uint32_t) override { return M5.Speaker.isPlaying(kSpkChannel) < 2 ? kSlotBytes : 0; }
   bool Write(const uint8_t* pcm, size_t n, uint32_t) override {
@@ -72,6 +89,7 @@ class Speaker : public sc::AudioOut {
 
  private:
   uint32_t rate_ = 24000;
+  uint8_t volume_ = 0;
   int16_t slots_[3][kSlotBytes / 2];
   size_t sizes_[3] = {0, 0, 0};
   int next_ = 0;
@@ -111,32 +129,51 @@ class Mic : public sc::AudioIn {
   int idx_ = 0, queued_ = 0;
 };
 
-// ---- UI: the protocol task writes UiState, loop() draws it.
+// ---- settings: NVS (Preferences), whose writes are atomic per key.
+
+class NvsSettings : public sc::SettingsStore {
+ public:
+  bool Load(const char* key, std::string* v) override {
+    if (!open() || !prefs_.isKey(key)) return false;
+    *v = prefs_.getString(key).c_str();
+    return true;
+  }
+  bool Save(const char* key, const std::string& v) override {
+    return open() && prefs_.putString(key, v.c_str()) == v.size();
+  }
+
+ private:
+  bool open() {
+    if (!opened_) opened_ = prefs_.begin("claude_pi", false);
+    return opened_;
+  }
+  Preferences prefs_;
+  bool opened_ = false;
+};
+
+// ---- UI: the protocol task reports to the FaceModel, loop() draws its frame.
 
 SemaphoreHandle_t gUiLock;
-UiState gUi;  // guarded by gUiLock
+sc::FaceModel* gFace;  // guarded by gUiLock
 
 class UiSink : public sc::Ui {
  public:
-  void Status(uint8_t v) override { with([&] { gUi.status = v; }); }
-  void Task(bool running) override { with([&] { gUi.taskRunning = running; }); }
-  void Caption(const std::string& t) override { with([&] { gUi.caption = t; }); }
-  void Mouth(float open) override { with([&] { gUi.mouth = open; }); }
-  void Approval(const sc::ApprovalView& v) override { with([&] { gUi.approval = v; }); }
-  void Conversation(sc::ConvState s, const std::string& e) override {
-    with([&] {
-      gUi.conversation = s;
-      gUi.conversationError = e;
-    });
-  }
-  void Link(sc::TransportState s) override { with([&] { gUi.link = s; }); }
+  void Status(uint8_t v) override { with([&] { gFace->Status(v); }); }
+  void Task(bool running) override { with([&] { gFace->Task(running); }); }
+  void Caption(const std::string& t) override { with([&] { gFace->Caption(t); }); }
+  void Mouth(float open) override { with([&] { gFace->Mouth(open); }); }
+  void Approval(const sc::ApprovalView& v) override { with([&] { gFace->Approval(v); }); }
+  void Conversation(sc::ConvState s, const std::string& e) override { with([&] { gFace->Conversation(s, e); }); }
+  void Link(sc::TransportState s) override { with([&] { gFace->Link(s); }); }
+  void Handshake(bool d) override { with([&] { gFace->Handshake(d); }); }
+  void Playing(bool on) override { with([&] { gFace->Playing(on); }); }
+  void Volume(uint8_t p, bool z) override { with([&] { gFace->Volume(p, z); }); }
 
  private:
   template <typename F>
   void with(F f) {
     xSemaphoreTake(gUiLock, portMAX_DELAY);
     f();
-    gUi.version++;
     xSemaphoreGive(gUiLock);
   }
 };
@@ -149,23 +186,30 @@ UsbPort gUsb;
 Speaker gSpeaker;
 Mic gMic;
 UiSink gSink;
+NvsSettings gSettings;
 sc::Device* gDev;
+TaskHandle_t gWorker;
+
+// The CDC driver's readable (and TX-done) callback runs in the event loop
+// task: it only wakes the worker.
+void OnUsbEvent(void*, esp_event_base_t, int32_t, void*) {
+  if (gWorker) xTaskNotifyGive(gWorker);
+}
 
 void ProtocolTask(void*) {
-  static uint8_t rx[4096];
+  static uint8_t rx[sc::kUsbReadBytes];  // static: the task stack is 8 KiB
+  bool more = false;
   for (;;) {
+    // Woken by the readable callback, at once when the last drain left
+    // data, else after the 2 ms maintenance period (upstream's timer).
+    if (!more) ulTaskNotifyTake(pdTRUE, pdMS_TO_TICKS(sc::kUsbMaintenanceMs));
     uint32_t now = millis();
     gDev->SetUsbConnected(UsbConnected(), now);
-    int n = Serial.available();
-    if (n > 0) {
-      size_t got = Serial.read(rx, n < int(sizeof rx) ? size_t(n) : sizeof rx);
-      gDev->OnReceive(rx, got, now);
-    }
+    more = sc::DrainRx(gUsb, rx, [&](const uint8_t* d, size_t n) { gDev->OnReceive(d, n, now); }).more;
     sc::TouchAction in;
     while (xQueueReceive(gInput, &in, 0) == pdTRUE) gDev->OnTouch(in, now);
     gMic.Poll(*gDev, now);
     gDev->Tick(now);
-    vTaskDelay(pdMS_TO_TICKS(2));  // upstream's 2 ms maintenance period
   }
 }
 
@@ -175,21 +219,26 @@ void setup() {
   auto cfg = M5.config();
   cfg.serial_baudrate = 0;  // USB CDC: line coding is irrelevant; no log output on it
   M5.begin(cfg);
-  Serial.setRxBufferSize(32768);  // spec §25: RX 32 KiB
-  Serial.setTxBufferSize(16384);  //           TX 16 KiB
+  Serial.setRxBufferSize(sc::kUsbRxRingBytes);  // spec §25: RX 32 KiB
+  Serial.setTxBufferSize(sc::kUsbTxRingBytes);  //           TX 16 KiB
+  Serial.onEvent(ARDUINO_HW_CDC_RX_EVENT, OnUsbEvent);
+  Serial.onEvent(ARDUINO_HW_CDC_TX_EVENT, OnUsbEvent);
   Serial.begin();
 
   gUiLock = xSemaphoreCreateMutex();
   gInput = xQueueCreate(16, sizeof(sc::TouchAction));
+  gFace = new sc::FaceModel(esp_random());
+  gFace->SetGlyphs(FaceHasGlyph);
 
   sc::DeviceConfig dc;
 #if STACKCHAN_DIAGNOSTICS
   // The diagnostic build (env:m5stack-cores3-diagnostics): caps 0xFFF, so
   // the core sends DIAGNOSTICS; silent like upstream's diagnostic builds,
   // so a bench run of the PC tool does not blare a sine wave.
+  // The core then plays at volume 0 whatever tts.volume says.
   dc.capabilities = sc::kFirmwareCapsDiag;
-  M5.Speaker.setVolume(0);
 #endif
+  dc.settings = &gSettings;  // tts.volume: read here, before any speaker session
   char token[9];
   snprintf(token, sizeof token, "%08lx", (unsigned long)esp_random());
   dc.bootToken = token;
@@ -197,15 +246,15 @@ void setup() {
   gDev->SetGlyphs(FaceHasGlyph);  // what efont lacks shows as a U+XXXX box
 
   FaceBegin(M5.Display);
-  xTaskCreatePinnedToCore(ProtocolTask, "dock", 8192, nullptr, 5, nullptr, 0);
+  xTaskCreatePinnedToCore(ProtocolTask, "dock", 8192, nullptr, 5, &gWorker, 0);
 }
 
 void loop() {
   M5.update();
   uint32_t now = millis();
-  UiState snapshot;
   xSemaphoreTake(gUiLock, portMAX_DELAY);
-  snapshot = gUi;
+  sc::DisplayList frame = gFace->Frame(now);  // a copy: drawn outside the lock
+  bool approval = gFace->approvalVisible();
   xSemaphoreGive(gUiLock);
 
   // The panel's fingers (screen coordinates) into the core's classifier;
@@ -221,9 +270,9 @@ void loop() {
     pts[n].y = int16_t(d.y);
     n++;
   }
-  sc::TouchAction in = sc::ActionFor(gTouch.Update(now, pts, n), snapshot.approval.visible);
+  sc::TouchAction in = sc::ActionFor(gTouch.Update(now, pts, n), approval);
   if (in != sc::TouchAction::None) xQueueSend(gInput, &in, 0);
 
-  FaceDraw(M5.Display, snapshot, now);
+  FaceDraw(M5.Display, frame);
   delay(16);
 }

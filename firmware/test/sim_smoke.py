@@ -64,8 +64,9 @@ def main():
     tty.setraw(master)
     tmp = tempfile.mkdtemp()
     sock_path = os.path.join(tmp, "cores3.sock")
+    settings = os.path.join(tmp, "settings")
     proc = subprocess.Popen([sim, "--serial", os.ttyname(slave), "--control", "unix:" + sock_path,
-                             "--boot-token", "a1b2c3d4"], stdout=subprocess.DEVNULL)
+                             "--boot-token", "a1b2c3d4", "--settings", settings], stdout=subprocess.DEVNULL)
     try:
         for _ in range(100):
             if os.path.exists(sock_path):
@@ -116,6 +117,19 @@ def main():
         host.send(event(3, {"schema": "stackchan.event.v1", "type": "task.status", "requestId": "t1",
                             "state": "running"}))
         ui.expect(lambda l: l.get("ui") == "task" and l.get("state") == "running", "task running")
+
+        # The Pi's raw settings event (no schema), then a volume swipe; both kept.
+        host.send(event(5, {"type": "claude_pi.settings", "event_id": "pi-1", "tts": {"volume": 35}}))
+        ui.expect(lambda l: l.get("ui") == "volume" and l.get("value") == 35, "volume 35 from the Pi")
+        ui.send("swipe up")
+        ui.expect(lambda l: l.get("ui") == "volume" and l.get("value") == 45, "volume 45 after a swipe up")
+        if open(settings).read() != "tts.volume=45\n":
+            fail("settings file: " + repr(open(settings).read()))
+        shot = os.path.join(tmp, "screen.png")
+        ui.send("screenshot " + shot)
+        reply = ui.expect(lambda l: "screenshot" in l or "error" in l, "screenshot reply")
+        if reply.get("screenshot") != shot or not open(shot, "rb").read().startswith(b"\x89PNG\r\n\x1a\n"):
+            fail("screenshot: " + json.dumps(reply))
 
         ui.send("swipe forward")
         ev = host.expect(lambda f: f[0] == 6 and b"conversation.start" in f[5], "conversation.start")

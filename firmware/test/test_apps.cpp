@@ -91,9 +91,16 @@ TEST_CASE("conversation: the other operation replaces the pending one; unsupport
   REQUIRE(out.sent.size() == 1);
   CHECK(out.sent[0]["type"] == "conversation.stop");
   CHECK_FALSE(c.OnResult(ConvResult(a, true, ConvState::Listening)));  // forgotten
-  CHECK(c.Request(true, TransportState::Unsupported, 600).empty());
+  // Without EVENT a request still gets its id, then is blocked at once
+  // (spec §15.1): no frame, nothing pending, and no timer to resend it.
+  std::string d = c.Request(true, TransportState::Unsupported, 600);
+  CHECK(d == "conversation-t-3");
   CHECK(c.state() == ConvState::Blocked);
+  CHECK(c.error() == kNoEventError);
+  CHECK_FALSE(c.pending());
+  c.Tick(TransportState::Ready, 5000);
   CHECK(out.sent.size() == 1);
+  CHECK(c.Request(true, TransportState::Unsupported, 700) == "conversation-t-4");  // a fresh id each time
 }
 
 TEST_CASE("approvals: queue, presented for the head only, decisions resent every 2 s until resolved") {

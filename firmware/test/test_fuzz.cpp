@@ -9,12 +9,32 @@
 #include "event.h"
 #include "helpers.h"
 #include "json.h"
+#include "settings.h"
+
+#include <fstream>
 
 using namespace sc;
 
 namespace {
 uint64_t Seed() { return FuzzSeed(); }
 int Iters() { return FuzzIters(); }
+
+// Mutated is a corpus entry with up to three random edits: a byte changed,
+// a few erased, one of alphabet inserted, or a piece appended again.
+std::string Mutated(const std::vector<std::string>& corpus, std::mt19937_64& rng, const std::string& alphabet) {
+  std::string m = corpus[rng() % corpus.size()];
+  int muts = int(rng() % 4);
+  for (int k = 0; k < muts && !m.empty(); k++) {
+    size_t at = rng() % m.size();
+    switch (rng() % 4) {
+      case 0: m[at] = char(rng()); break;
+      case 1: m.erase(at, 1 + rng() % 4); break;
+      case 2: m.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+      case 3: m += m.substr(at, 8); break;
+    }
+  }
+  return m;
+}
 }  // namespace
 
 TEST_CASE("fuzz: parser over mutated frame streams finds every intact frame") {
@@ -104,17 +124,7 @@ TEST_CASE("fuzz: event decoder (reassembly + JSON + v1 validation) on mutated me
   EventReassembler r;
   uint64_t apps = 0;
   for (int it = 0; it < iters; it++) {
-    std::string m = corpus[rng() % corpus.size()];
-    int muts = int(rng() % 4);
-    for (int k = 0; k < muts && !m.empty(); k++) {
-      size_t at = rng() % m.size();
-      switch (rng() % 4) {
-        case 0: m[at] = char(rng()); break;
-        case 1: m.erase(at, 1 + rng() % 4); break;
-        case 2: m.insert(at, 1, "{}[]\",:\\u0"[rng() % 10]); break;
-        case 3: m += m.substr(at, 8); break;
-      }
-    }
+    std::string m = Mutated(corpus, rng, "{}[]\",:\\u0");
     uint16_t id = uint16_t(1 + rng() % 6);
     size_t max = 1 + rng() % 64;
     std::vector<EventReassembler::Result> results;
@@ -156,4 +166,40 @@ TEST_CASE("fuzz: event decoder (reassembly + JSON + v1 validation) on mutated me
     }
   }
   if (iters >= 100) CHECK(apps > 0);  // the oracle really ran on valid events
+}
+
+TEST_CASE("fuzz: claude_pi.settings decoder on mutated events, checked against nlohmann") {
+  uint64_t seed = Seed();
+  int iters = Iters();
+  std::printf("fuzz settings: seed=%llu iterations=%d\n", (unsigned long long)seed, iters);
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> corpus;
+  {
+    std::ifstream f(std::string(STACKCHAN_FUZZ_SEEDS_DIR) + "/settings.txt");
+    std::string line;
+    while (std::getline(f, line))
+      if (!line.empty()) corpus.push_back(line);
+  }
+  REQUIRE(corpus.size() >= 4);
+  uint64_t ok = 0;
+  for (int it = 0; it < iters; it++) {
+    std::string m = Mutated(corpus, rng, "0123456789-.e{}\"");
+    SettingsEvent ev;
+    const char* why = "";
+    SettingsDecode d = DecodeSettingsEvent(m, &ev, &why);
+    if (d != SettingsDecode::Ok) continue;
+    ok++;
+    // Oracle: nlohmann reads the same type, id and volume (if any).
+    INFO("message: " << m);
+    nlohmann::json j = nlohmann::json::parse(m, nullptr, false);
+    REQUIRE(j.is_object());
+    CHECK(j["type"] == "claude_pi.settings");
+    CHECK(j["event_id"] == ev.eventId);
+    if (ev.hasVolume) {
+      REQUIRE(j["tts"]["volume"].is_number_integer());
+      CHECK(j["tts"]["volume"].get<int>() == ev.volume);
+      CHECK(ev.volume <= 100);
+    }
+  }
+  if (iters >= 100) CHECK(ok > 0);
 }

@@ -4,6 +4,11 @@
 #include "wav.h"
 #include "helpers.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
 using namespace sim;
 
 TEST_CASE("control commands parse; anything else is an explained error") {
@@ -118,4 +123,52 @@ TEST_CASE("--mic-wav accepts 16-bit mono 16 kHz PCM and explains anything else")
   CHECK_FALSE(ParseWav16kMono(wav(1, 1, 44100, 16, {1}), &out, &err));
   CHECK_FALSE(ParseWav16kMono({'n', 'o'}, &out, &err));
   CHECK(err == "not a RIFF/WAVE file");
+}
+
+TEST_CASE("volume swipes and screenshots: commands, the classifier's answer and the JSON line") {
+  CHECK(ParseCommand("swipe up").kind == CommandKind::SwipeUp);
+  CHECK(ParseCommand("swipe down").kind == CommandKind::SwipeDown);
+  Command shot = ParseCommand("screenshot /tmp/a b.png\n");
+  CHECK(shot.kind == CommandKind::Screenshot);
+  CHECK(shot.path == "/tmp/a b.png");
+  CHECK(ParseCommand("screenshot ").kind == CommandKind::Invalid);
+  Touchscreen t;
+  CHECK(t.Apply(ParseCommand("swipe up"), 1000, false) == sc::TouchAction::VolumeUp);
+  CHECK(t.Apply(ParseCommand("swipe down"), 1100, false) == sc::TouchAction::VolumeDown);
+  CHECK(t.Apply(ParseCommand("swipe up"), 1200, true) == sc::TouchAction::None);  // approval screen: taps only
+  std::vector<std::string> lines;
+  JsonUi ui([&](const std::string& l) { lines.push_back(l); });
+  ui.Volume(45, false);
+  ui.Volume(80, true);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == R"({"ui":"volume","value":45})");
+  CHECK(lines[1] == R"({"ui":"volume","value":80,"output":0})");
+  for (auto& l : lines) CHECK(nlohmann::json::accept(l));
+}
+
+TEST_CASE("FileSettings: keeps keys across instances, replaces the file whole, skips junk lines") {
+  char dir[] = "/tmp/settings-test-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  std::string path = std::string(dir) + "/settings";
+  {
+    std::ofstream f(path);
+    f << "junk line\nother=1\n";
+  }
+  FileSettings a(path);
+  std::string v;
+  CHECK_FALSE(a.Load("tts.volume", &v));
+  REQUIRE(a.Save("tts.volume", "40"));
+  REQUIRE(a.Save("tts.volume", "50"));
+  FileSettings b(path);
+  REQUIRE(b.Load("tts.volume", &v));
+  CHECK(v == "50");
+  REQUIRE(b.Load("other", &v));
+  CHECK(v == "1");
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  CHECK(ss.str() == "other=1\ntts.volume=50\n");
+  CHECK_FALSE(FileSettings(std::string(dir) + "/no/such/dir/settings").Save("tts.volume", "1"));
+  std::remove(path.c_str());
+  rmdir(dir);
 }

@@ -1,11 +1,14 @@
 // Optional libFuzzer target (`make fuzz`, clang only): the first byte picks
-// the parser (frame stream) or the EVENT decoder (JSON + v1 validation);
-// contract: no crash, no sanitizer report, frames re-encode identically.
+// the parser (frame stream, odd), the EVENT decoder (JSON + v1 validation,
+// 0 mod 4) or the claude_pi.settings decoder (2 mod 4); contract: no crash,
+// no sanitizer report, frames re-encode identically, a decoded volume is
+// 0..100. Seeds: test/fuzz/seeds (make fuzz copies them in).
 #include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "appevent.h"
+#include "settings.h"
 #include "wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -18,6 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       sc::Frame back;
       if (n == 0 || sc::Decode(out, n, &back) != sc::DecodeError::None) __builtin_trap();
     });
+  } else if (data[0] & 2) {
+    std::string msg(reinterpret_cast<const char*>(data + 1), size - 1);
+    sc::SettingsEvent ev;
+    const char* why = "";
+    sc::SettingsDecode d = sc::DecodeSettingsEvent(msg, &ev, &why);
+    if (d == sc::SettingsDecode::Ok && (ev.eventId.empty() || (ev.hasVolume && ev.volume > 100))) __builtin_trap();
+    if (d == sc::SettingsDecode::Invalid && why[0] == 0) __builtin_trap();
   } else {
     std::string msg(reinterpret_cast<const char*>(data + 1), size - 1);
     sc::Classified c = sc::Classify(msg);

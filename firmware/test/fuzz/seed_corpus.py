@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""Writes the libFuzzer seed corpus: each line of SEEDS/settings.txt as one
+input with the selector byte of the settings decoder (2), plus one event
+(0) and one frame stream (1) seed. Usage: seed_corpus.py SEEDS OUT."""
+import os
+import sys
+
+
+def main():
+    seeds, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    n = 0
+    with open(os.path.join(seeds, "settings.txt"), "rb") as f:
+        for line in f:
+            line = line.rstrip(b"\n")
+            if not line:
+                continue
+            for sel in (0, 2):  # as a settings event, and through Classify
+                with open(os.path.join(out, "seed-%d-%d" % (sel, n)), "wb") as o:
+                    o.write(bytes([sel]) + line)
+            n += 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
