@@ -24,7 +24,10 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // TestHostilePairingCannotTakeTheApproveButton: with a Bash prompt on the
@@ -32,31 +35,31 @@ import (
 // desktop gets its permission line) and pairs nobody; once the prompt is
 // gone the request shows, a short A still does nothing, and B refuses it.
 func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
-	e2e(t)
-	e2e(t)
-	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
+	appliancetest.E2E(t)
+	appliancetest.E2E(t)
+	a := startApplianceWith(t, func(c *appliance.Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr := a.lanAddr(t)
-	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
 	d.SetPrompt("req_bash", "Bash", "rm -rf build")
 	a.awaitPrompt(t, "req_bash")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var out syncBuffer
+	var out supervisortest.SyncBuffer
 	pairDone := make(chan error, 1)
 	go func() {
 		pairDone <- run(ctx, []string{"pair", "--config", t.TempDir(), "--name", "mallory", addr}, strings.NewReader("y\n"), &out, io.Discard)
 	}()
-	poll(t, 10*time.Second, "the stranger's pairing request at the lan", func() bool {
+	supervisortest.Within(t, 10*time.Second, "the stranger's pairing request at the lan", func() bool {
 		p, _ := a.lanState(t)["pairing"].(map[string]any)
 		return p != nil
 	})
 	// The ui polls the lan: wait until it knows of the request too.
-	poll(t, 5*time.Second, "the ui aware of the pairing request", func() bool { return a.uiView(t).Pairing != "" })
-	if v := a.uiView(t); v.Screen != "approval" || v.Tool != "Bash" {
+	supervisortest.Within(t, 5*time.Second, "the ui aware of the pairing request", func() bool { return a.UIView(t).Pairing != "" })
+	if v := a.UIView(t); v.Screen != "approval" || v.Tool != "Bash" {
 		t.Fatalf("with a prompt pending, a pairing request made the screen %q (%q), want the Bash prompt", v.Screen, v.Tool)
 	}
-	a.press(t, "A")
+	a.Press(t, "A")
 	if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_bash" || p.Decision != buddy.Once {
 		t.Fatalf("A sent %s, want once for req_bash", p.Line)
 	}
@@ -65,14 +68,14 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 	}
 
 	d.ClearPrompt()
-	poll(t, 10*time.Second, "the pairing screen once no prompt is pending", func() bool { return a.uiView(t).Screen == "pairing" })
-	presses := a.uiView(t).Presses
-	a.press(t, "A")
-	poll(t, 5*time.Second, "the short A handled", func() bool { return a.uiView(t).Presses > presses })
-	if v := a.uiView(t); v.PairingAccepted || v.Screen != "pairing" {
+	supervisortest.Within(t, 10*time.Second, "the pairing screen once no prompt is pending", func() bool { return a.UIView(t).Screen == "pairing" })
+	presses := a.UIView(t).Presses
+	a.Press(t, "A")
+	supervisortest.Within(t, 5*time.Second, "the short A handled", func() bool { return a.UIView(t).Presses > presses })
+	if v := a.UIView(t); v.PairingAccepted || v.Screen != "pairing" {
 		t.Fatalf("a short A on the pairing screen: accepted %v, screen %q", v.PairingAccepted, v.Screen)
 	}
-	a.press(t, "B")
+	a.Press(t, "B")
 	select {
 	case err := <-pairDone:
 		if err == nil || !strings.Contains(err.Error(), "refused") {
@@ -91,17 +94,17 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 // refused at char_end with an error the desktop shows, and the old pack
 // stays installed and on the screen.
 func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
-	e2e(t)
-	e2e(t)
+	appliancetest.E2E(t)
+	appliancetest.E2E(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.dial(t, &desktop.Options{StatusEvery: -1})
+	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
 	ctx := context.Background()
 	pack := filepath.Join(t.TempDir(), "frog")
 	writeGIFPack(t, pack, "frog", 2)
 	if err := d.PushPack(ctx, pack); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 10*time.Second, "the frog on the screen", func() bool { return a.uiView(t).Character == "frog" })
+	supervisortest.Within(t, 10*time.Second, "the frog on the screen", func() bool { return a.UIView(t).Character == "frog" })
 
 	pal := color.Palette{color.Black, color.White}
 	g := &gif.GIF{Config: image.Config{Width: 1024, Height: 1024, ColorModel: pal}}
@@ -124,7 +127,7 @@ func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
 	if got := buddyState(t, a).Pack; got != "frog" {
 		t.Fatalf("after the refused push the pack is %q, want frog", got)
 	}
-	if v := a.uiView(t); v.Character != "frog" {
+	if v := a.UIView(t); v.Character != "frog" {
 		t.Fatalf("the screen shows %q, want the frog", v.Character)
 	}
 }
@@ -158,9 +161,9 @@ func flood(t testing.TB, d *desktop.Desktop, n int, tag string) (time.Time, stri
 // queue, so the newest prompt shows and A answers it. (The latency is
 // measured in BenchmarkHeartbeatFlood, not asserted here.)
 func TestHostileHeartbeatFlood(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	a := startApplianceWith(t, nil)
-	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
+	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
 	// What the appliance keeps after a flood does not grow with it: the
 	// live heap after 20,000 heartbeats is within a few MB of that after
 	// 2,000 (the flood's lines, if kept, would be 2.5 MB alone).
@@ -172,10 +175,10 @@ func TestHostileHeartbeatFlood(t *testing.T) {
 	if grew := liveHeap() - heapShort; grew > 4<<20 {
 		t.Errorf("the live heap grew by %.1f MB from a 2,000 to a 20,000-heartbeat flood", float64(grew)/(1<<20))
 	}
-	if v := a.uiView(t); len(v.Prompts) != 1 {
+	if v := a.UIView(t); len(v.Prompts) != 1 {
 		t.Fatalf("%d prompts on the ui after the flood, want the newest only", len(v.Prompts))
 	}
-	a.press(t, "A")
+	a.Press(t, "A")
 	if p := oneDecision(t, d, 100*time.Millisecond); p.ID != last || p.Decision != buddy.Once {
 		t.Fatalf("A sent %s, want once for %s", p.Line, last)
 	}
@@ -226,7 +229,7 @@ func BenchmarkHeartbeatFlood(b *testing.B) {
 
 func benchFlood(b *testing.B, n int) {
 	a := startApplianceWith(b, nil)
-	d := a.dial(b, &desktop.Options{Owner: "Ada", StatusEvery: -1})
+	d := a.Dial(b, &desktop.Options{Owner: "Ada", StatusEvery: -1})
 	before := rssMB(b)
 	peak := before
 	stop := make(chan struct{})
@@ -244,13 +247,13 @@ func benchFlood(b *testing.B, n int) {
 	}()
 	var press, end []time.Duration
 	i := 0
-	frames, cpu := a.uiView(b).Frames, processCPU(b)
+	frames, cpu := a.UIView(b).Frames, processCPU(b)
 	for b.Loop() {
 		i++
 		ended, last := flood(b, d, n, fmt.Sprintf("op%d", i))
 		a.awaitPrompt(b, last)
 		pressed := time.Now()
-		a.press(b, "A")
+		a.Press(b, "A")
 		p := <-d.Decisions()
 		if p.ID != last {
 			b.Fatalf("A answered %s, want %s", p.ID, last)
@@ -260,7 +263,7 @@ func benchFlood(b *testing.B, n int) {
 	}
 	close(stop)
 	<-sampled
-	frames, cpu = a.uiView(b).Frames-frames, processCPU(b)-cpu
+	frames, cpu = a.UIView(b).Frames-frames, processCPU(b)-cpu
 	q := func(s []time.Duration, f float64) float64 {
 		s = slices.Clone(s)
 		slices.Sort(s)

@@ -22,16 +22,18 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // process is the real binary running the sim board, which a test may
 // SIGKILL and start again on the same data directory.
 type killableRun struct {
-	*appliance // webURL and nus only: the tree is in the other process
-	cmd        *exec.Cmd
-	exited     chan error
-	stderr     *syncBuffer
+	*rig   // WebURL and NUS only: the tree is in the other process
+	cmd    *exec.Cmd
+	exited chan error
+	stderr *supervisortest.SyncBuffer
 }
 
 var bannerWeb = regexp.MustCompile(`web (http://\S+)`)
@@ -43,7 +45,7 @@ func startProcess(t *testing.T, bin, data string) *killableRun {
 	t.Helper()
 	cfg := filepath.Join(data, "test.toml")
 	if _, err := os.Stat(cfg); err != nil {
-		writeFile(t, cfg, "")
+		appliancetest.WriteFile(t, cfg, "")
 	}
 	cmd := exec.Command(bin, "run", "--config", cfg, "--board", "sim", "--data-dir", data,
 		"--control-socket", filepath.Join(data, "s.sock"), "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0")
@@ -51,7 +53,7 @@ func startProcess(t *testing.T, bin, data string) *killableRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &killableRun{appliance: &appliance{}, cmd: cmd, exited: make(chan error, 1), stderr: &syncBuffer{}}
+	p := &killableRun{rig: &rig{&appliancetest.Appliance{}}, cmd: cmd, exited: make(chan error, 1), stderr: &supervisortest.SyncBuffer{}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -68,10 +70,10 @@ func startProcess(t *testing.T, bin, data string) *killableRun {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			if m := bannerWeb.FindStringSubmatch(sc.Text()); m != nil {
-				p.webURL = m[1]
+				p.WebURL = m[1]
 			}
 			if m := bannerNUS.FindStringSubmatch(sc.Text()); m != nil {
-				p.nus = m[1]
+				p.NUS = m[1]
 				close(ready)
 			}
 		}
@@ -99,12 +101,12 @@ func (p *killableRun) kill() {
 // there is none or it is already decided or not answerable.
 func (p *killableRun) shownPrompt(t *testing.T) string {
 	t.Helper()
-	resp, err := http.Get(p.webURL + "/api/state")
+	resp, err := http.Get(p.WebURL + "/api/state")
 	if err != nil {
 		return ""
 	}
 	resp.Body.Close()
-	pr, _ := p.apiState(t)["prompt"].(map[string]any)
+	pr, _ := p.APIState(t)["prompt"].(map[string]any)
 	if pr == nil || pr["decided"] == true || pr["reconnecting"] == true {
 		return ""
 	}
@@ -115,7 +117,7 @@ func (p *killableRun) shownPrompt(t *testing.T) string {
 // TestHostileSIGKILL kills the real process at points of a pack install
 // and of an approval, and starts it again on the same data.
 func TestHostileSIGKILL(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	bin := filepath.Join(t.TempDir(), "claude-pi")
 	build(t, bin)
 	t.Run("during pack installs", func(t *testing.T) { killDuringPackInstalls(t, bin) })
@@ -143,7 +145,7 @@ func killDuringPackInstalls(t *testing.T, bin string) {
 		return dir, files
 	}
 	p := startProcess(t, bin, data)
-	d := p.dial(t, &desktop.Options{StatusEvery: -1})
+	d := p.Dial(t, &desktop.Options{StatusEvery: -1})
 	dir, installed := pack("p0")
 	before := d.Counters().LinesSent
 	if err := d.PushPack(context.Background(), dir); err != nil {
@@ -188,7 +190,7 @@ func killDuringPackInstalls(t *testing.T, bin string) {
 			<-pushed // fails: the link is gone
 		}
 		p = startProcess(t, bin, data)
-		d = p.dial(t, &desktop.Options{StatusEvery: -1})
+		d = p.Dial(t, &desktop.Options{StatusEvery: -1})
 		got := checkInstalled(t, data, installed, next)
 		switch {
 		case acked && !maps.EqualFunc(got, next, bytes.Equal):
@@ -294,27 +296,27 @@ func killWhileApproving(t *testing.T, bin string) {
 		return &desktop.Options{Owner: "Ada", StatusEvery: -1, Keepalive: 300 * time.Millisecond, Resume: r}
 	}
 	var log decisionLog
-	d := p.dial(t, opts(nil))
+	d := p.Dial(t, opts(nil))
 	log.watch(d)
 	var ids []string
 	for i, wait := range []time.Duration{0, 250 * time.Microsecond, 500 * time.Microsecond, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond} {
 		id := fmt.Sprintf("req_kill_%d", i)
 		ids = append(ids, id)
 		d.SetPrompt(id, "Bash", "make -j4")
-		poll(t, 10*time.Second, id+" on the screen", func() bool { return p.shownPrompt(t) == id })
-		p.press(t, "A")
+		supervisortest.Within(t, 10*time.Second, id+" on the screen", func() bool { return p.shownPrompt(t) == id })
+		p.Press(t, "A")
 		time.Sleep(wait) // where the kill lands
 		p.kill()
 		// The desktop reads what reached it before the link broke.
 		<-d.Done()
 		resume := d.Resume()
 		p = startProcess(t, bin, data)
-		d = p.dial(t, opts(resume))
+		d = p.Dial(t, opts(resume))
 		log.watch(d)
 		if log.count(id) == 0 {
-			poll(t, 10*time.Second, id+" shown again after the restart", func() bool { return p.shownPrompt(t) == id })
-			p.press(t, "A")
-			poll(t, 10*time.Second, "the answer to "+id, func() bool { return log.count(id) > 0 })
+			supervisortest.Within(t, 10*time.Second, id+" shown again after the restart", func() bool { return p.shownPrompt(t) == id })
+			p.Press(t, "A")
+			supervisortest.Within(t, 10*time.Second, "the answer to "+id, func() bool { return log.count(id) > 0 })
 			t.Logf("kill %d: the answer was lost with the process; answered again after the restart", i)
 		} else {
 			t.Logf("kill %d: the answer had reached the desktop", i)
@@ -330,20 +332,20 @@ func killWhileApproving(t *testing.T, bin string) {
 // KILL": the actor crashes and restarts), at a different point of each
 // answer. Every prompt is answered exactly once.
 func TestHostileServiceKillsWhileAnswering(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	services := []string{"ble", "buddy", "approvals", "ui"}
-	a := startApplianceWith(t, func(c *Config) {
-		c.Services = map[string]ServiceConfig{}
-		restarts, lo, hi := 1000, Duration(10*time.Millisecond), Duration(50*time.Millisecond)
+	a := startApplianceWith(t, func(c *appliance.Config) {
+		c.Services = map[string]appliance.ServiceConfig{}
+		restarts, lo, hi := 1000, appliance.Duration(10*time.Millisecond), appliance.Duration(50*time.Millisecond)
 		for _, s := range services {
-			c.Services[s] = ServiceConfig{MaxRestarts: &restarts, BackoffMin: &lo, BackoffMax: &hi}
+			c.Services[s] = appliance.ServiceConfig{MaxRestarts: &restarts, BackoffMin: &lo, BackoffMax: &hi}
 		}
 	})
 	opts := func(r *desktop.Resume) *desktop.Options {
 		return &desktop.Options{Owner: "Ada", StatusEvery: -1, Keepalive: 200 * time.Millisecond, Resume: r}
 	}
 	var log decisionLog
-	d := a.dial(t, opts(nil))
+	d := a.Dial(t, opts(nil))
 	log.watch(d)
 	// redial replaces a desktop whose link a killed ble dropped.
 	redial := func() {
@@ -354,7 +356,7 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 		}
 		r := d.Resume()
 		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			nd, err := desktop.DialOptions(context.Background(), a.nus, opts(r))
+			nd, err := desktop.DialOptions(context.Background(), a.NUS, opts(r))
 			if err == nil {
 				t.Cleanup(func() { nd.Close() })
 				d = nd
@@ -367,7 +369,7 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 		}
 	}
 	shown := func(id string) bool {
-		v, err := tryAsk[ui.View](a.tree, "ui", ui.GetView{})
+		v, err := supervisortest.TryAsk[ui.View](a.Tree, "ui", ui.GetView{})
 		if err != nil {
 			return false
 		}
@@ -386,7 +388,7 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 		victim := services[i%len(services)]
 		d.SetPrompt(id, "Bash", "go test ./...")
 		kill := func() {
-			if err := a.tree.SignalProcess(victim, "KILL"); err != nil {
+			if err := a.Tree.SignalProcess(victim, "KILL"); err != nil {
 				t.Logf("signal KILL %s: %v", victim, err) // in BACKOFF still: fine
 			}
 		}
@@ -402,7 +404,7 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 				time.Sleep(5 * time.Millisecond)
 				continue
 			}
-			a.press(t, "A")
+			a.Press(t, "A")
 			if i%3 == 1 {
 				kill() // right after the press
 			}
@@ -419,20 +421,4 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 	d.ClearPrompt()
 	time.Sleep(300 * time.Millisecond) // any repeated answer would arrive now
 	log.check(t, ids)
-}
-
-// tryAsk is ask without failing the test: a service in BACKOFF answers
-// nothing.
-func tryAsk[T any](tree *supervisor.Tree, service string, msg any) (T, error) {
-	var zero T
-	sys := tree.System()
-	r, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, service), msg, 200*time.Millisecond).Result()
-	if err != nil {
-		return zero, err
-	}
-	v, ok := r.(T)
-	if !ok {
-		return zero, fmt.Errorf("%s answered %T", service, r)
-	}
-	return v, nil
 }

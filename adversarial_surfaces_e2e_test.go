@@ -20,35 +20,38 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // stillDecides: the desktop's status poll is answered and a prompt is
 // decided by A.
-func stillDecides(t *testing.T, a *appliance, d *desktop.Desktop, id string) {
+func stillDecides(t *testing.T, a *rig, d *desktop.Desktop, id string) {
 	t.Helper()
 	if st := d.PollStatus(context.Background()); st.Err != nil {
 		t.Fatalf("status after the abuse: %v", st.Err)
 	}
 	d.SetPrompt(id, "Bash", "make")
 	a.awaitPrompt(t, id)
-	a.press(t, "A")
+	a.Press(t, "A")
 	if p := oneDecision(t, d, 50*time.Millisecond); p.ID != id {
 		t.Fatalf("A sent %s, want %s", p.Line, id)
 	}
 	d.ClearPrompt()
-	poll(t, 5*time.Second, "the prompt gone", func() bool { return len(a.uiView(t).Prompts) == 0 })
+	supervisortest.Within(t, 5*time.Second, "the prompt gone", func() bool { return len(a.UIView(t).Prompts) == 0 })
 }
 
 // TestHostileNUSInput: garbage, a 10 MiB line and many tiny lines on the
 // NUS link (the attack sent 100k; 20k here).
 func TestHostileNUSInput(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	a := startApplianceWith(t, nil)
-	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	rng := rand.New(rand.NewPCG(19, 19))
 	garbage := make([]byte, 1<<20)
 	for i := range garbage {
@@ -73,10 +76,10 @@ func TestHostileNUSInput(t *testing.T) {
 // TestHostileConnectLoops: centrals that connect and drop at once, over
 // and over (the attack did 300; 30 here), leave a link that works.
 func TestHostileConnectLoops(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	a := startApplianceWith(t, nil)
 	for range 30 {
-		c, err := net.Dial("tcp", a.nus)
+		c, err := net.Dial("tcp", a.NUS)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,11 +88,11 @@ func TestHostileConnectLoops(t *testing.T) {
 	}
 	// The last drop may not be seen yet: a dial is refused until it is.
 	var d *desktop.Desktop
-	poll(t, 10*time.Second, "a desktop to connect after the loops", func() bool {
+	supervisortest.Within(t, 10*time.Second, "a desktop to connect after the loops", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
-		d, err = desktop.DialOptions(ctx, a.nus, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+		d, err = desktop.DialOptions(ctx, a.NUS, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 		return err == nil
 	})
 	t.Cleanup(func() { d.Close() })
@@ -99,9 +102,9 @@ func TestHostileConnectLoops(t *testing.T) {
 // TestHostilePushes: traversal names and sizes that lie are refused with
 // an ack naming the step, nothing is installed, and the link still works.
 func TestHostilePushes(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	ctx := context.Background()
 	for _, name := range []string{"../../etc/passwd", "/etc/passwd", "a/../../b", `..\x`, "\x00.gif", strings.Repeat("a", 300)} {
 		err := d.PushFiles(ctx, "evil", []desktop.PackFile{{Name: name, Data: []byte("x")}})
@@ -143,9 +146,9 @@ func TestHostilePushes(t *testing.T) {
 // TestHostileControlSocket: a billion laughs and a 64 MiB body on the
 // control socket are refused, and supervisorctl's calls still work.
 func TestHostileControlSocket(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
-	startApplianceWith(t, func(c *Config) { c.ControlSocket = sock })
+	startApplianceWith(t, func(c *appliance.Config) { c.ControlSocket = sock })
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
@@ -188,33 +191,17 @@ type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
-// TestHostileHATBoardListensNowhere: on a HAT board, by default, the
-// appliance opens no TCP port: no web page, no NUS socket, no LAN API.
-func TestHostileHATBoardListensNowhere(t *testing.T) {
-	s, err := resolve(Config{Board: "display-hat-mini"}, "test.toml", host{getenv: func(string) string { return "" }, home: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.http != "" || s.lan.listen != "" || s.simulated() {
-		t.Fatalf("board display-hat-mini listens by default: http %q, lan %q, sim %v", s.http, s.lan.listen, s.simulated())
-	}
-	if s.ble.Backend == "sim" {
-		t.Fatalf("board display-hat-mini serves NUS on a socket (backend %q at %q)", s.ble.Backend, s.ble.NUSListen)
-	}
-
-}
-
 // TestHostileDockSerial: megabytes of noise on the dock's serial port
 // (the attack sent 142 MiB; 4 MiB here) cost only themselves: the dock
 // still carries a prompt to the CoreS3 and its approve back to the
 // desktop as one permission line.
 func TestHostileDockSerial(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	core := docktest.New(t, wire.FirmwareCaps)
-	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
-	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
-	poll(t, 15*time.Second, "the dock's handshake", func() bool {
-		dk, _ := a.apiState(t)["dock"].(map[string]any)
+	a := startApplianceWith(t, func(c *appliance.Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
+	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	supervisortest.Within(t, 15*time.Second, "the dock's handshake", func() bool {
+		dk, _ := a.APIState(t)["dock"].(map[string]any)
 		return dk != nil && dk["ready"] == true
 	})
 	rng := rand.New(rand.NewPCG(142, 19))
@@ -226,7 +213,7 @@ func TestHostileDockSerial(t *testing.T) {
 	a.awaitDock(t, "the dock ready after the noise")
 	d.SetPrompt("req_dock", "Bash", "make")
 	var req appevent.ApprovalRequest
-	poll(t, 10*time.Second, "approval.request on the CoreS3", func() bool {
+	supervisortest.Within(t, 10*time.Second, "approval.request on the CoreS3", func() bool {
 		rs := docktest.Of[appevent.ApprovalRequest](core)
 		if len(rs) > 0 {
 			req = rs[len(rs)-1]

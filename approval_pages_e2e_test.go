@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // bashHookInput is a PermissionRequest hook input for command.
@@ -28,9 +31,9 @@ func bashHookInput(t *testing.T, session, command string) string {
 }
 
 func TestApprovalPagesE2E(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
-	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
+	a := startApplianceWith(t, func(c *appliance.Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr := a.lanAddr(t)
 	dir := pairByButton(t, a, addr, "laptop")
 
@@ -42,7 +45,7 @@ func TestApprovalPagesE2E(t *testing.T) {
 		b.WriteString("rm -rf ~")
 		h := startHook(dir, nil, bashHookInput(t, "44444444-dddd", b.String()))
 		a.onScreen(t, "Bash", "CLI engine")
-		v := a.uiView(t)
+		v := a.UIView(t)
 		if v.ApprovalPages < 10 || v.ApprovalPage != 0 || v.Hidden {
 			t.Fatalf("a 4 KB command: page %d of %d, hidden %v; want the first of 10 or more, no warning", v.ApprovalPage, v.ApprovalPages, v.Hidden)
 		}
@@ -51,30 +54,30 @@ func TestApprovalPagesE2E(t *testing.T) {
 		}
 		pages := v.ApprovalPages
 		for want := 1; want < pages; want++ {
-			a.press(t, "X")
-			poll(t, 5*time.Second, "the next page", func() bool { return a.uiView(t).ApprovalPage == want })
+			a.Press(t, "X")
+			supervisortest.Within(t, 5*time.Second, "the next page", func() bool { return a.UIView(t).ApprovalPage == want })
 		}
-		a.press(t, "X") // after the last page: the first again
-		poll(t, 5*time.Second, "back to the first page", func() bool { return a.uiView(t).ApprovalPage == 0 })
-		a.press(t, "Y") // back from the first: the last
-		poll(t, 5*time.Second, "the last page", func() bool { return a.uiView(t).ApprovalPage == pages-1 })
-		if v := a.uiView(t); v.Decisions != 0 || len(v.Prompts) != 1 {
+		a.Press(t, "X") // after the last page: the first again
+		supervisortest.Within(t, 5*time.Second, "back to the first page", func() bool { return a.UIView(t).ApprovalPage == 0 })
+		a.Press(t, "Y") // back from the first: the last
+		supervisortest.Within(t, 5*time.Second, "the last page", func() bool { return a.UIView(t).ApprovalPage == pages-1 })
+		if v := a.UIView(t); v.Decisions != 0 || len(v.Prompts) != 1 {
 			t.Fatalf("paging decided something: %d decisions, %d prompts", v.Decisions, len(v.Prompts))
 		}
-		a.press(t, "A")
+		a.Press(t, "A")
 		if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
-		poll(t, 5*time.Second, "home after the last prompt", func() bool { v := a.uiView(t); return len(v.Prompts) == 0 && v.Screen == "home" })
+		supervisortest.Within(t, 5*time.Second, "home after the last prompt", func() bool { v := a.UIView(t); return len(v.Prompts) == 0 && v.Screen == "home" })
 	})
 
 	t.Run("a Trojan Source override raises the warning", func(t *testing.T) {
 		h := startHook(dir, nil, bashHookInput(t, "55555555-eeee", "cat access.txt \u202e; rm -rf ~ #\u202c"))
 		a.onScreen(t, "Bash", "CLI engine")
-		if v := a.uiView(t); !v.Hidden {
+		if v := a.UIView(t); !v.Hidden {
 			t.Fatal("no hidden-characters warning for a command with U+202E")
 		}
-		a.press(t, "B")
+		a.Press(t, "B")
 		if got := h.wait(t); !strings.Contains(got, `"deny"`) {
 			t.Fatalf("hook printed %q, want a deny", got)
 		}

@@ -14,37 +14,26 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
-
-// poll waits for ok, checking every 2 ms: waitUntil's 200 ms would
-// dominate the latencies measured here.
-func poll(t testing.TB, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
 
 // linkDown waits until the appliance has seen the central go, so the next
 // dial is not refused as a second central.
-func (a *appliance) linkDown(t *testing.T) {
+func (a *rig) linkDown(t *testing.T) {
 	t.Helper()
-	poll(t, 5*time.Second, "the link to drop", func() bool { l := a.uiView(t).Link; return l != nil && !l.Connected })
+	supervisortest.Within(t, 5*time.Second, "the link to drop", func() bool { l := a.UIView(t).Link; return l != nil && !l.Connected })
 }
 
 // awaitPrompt waits until the ui can act on prompt id (so a press decides
 // it), and returns it as approvals keeps it.
-func (a *appliance) awaitPrompt(t testing.TB, id string) approvals.PromptView {
+func (a *rig) awaitPrompt(t testing.TB, id string) approvals.PromptView {
 	t.Helper()
 	var pv approvals.PromptView
-	poll(t, 5*time.Second, "prompt on the ui", func() bool {
-		v := a.uiView(t)
+	supervisortest.Within(t, 5*time.Second, "prompt on the ui", func() bool {
+		v := a.UIView(t)
 		front := true // no answerable prompt before it: it is the one the screen shows
 		for _, p := range v.Prompts {
 			if p.ID == id && !p.Decided && !p.Reconnecting {
@@ -97,9 +86,9 @@ func mixedID() string {
 }
 
 func TestBuddyE2EApprovals(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: 200 * time.Millisecond, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: 200 * time.Millisecond, Debounce: 20 * time.Millisecond})
 
 	t.Run("A approves a 200-character Unicode id byte for byte", func(t *testing.T) {
 		id := mixedID()
@@ -108,11 +97,11 @@ func TestBuddyE2EApprovals(t *testing.T) {
 		}
 		d.SetPrompt(id, "Bash", "go test ./...")
 		a.awaitPrompt(t, id)
-		st := a.apiState(t)
+		st := a.APIState(t)
 		if p, _ := st["prompt"].(map[string]any); p == nil || p["id"] != id || p["source"] != "desktop" {
 			t.Errorf("/api/state prompt = %v, want the desktop prompt", st["prompt"])
 		}
-		a.press(t, "A")
+		a.Press(t, "A")
 		p := oneDecision(t, d, 300*time.Millisecond)
 		want := buddy.EncodePermission(id, buddy.Once)
 		if string(p.Line)+"\n" != string(want) || p.ID != id {
@@ -123,19 +112,19 @@ func TestBuddyE2EApprovals(t *testing.T) {
 	t.Run("B denies the second prompt", func(t *testing.T) {
 		d.SetPrompt("req_second", "Write", "docs/README.md")
 		a.awaitPrompt(t, "req_second")
-		a.press(t, "B")
+		a.Press(t, "B")
 		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_second" || p.Decision != buddy.Deny {
 			t.Fatalf("got %s, want deny for req_second", p.Line)
 		}
 	})
 
 	t.Run("a press with no prompt sends nothing", func(t *testing.T) {
-		poll(t, 5*time.Second, "no prompt pending", func() bool { return len(a.uiView(t).Prompts) == 0 })
-		before := a.uiView(t)
-		a.press(t, "A")
-		a.press(t, "B")
-		poll(t, 5*time.Second, "presses handled", func() bool { return a.uiView(t).Presses == before.Presses+2 })
-		if v := a.uiView(t); v.Decisions != before.Decisions {
+		supervisortest.Within(t, 5*time.Second, "no prompt pending", func() bool { return len(a.UIView(t).Prompts) == 0 })
+		before := a.UIView(t)
+		a.Press(t, "A")
+		a.Press(t, "B")
+		supervisortest.Within(t, 5*time.Second, "presses handled", func() bool { return a.UIView(t).Presses == before.Presses+2 })
+		if v := a.UIView(t); v.Decisions != before.Decisions {
 			t.Errorf("presses with no prompt made %d decisions", v.Decisions-before.Decisions)
 		}
 		noDecision(t, d, 300*time.Millisecond)
@@ -159,7 +148,7 @@ func TestBuddyE2EApprovals(t *testing.T) {
 		if !after.Arrived.Equal(first.Arrived) {
 			t.Fatalf("the prompt was re-created (arrived %v, then %v): a turn event cleared it", first.Arrived, after.Arrived)
 		}
-		a.press(t, "A")
+		a.Press(t, "A")
 		if p := oneDecision(t, d, 200*time.Millisecond); p.ID != "req_turns" {
 			t.Fatalf("got %s", p.Line)
 		}
@@ -172,21 +161,21 @@ func TestBuddyE2EApprovals(t *testing.T) {
 		}
 		d.SetPrompt("req_after_long", "Bash", "ls")
 		a.awaitPrompt(t, "req_after_long")
-		a.press(t, "A")
+		a.Press(t, "A")
 		if p := oneDecision(t, d, 200*time.Millisecond); p.ID != "req_after_long" {
 			t.Fatalf("got %s", p.Line)
 		}
 	})
 
 	t.Run("a button and a CoreS3 tap racing make one decision", func(t *testing.T) {
-		sys := a.tree.System()
+		sys := a.Tree.System()
 		for i := range 10 {
 			id := fmt.Sprint("req_race_", i)
 			d.SetPrompt(id, "Bash", "make")
 			a.awaitPrompt(t, id)
 			go sys.Root.Send(supervisor.ServicePID(sys, "approvals"),
 				approvals.Decide{Source: "desktop", ID: id, Decision: buddy.Deny, By: "CoreS3"})
-			a.press(t, "A")
+			a.Press(t, "A")
 			if p := oneDecision(t, d, 300*time.Millisecond); p.ID != id {
 				t.Fatalf("got %s, want one decision for %s", p.Line, id)
 			}
@@ -204,27 +193,27 @@ func TestBuddyE2EApprovals(t *testing.T) {
 // the prompt again the screen says "reconnecting…" and A sends nothing, on
 // either connection; then A answers it once.
 func TestBuddyE2EReconnectingPrompt(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.dial(t, &desktop.Options{StatusEvery: -1})
+	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
 	d.SetPrompt("req_lost", "Bash", "rm -rf build")
 	first := a.awaitPrompt(t, "req_lost")
 	resume := d.Resume()
 	d.Close()
 	a.linkDown(t)
-	poll(t, 5*time.Second, "reconnecting… on the screen", func() bool {
-		v := a.uiView(t)
+	supervisortest.Within(t, 5*time.Second, "reconnecting… on the screen", func() bool {
+		v := a.UIView(t)
 		return v.Screen == ui.ScreenApproval && v.Tool == "Bash" && v.Reconnecting
 	})
-	if p, _ := a.apiState(t)["prompt"].(map[string]any); p == nil || p["id"] != "req_lost" || p["reconnecting"] != true {
+	if p, _ := a.APIState(t)["prompt"].(map[string]any); p == nil || p["id"] != "req_lost" || p["reconnecting"] != true {
 		t.Errorf("/api/state prompt = %v, want req_lost reconnecting", p)
 	}
 	pressNothing := func(when string) {
 		t.Helper()
-		before := a.uiView(t)
-		a.press(t, "A")
-		poll(t, 5*time.Second, "press handled", func() bool { return a.uiView(t).Presses == before.Presses+1 })
-		if v := a.uiView(t); v.Decisions != before.Decisions || !v.Reconnecting {
+		before := a.UIView(t)
+		a.Press(t, "A")
+		supervisortest.Within(t, 5*time.Second, "press handled", func() bool { return a.UIView(t).Presses == before.Presses+1 })
+		if v := a.UIView(t); v.Decisions != before.Decisions || !v.Reconnecting {
 			t.Fatalf("%s: A made %d decisions, reconnecting %v; want none, still reconnecting", when, v.Decisions-before.Decisions, v.Reconnecting)
 		}
 	}
@@ -234,15 +223,15 @@ func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 	// keepalive is an hour here, so that the test says when the first
 	// heartbeat goes.
 	var d2 *desktop.Desktop
-	poll(t, 5*time.Second, "reconnect", func() bool {
+	supervisortest.Within(t, 5*time.Second, "reconnect", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
-		d2, err = desktop.DialOptions(ctx, a.nus, &desktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
+		d2, err = desktop.DialOptions(ctx, a.NUS, &desktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
 		return err == nil
 	})
 	defer d2.Close()
-	poll(t, 5*time.Second, "the link up again", func() bool { l := a.uiView(t).Link; return l != nil && l.Connected })
+	supervisortest.Within(t, 5*time.Second, "the link up again", func() bool { l := a.UIView(t).Link; return l != nil && l.Connected })
 	pressNothing("reconnected, before the first heartbeat")
 	noDecision(t, d2, 300*time.Millisecond)
 
@@ -253,7 +242,7 @@ func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 	if !back.Arrived.Equal(first.Arrived) {
 		t.Errorf("restored prompt arrived %v, want its first arrival %v", back.Arrived, first.Arrived)
 	}
-	a.press(t, "A")
+	a.Press(t, "A")
 	if p := oneDecision(t, d2, 300*time.Millisecond); p.ID != "req_lost" || p.Decision != buddy.Once {
 		t.Fatalf("after the confirming heartbeat got %s", p.Line)
 	}
@@ -267,20 +256,20 @@ func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 // A heartbeat after the reconnect that no longer lists the prompt (it was
 // answered on the desktop meanwhile) resolves it: the screen goes home.
 func TestBuddyE2EReconnectPromptAnsweredMeanwhile(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.dial(t, &desktop.Options{StatusEvery: -1})
+	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
 	d.SetPrompt("req_elsewhere", "Edit", "main.go")
 	a.awaitPrompt(t, "req_elsewhere")
 	resume := d.Resume()
 	d.Close()
 	a.linkDown(t)
-	poll(t, 5*time.Second, "reconnecting… on the screen", func() bool { return a.uiView(t).Reconnecting })
+	supervisortest.Within(t, 5*time.Second, "reconnecting… on the screen", func() bool { return a.UIView(t).Reconnecting })
 	resume.Prompt = nil // answered on the desktop while the link was down
-	d2 := a.dial(t, &desktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
+	d2 := a.Dial(t, &desktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
 	if err := d2.Heartbeat(); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 5*time.Second, "the prompt resolved", func() bool { return len(a.uiView(t).Prompts) == 0 })
+	supervisortest.Within(t, 5*time.Second, "the prompt resolved", func() bool { return len(a.UIView(t).Prompts) == 0 })
 	noDecision(t, d2, 200*time.Millisecond)
 }

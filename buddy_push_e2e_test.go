@@ -18,8 +18,10 @@ import (
 
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // writeGIFPack writes a pack folder: a manifest and n animated GIFs of
@@ -69,9 +71,9 @@ func writeGIFPack(t *testing.T, dir, name string, n int) {
 	}
 }
 
-func buddyState(t *testing.T, a *appliance) buddyactor.State {
+func buddyState(t *testing.T, a *rig) buddyactor.State {
 	t.Helper()
-	sys := a.tree.System()
+	sys := a.Tree.System()
 	r, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "buddy"), buddyactor.GetState{}, time.Second).Result()
 	if err != nil {
 		t.Fatal(err)
@@ -80,10 +82,10 @@ func buddyState(t *testing.T, a *appliance) buddyactor.State {
 }
 
 func TestBuddyE2EFolderPush(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	dataDir := t.TempDir()
 	a := startAppliance(t, dataDir)
-	d := a.dial(t, &desktop.Options{StatusEvery: -1})
+	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
 	ctx := context.Background()
 
 	pack := filepath.Join(t.TempDir(), "folder-name")
@@ -91,7 +93,7 @@ func TestBuddyE2EFolderPush(t *testing.T) {
 	if err := d.PushPack(ctx, pack); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 5*time.Second, "pack installed", func() bool { return buddyState(t, a).Pack == "frog" })
+	supervisortest.Within(t, 5*time.Second, "pack installed", func() bool { return buddyState(t, a).Pack == "frog" })
 	// Every file arrived byte for byte somewhere under the data dir.
 	_, files, err := desktop.ReadPack(pack)
 	if err != nil {
@@ -142,10 +144,10 @@ func TestBuddyE2EFolderPush(t *testing.T) {
 }
 
 func TestBuddyE2EStatsSurviveRestart(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	dataDir := t.TempDir()
-	status := func(a *appliance) buddy.StatusAck {
-		d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
+	status := func(a *rig) buddy.StatusAck {
+		d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
 		defer d.Close()
 		r := d.PollStatus(context.Background())
 		if r.Err != nil {
@@ -156,12 +158,12 @@ func TestBuddyE2EStatsSurviveRestart(t *testing.T) {
 		return r.Status
 	}
 	a := startAppliance(t, dataDir)
-	d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
+	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
 	for i, button := range []string{"A", "A", "B"} {
 		id := fmt.Sprint("req_stats_", i)
 		d.SetPrompt(id, "Bash", "true")
 		a.awaitPrompt(t, id)
-		a.press(t, button)
+		a.Press(t, button)
 		oneDecision(t, d, 50*time.Millisecond)
 	}
 	d.Update(func(s *desktop.Session) { s.Tokens = 1000 })    // baseline
@@ -179,7 +181,7 @@ func TestBuddyE2EStatsSurviveRestart(t *testing.T) {
 	if before.Stats.Appr != 2 || before.Stats.Deny != 1 || before.Stats.Lvl != 4 {
 		t.Fatalf("stats before restart %+v, want appr 2 deny 1 lvl 4 (241,000 tokens)", before.Stats)
 	}
-	a.stop()
+	a.Stop()
 
 	b := startAppliance(t, dataDir)
 	after := status(b)
@@ -197,7 +199,7 @@ func TestBuddyE2ELatency(t *testing.T) {
 		t.Skip("measurement")
 	}
 	a := startAppliance(t, t.TempDir())
-	d := a.dial(t, &desktop.Options{StatusEvery: -1, Debounce: time.Millisecond})
+	d := a.Dial(t, &desktop.Options{StatusEvery: -1, Debounce: time.Millisecond})
 	const n = 100
 	var total, press []time.Duration
 	for i := range n {
@@ -205,7 +207,7 @@ func TestBuddyE2ELatency(t *testing.T) {
 		d.SetPrompt(id, "Bash", "true")
 		a.awaitPrompt(t, id)
 		pressed := time.Now()
-		if _, _, err := a.board.Buttons.Press("A", 0); err != nil {
+		if _, _, err := a.Board.Buttons.Press("A", 0); err != nil {
 			t.Fatal(err)
 		}
 		var p desktop.Permission

@@ -26,6 +26,9 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // claudeBinary is the pinned CLI's native binary.
@@ -61,7 +64,7 @@ type cliRun struct {
 	dir    string
 	debug  string // the CLI's --debug-file
 	cmd    *exec.Cmd
-	out    syncBuffer
+	out    supervisortest.SyncBuffer
 	done   chan struct{}
 	err    error
 	start  time.Time
@@ -74,7 +77,7 @@ type claudeRig struct {
 	home      string
 	api       *fakeAPI
 	config    string
-	a         *appliance
+	a         *rig
 	work      string
 }
 
@@ -84,7 +87,7 @@ func (r *claudeRig) start(t *testing.T, name, prompt string, p plan, extraEnv ..
 	t.Helper()
 	// A scenario starts with nothing on the screen: the last one's
 	// prompts leave with its killed CLI.
-	poll(t, 30*time.Second, "no prompt left on the screen", func() bool { return len(r.a.uiView(t).Prompts) == 0 })
+	supervisortest.Within(t, 30*time.Second, "no prompt left on the screen", func() bool { return len(r.a.UIView(t).Prompts) == 0 })
 	c := &cliRun{name: name, dir: filepath.Join(r.work, name), done: make(chan struct{})}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -173,8 +176,8 @@ func (r *claudeRig) shown(t *testing.T, c *cliRun) approvals.PromptView {
 func (r *claudeRig) shownFrom(t *testing.T, project, hint string) approvals.PromptView {
 	t.Helper()
 	var pv approvals.PromptView
-	poll(t, time.Minute, "a prompt of "+project+" on the screen", func() bool {
-		v := r.a.uiView(t)
+	supervisortest.Within(t, time.Minute, "a prompt of "+project+" on the screen", func() bool {
+		v := r.a.UIView(t)
 		if v.Screen != "approval" || v.Sent {
 			return false
 		}
@@ -191,9 +194,9 @@ func (r *claudeRig) shownFrom(t *testing.T, project, hint string) approvals.Prom
 func (r *claudeRig) decide(t *testing.T, pv approvals.PromptView, button string) {
 	t.Helper()
 	for range 5 {
-		r.a.press(t, button)
+		r.a.Press(t, button)
 		for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
-			v := r.a.uiView(t)
+			v := r.a.UIView(t)
 			i := slices.IndexFunc(v.Prompts, func(p approvals.PromptView) bool { return p.ID == pv.ID })
 			if i < 0 || v.Sent || v.Prompts[i].Decided {
 				return
@@ -207,13 +210,13 @@ func (r *claudeRig) decide(t *testing.T, pv approvals.PromptView, button string)
 
 func (r *claudeRig) gone(t *testing.T, id string) {
 	t.Helper()
-	poll(t, 30*time.Second, "prompt "+id+" gone from the screen", func() bool {
-		return !slices.ContainsFunc(r.a.uiView(t).Prompts, func(p approvals.PromptView) bool { return p.ID == id })
+	supervisortest.Within(t, 30*time.Second, "prompt "+id+" gone from the screen", func() bool {
+		return !slices.ContainsFunc(r.a.UIView(t).Prompts, func(p approvals.PromptView) bool { return p.ID == id })
 	})
 }
 
 func TestClaudeCodeCLI(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	bin := claudeBinary(t)
 	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
 		t.Fatalf("%s --version: %v\n%s", bin, err, out)
@@ -228,7 +231,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 	build(t, hook)
 
 	core := startCoreSim(t)
-	a := startApplianceWith(t, func(c *Config) {
+	a := startApplianceWith(t, func(c *appliance.Config) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "off"
 		if speak {
@@ -278,7 +281,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 			return
 		}
 		// The Stop hook carried the reply; the dock says it as a turn.
-		poll(t, 20*time.Second, `the reply's caption "I created the file A. …" on cores3-sim`, func() bool {
+		supervisortest.Within(t, 20*time.Second, `the reply's caption "I created the file A. …" on cores3-sim`, func() bool {
 			return slices.ContainsFunc(core.since(from), func(l uiLine) bool {
 				return l.is("ui", "caption") && strings.HasPrefix(l.str("text"), "I created the file A.")
 			})
@@ -342,7 +345,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 		})
 		c1 = r.start(t, "two-a", "create E", plan{turns: [][]toolCall{{bash("touch E")}}, final: "Done."})
 		c2 = r.start(t, "two-b", "create F", plan{turns: [][]toolCall{{bash("touch F")}}, final: "Done."})
-		poll(t, time.Minute, "both prompts on the Pi", func() bool { return a.uiView(t).Of == 2 })
+		supervisortest.Within(t, time.Minute, "both prompts on the Pi", func() bool { return a.UIView(t).Of == 2 })
 		// Answered in the order they are shown, whichever came first.
 		for range 2 {
 			pv := r.shownFrom(t, "two-", "")
@@ -376,7 +379,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("after 3 min, %d prompts pressed; output:\n%s", len(pressed), c.out.String())
 			}
-			v := a.uiView(t)
+			v := a.UIView(t)
 			if v.Screen == "approval" && !v.Sent && strings.HasPrefix(v.Source, "CLI three ·") {
 				if pv := (approvals.PromptView{Prompt: v.Shown}); !pressed[pv.ID] {
 					pressed[pv.ID] = true
@@ -419,7 +422,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 		trustFolder(t, r.home, dir)
-		poll(t, 30*time.Second, "no prompt left on the screen", func() bool { return len(a.uiView(t).Prompts) == 0 })
+		supervisortest.Within(t, 30*time.Second, "no prompt left on the screen", func() bool { return len(a.UIView(t).Prompts) == 0 })
 		r.api.script("tmux", plan{turns: [][]toolCall{{bash("touch H")}, {bash("touch I")}}, final: "Handled H; skipped I."})
 		term := &tmuxTerm{sock: filepath.Join(t.TempDir(), "tmux.sock")}
 		// Interactive sessions of this version start in auto mode, which
@@ -434,7 +437,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 			// The CLI writes its session files under HOME until it is
 			// gone, and HOME is removed after the test.
 			term.run("kill-server")
-			poll(t, 10*time.Second, "the interactive claude gone", func() bool { return syscall.Kill(pid, 0) != nil })
+			supervisortest.Within(t, 10*time.Second, "the interactive claude gone", func() bool { return syscall.Kill(pid, 0) != nil })
 		})
 
 		// The terminal's dialog and the Pi show the call together; the Pi
@@ -442,7 +445,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 		pv := r.shownFrom(t, "tmux", "touch H")
 		term.await(t, "the terminal's dialog for touch H", "Do you want to proceed?")
 		r.decide(t, pv, "A")
-		poll(t, time.Minute, "H created after the approve on the Pi", func() bool { return exists(filepath.Join(dir, "H")) })
+		supervisortest.Within(t, time.Minute, "H created after the approve on the Pi", func() bool { return exists(filepath.Join(dir, "H")) })
 		r.gone(t, pv.ID)
 
 		// Esc in the terminal: the hook is cancelled, and its prompt
@@ -471,7 +474,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 		if !speak {
 			return
 		}
-		poll(t, 30*time.Second, `the interactive reply's caption on cores3-sim`, func() bool {
+		supervisortest.Within(t, 30*time.Second, `the interactive reply's caption on cores3-sim`, func() bool {
 			return slices.ContainsFunc(core.since(from), func(l uiLine) bool {
 				return l.is("ui", "caption") && strings.HasPrefix(l.str("text"), "Handled H; skipped I.")
 			})

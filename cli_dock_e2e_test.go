@@ -16,16 +16,19 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 func TestCLIPromptOnCoreS3(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	core := docktest.New(t, wire.FirmwareCaps)
-	a := startApplianceWith(t, func(c *Config) {
+	a := startApplianceWith(t, func(c *appliance.Config) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.Path(), "off"
 	})
@@ -38,7 +41,7 @@ func TestCLIPromptOnCoreS3(t *testing.T) {
 	newRequest := func(what string) appevent.ApprovalRequest {
 		t.Helper()
 		var req appevent.ApprovalRequest
-		poll(t, 10*time.Second, what, func() bool {
+		supervisortest.Within(t, 10*time.Second, what, func() bool {
 			for _, r := range docktest.Of[appevent.ApprovalRequest](core) {
 				if !seen[r.RequestID] {
 					req = r
@@ -61,7 +64,7 @@ func TestCLIPromptOnCoreS3(t *testing.T) {
 	if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
 		t.Fatalf("hook printed %q after the CoreS3 approved, want %q", got, want)
 	}
-	poll(t, 5*time.Second, "approval.resolved for it", func() bool { return resolvedOn(core, req.RequestID) })
+	supervisortest.Within(t, 5*time.Second, "approval.resolved for it", func() bool { return resolvedOn(core, req.RequestID) })
 
 	// The session moves on (PostToolUse): the prompt leaves the CoreS3 and
 	// the hook gives no decision.
@@ -71,7 +74,7 @@ func TestCLIPromptOnCoreS3(t *testing.T) {
 	if err := run(context.Background(), []string{"hook", "event", "--config", dir}, strings.NewReader(hookPostToolUseJSON), io.Discard, &errOut); err != nil {
 		t.Fatalf("hook event: %v\n%s", err, errOut.String())
 	}
-	poll(t, 5*time.Second, "approval.resolved on the CoreS3", func() bool { return resolvedOn(core, req.RequestID) })
+	supervisortest.Within(t, 5*time.Second, "approval.resolved on the CoreS3", func() bool { return resolvedOn(core, req.RequestID) })
 	if got := h.wait(t); got != "" {
 		t.Fatalf("hook printed %q after its session moved on", got)
 	}
@@ -93,13 +96,13 @@ func resolvedOn(core *docktest.Core, requestID string) bool {
 // Claude's reply (last_assistant_message); the CoreS3 (cores3-sim) says it
 // as it says the desktop's assistant turns, one caption per sentence.
 func TestCLIStopReplySpokenOnCoreS3(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
 		t.Skip("espeak-ng not installed (apt-get install espeak-ng)")
 	}
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	core := startCoreSim(t)
-	a := startApplianceWith(t, func(c *Config) {
+	a := startApplianceWith(t, func(c *appliance.Config) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "espeak-ng"
 	})

@@ -17,8 +17,11 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // cliSession rewrites the session of hookPermissionJSON (or any hook
@@ -30,7 +33,7 @@ func cliSession(in, session string) string {
 // lanState is the "lan" field of /api/state.
 // lanAddr is where the appliance's LAN bridge listens; the test fails
 // when it does not.
-func (a *appliance) lanAddr(t testing.TB) string {
+func (a *rig) lanAddr(t testing.TB) string {
 	t.Helper()
 	addr, _ := a.lanState(t)["listen"].(string)
 	if addr == "" {
@@ -41,17 +44,17 @@ func (a *appliance) lanAddr(t testing.TB) string {
 
 // awaitDock waits until /api/state says the CoreS3 finished its wire and
 // event handshakes; what names the moment in the failure.
-func (a *appliance) awaitDock(t testing.TB, what string) {
+func (a *rig) awaitDock(t testing.TB, what string) {
 	t.Helper()
-	poll(t, 15*time.Second, what, func() bool {
-		dk, _ := a.apiState(t)["dock"].(map[string]any)
+	supervisortest.Within(t, 15*time.Second, what, func() bool {
+		dk, _ := a.APIState(t)["dock"].(map[string]any)
 		return dk != nil && dk["ready"] == true && dk["event"] == true
 	})
 }
 
-func (a *appliance) lanState(t testing.TB) map[string]any {
+func (a *rig) lanState(t testing.TB) map[string]any {
 	t.Helper()
-	l, _ := a.apiState(t)["lan"].(map[string]any)
+	l, _ := a.APIState(t)["lan"].(map[string]any)
 	if l == nil {
 		t.Fatal("/api/state has no lan field")
 	}
@@ -62,16 +65,16 @@ func (a *appliance) lanState(t testing.TB) map[string]any {
 // user does: `claude-pi pair` prints the code, the Pi's screen shows the
 // same (read here from /api/state and checked against the screen), and
 // a long press of approve accepts it.
-func pairByButton(t testing.TB, a *appliance, addr, name string) string {
+func pairByButton(t testing.TB, a *rig, addr, name string) string {
 	t.Helper()
 	dir := t.TempDir()
-	var out syncBuffer
+	var out supervisortest.SyncBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(context.Background(), []string{"pair", "--config", dir, "--name", name, addr}, strings.NewReader("y\n"), &out, io.Discard)
 	}()
 	var code string
-	poll(t, 10*time.Second, "the pairing code in /api/state", func() bool {
+	supervisortest.Within(t, 10*time.Second, "the pairing code in /api/state", func() bool {
 		p, _ := a.lanState(t)["pairing"].(map[string]any)
 		code, _ = p["code"].(string)
 		return code != ""
@@ -80,12 +83,12 @@ func pairByButton(t testing.TB, a *appliance, addr, name string) string {
 	// It subscribes, so the code is drawn as soon as the lan has it; the
 	// figure is logged, not asserted (a loaded machine varies).
 	seen := time.Now()
-	poll(t, 5*time.Second, "the pairing code on the screen (is ui.Config.LAN \"lan\" in runcmd.go?)", func() bool {
-		v := a.uiView(t)
+	supervisortest.Within(t, 5*time.Second, "the pairing code on the screen (is ui.Config.LAN \"lan\" in runcmd.go?)", func() bool {
+		v := a.UIView(t)
 		return v.Screen == "pairing" && v.Pairing == code
 	})
 	t.Logf("pairing code on screen %v after /api/state showed it", time.Since(seen).Round(time.Millisecond))
-	a.hold(t, "A")
+	a.Hold(t, "A")
 	select {
 	case err := <-done:
 		if err != nil {
@@ -106,11 +109,11 @@ func pairByButton(t testing.TB, a *appliance, addr, name string) string {
 
 // onScreen waits until the approval screen shows a prompt for tool from
 // source (a prefix of the source line) and returns when it saw it.
-func (a *appliance) onScreen(t *testing.T, tool, source string) time.Time {
+func (a *rig) onScreen(t *testing.T, tool, source string) time.Time {
 	t.Helper()
 	var at time.Time
-	poll(t, 10*time.Second, tool+" from "+source+" on the screen", func() bool {
-		v := a.uiView(t)
+	supervisortest.Within(t, 10*time.Second, tool+" from "+source+" on the screen", func() bool {
+		v := a.UIView(t)
 		at = time.Now()
 		return v.Screen == "approval" && v.Tool == tool && strings.HasPrefix(v.Source, source) && !v.Sent
 	})
@@ -118,17 +121,17 @@ func (a *appliance) onScreen(t *testing.T, tool, source string) time.Time {
 }
 
 // pressed presses button and returns when the press was sent.
-func (a *appliance) pressed(t *testing.T, button string) time.Time {
+func (a *rig) pressed(t *testing.T, button string) time.Time {
 	t.Helper()
 	at := time.Now()
-	a.press(t, button)
+	a.Press(t, button)
 	return at
 }
 
 func TestCLIE2E(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
-	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
+	a := startApplianceWith(t, func(c *appliance.Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr := a.lanAddr(t)
 	dir := pairByButton(t, a, addr, "laptop")
 	deny := string(hookbridge.DenyOutput(hookbridge.DenyMessage("Claude_Pi", "")))
@@ -146,7 +149,7 @@ func TestCLIE2E(t *testing.T) {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
 		measure(h, seen, press)
-		poll(t, 5*time.Second, "the prompt gone from the screen", func() bool { return len(a.uiView(t).Prompts) == 0 })
+		supervisortest.Within(t, 5*time.Second, "the prompt gone from the screen", func() bool { return len(a.UIView(t).Prompts) == 0 })
 	})
 
 	t.Run("B denies with the device's message", func(t *testing.T) {
@@ -161,18 +164,18 @@ func TestCLIE2E(t *testing.T) {
 			t.Fatal("a persistent permission in the output")
 		}
 		measure(h, seen, press)
-		poll(t, 5*time.Second, "the prompt gone from the screen", func() bool { return len(a.uiView(t).Prompts) == 0 })
+		supervisortest.Within(t, 5*time.Second, "the prompt gone from the screen", func() bool { return len(a.UIView(t).Prompts) == 0 })
 	})
 
 	t.Run("a BLE prompt and two CLI prompts: three decisions in arrival order", func(t *testing.T) {
-		d := a.dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
+		d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
 		d.SetPrompt("req_ble", "Write", "docs/README.md")
 		a.awaitPrompt(t, "req_ble")
 		h1 := startHook(dir, nil, cliSession(hookPermissionJSON, "11111111-aaaa"))
-		poll(t, 10*time.Second, "two prompts", func() bool { return a.uiView(t).Of == 2 })
+		supervisortest.Within(t, 10*time.Second, "two prompts", func() bool { return a.UIView(t).Of == 2 })
 		sub := strings.Replace(cliSession(hookPermissionJSON, "22222222-bbbb"), `"tool_name"`, `"agent_id":"agent-7","agent_type":"Explore","tool_name"`, 1)
 		h2 := startHook(dir, nil, sub)
-		poll(t, 10*time.Second, "three prompts", func() bool { return a.uiView(t).Of == 3 })
+		supervisortest.Within(t, 10*time.Second, "three prompts", func() bool { return a.UIView(t).Of == 3 })
 
 		steps := []struct {
 			tool, source, sub, button string
@@ -185,10 +188,10 @@ func TestCLIE2E(t *testing.T) {
 			a.onScreen(t, s.tool, s.source)
 			// Answered prompts leave the queue as their sources drop them,
 			// so only the first step is sure to see all three.
-			if v := a.uiView(t); v.Subagent != s.sub || (i == 0 && (v.Index != 1 || v.Of != 3)) {
+			if v := a.UIView(t); v.Subagent != s.sub || (i == 0 && (v.Index != 1 || v.Of != 3)) {
 				t.Fatalf("step %d: %d of %d, subagent %q; want subagent %q", i, v.Index, v.Of, v.Subagent, s.sub)
 			}
-			a.press(t, s.button)
+			a.Press(t, s.button)
 		}
 		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_ble" || p.Decision != buddy.Once {
 			t.Fatalf("desktop got %s, want once for req_ble", p.Line)
@@ -202,9 +205,9 @@ func TestCLIE2E(t *testing.T) {
 		// The desktop drops its prompt at its next heartbeat; nothing
 		// else is left, and no decision is repeated anywhere.
 		d.ClearPrompt()
-		poll(t, 5*time.Second, "every prompt gone", func() bool { return len(a.uiView(t).Prompts) == 0 })
+		supervisortest.Within(t, 5*time.Second, "every prompt gone", func() bool { return len(a.UIView(t).Prompts) == 0 })
 		noDecision(t, d, 300*time.Millisecond)
-		if v := a.uiView(t); v.Decisions < 3 {
+		if v := a.UIView(t); v.Decisions < 3 {
 			t.Fatalf("%d decisions from the buttons", v.Decisions)
 		}
 	})
@@ -216,18 +219,18 @@ func TestCLIE2E(t *testing.T) {
 		if err := run(context.Background(), []string{"hook", "event", "--config", dir}, strings.NewReader(hookPostToolUseJSON), io.Discard, &errOut); err != nil {
 			t.Fatalf("hook event: %v\n%s", err, errOut.String())
 		}
-		poll(t, 5*time.Second, "the prompt cleared on the screen", func() bool {
-			v := a.uiView(t)
+		supervisortest.Within(t, 5*time.Second, "the prompt cleared on the screen", func() bool {
+			v := a.UIView(t)
 			return len(v.Prompts) == 0 && v.Screen != "approval"
 		})
 		if got := h.wait(t); got != "" {
 			t.Fatalf("hook printed %q after the session moved on", got)
 		}
 		// A press now decides nothing.
-		before := a.uiView(t)
-		a.press(t, "A")
-		poll(t, 5*time.Second, "the press handled", func() bool { return a.uiView(t).Presses == before.Presses+1 })
-		if v := a.uiView(t); v.Decisions != before.Decisions {
+		before := a.UIView(t)
+		a.Press(t, "A")
+		supervisortest.Within(t, 5*time.Second, "the press handled", func() bool { return a.UIView(t).Presses == before.Presses+1 })
+		if v := a.UIView(t); v.Decisions != before.Decisions {
 			t.Fatal("a press after the clear made a decision")
 		}
 	})
@@ -245,7 +248,7 @@ func TestCLIE2E(t *testing.T) {
 				t.Fatal("no decision")
 			}
 			measure(h, seen, press)
-			poll(t, 5*time.Second, "the prompt gone", func() bool { return len(a.uiView(t).Prompts) == 0 })
+			supervisortest.Within(t, 5*time.Second, "the prompt gone", func() bool { return len(a.UIView(t).Prompts) == 0 })
 		}
 	})
 	if len(toScreen) > 0 {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/claude-pi/claude-pi/internal/appliance"
 )
 
 // usageError is an error the user fixes by reading --help; main exits 2
@@ -315,14 +317,14 @@ func parseInterleaved(fs *flag.FlagSet, args []string) (pos []string, help bool,
 // checkBoardFlag blames --board itself for a board name that does not
 // exist, rather than the configuration file the value would override.
 func checkBoardFlag(cmd, name string) error {
-	if slices.Contains(boardNames, name) {
+	if slices.Contains(appliance.BoardNames, name) {
 		return nil
 	}
 	hint := ""
-	if near := nearestName(boardNames, name); near != "" {
+	if near := nearestName(appliance.BoardNames, name); near != "" {
 		hint = fmt.Sprintf("; did you mean %q?", near)
 	}
-	return usagef("%s: --board %q: unknown board%s (boards: %s)", cmd, name, hint, strings.Join(boardNames, ", "))
+	return usagef("%s: --board %q: unknown board%s (boards: %s)", cmd, name, hint, strings.Join(appliance.BoardNames, ", "))
 }
 
 // reportedError is a failure the command has already shown, as

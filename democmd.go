@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance"
 )
 
 // demoFlags are the flags of `claude-pi demo`.
@@ -25,7 +26,7 @@ func demoFlagSet(w io.Writer) (*flag.FlagSet, *demoFlags) {
 		"Play a believable Claude desktop session against a running sim appliance\n"+
 		"(claude-pi run), the way the desktop app's Hardware Buddy bridge does.\n"+
 		"Prompts wait for a button press on the appliance's web page; Ctrl-C ends.", w)
-	fs.StringVar(&o.nus, "nus", simNUSListen, "the appliance's sim BLE `address` (its --nus-listen): host:port or unix:/path")
+	fs.StringVar(&o.nus, "nus", appliance.SimNUSListen, "the appliance's sim BLE `address` (its --nus-listen): host:port or unix:/path")
 	fs.StringVar(&o.script, "script", "default", "the `session` to play: "+strings.Join(desktop.Scripts, ", "))
 	fs.StringVar(&o.owner, "owner", "Felix", "the account's first `name`, sent with the owner command (\"\" sends none)")
 	fs.BoolVar(&o.noStatus, "no-status", false, "do not poll status every 2 s (as with the Hardware Buddy window closed)")

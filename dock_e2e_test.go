@@ -10,9 +10,12 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // TestDockE2EApproval: a prompt from the desktop reaches the CoreS3 as
@@ -20,17 +23,17 @@ import (
 // "permission once" on the NUS side with the id byte for byte; task.status
 // follows the heartbeat's running count; /api/state shows the dock.
 func TestDockE2EApproval(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	core := docktest.New(t, wire.FirmwareCaps)
 	// The voice is off: the CoreS3 side of speech has its own tests in
 	// actors/dock.
-	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
-	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	a := startApplianceWith(t, func(c *appliance.Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
+	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	a.awaitDock(t, "the dock's handshake")
 
 	d.Update(func(s *desktop.Session) { s.Total, s.Running = 1, 1 })
-	poll(t, 5*time.Second, "task.status running", func() bool {
+	supervisortest.Within(t, 5*time.Second, "task.status running", func() bool {
 		ts := docktest.Of[appevent.TaskStatus](core)
 		return len(ts) > 0 && ts[len(ts)-1].State == appevent.TaskRunning
 	})
@@ -38,7 +41,7 @@ func TestDockE2EApproval(t *testing.T) {
 	id := mixedID()
 	d.SetPrompt(id, "Bash", "npm test")
 	var req appevent.ApprovalRequest
-	poll(t, 5*time.Second, "approval.request on the CoreS3", func() bool {
+	supervisortest.Within(t, 5*time.Second, "approval.request on the CoreS3", func() bool {
 		rs := docktest.Of[appevent.ApprovalRequest](core)
 		if len(rs) > 0 {
 			req = rs[0]
@@ -59,10 +62,10 @@ func TestDockE2EApproval(t *testing.T) {
 	noDecision(t, d, 300*time.Millisecond)
 
 	d.ClearPrompt()
-	poll(t, 5*time.Second, "approval.resolved", func() bool { return len(docktest.Of[appevent.ApprovalResolved](core)) > 0 })
+	supervisortest.Within(t, 5*time.Second, "approval.resolved", func() bool { return len(docktest.Of[appevent.ApprovalResolved](core)) > 0 })
 
 	d.Update(func(s *desktop.Session) { s.Running = 0 })
-	poll(t, 5*time.Second, "task.status idle", func() bool {
+	supervisortest.Within(t, 5*time.Second, "task.status idle", func() bool {
 		ts := docktest.Of[appevent.TaskStatus](core)
 		return len(ts) > 0 && ts[len(ts)-1].State == appevent.TaskIdle
 	})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,11 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/drivers/serial"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/pisystem"
 )
 
 const doctorSynopsis = `Usage: claude-pi doctor [--board NAME]
@@ -32,7 +32,7 @@ func doctorFlags(w io.Writer) (*flag.FlagSet, *doctorOpts) {
 	o := &doctorOpts{}
 	fs := newFlagSet("doctor", doctorSynopsis, w)
 	fs.StringVar(&o.board, "board", "", "the board `name` ("+strings.Join(boards.Names(), ", ")+"); default: the configuration's board")
-	fs.StringVar(&o.config, "config", defaultConfigPath, "configuration `file`, for its board")
+	fs.StringVar(&o.config, "config", appliance.DefaultConfigPath, "configuration `file`, for its board")
 	return fs, o
 }
 
@@ -47,7 +47,7 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	}
 	name := o.board
 	if name == "" {
-		c, err := loadConfig(o.config, configExplicit(fs))
+		c, err := appliance.LoadConfig(o.config, configExplicit(fs))
 		if err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	}
 	d := doctor{root: "/", enumerate: serial.SysfsEnumerator}
 	checks := d.run(p)
-	fmt.Fprintf(stdout, "system: %s\n", detectSystem(d.root).describe())
+	fmt.Fprintf(stdout, "system: %s\n", pisystem.Detect(d.root).Describe())
 	failed := printChecks(stdout, p, checks)
 	writePins(stdout, p)
 	if failed > 0 {
@@ -90,12 +90,8 @@ type doctor struct {
 
 func (d doctor) path(p string) string { return filepath.Join(d.root, p) }
 
-// configTxt is where Raspberry Pi OS bookworm and later mount the boot
-// partition; older releases used /boot/config.txt.
-var configTxtPaths = []string{"boot/firmware/config.txt", "boot/config.txt"}
-
 func (d doctor) run(p boards.Profile) []check {
-	sys := detectSystem(d.root)
+	sys := pisystem.Detect(d.root)
 	setupCmd := "sudo claude-pi setup --board " + p.Name
 	var cs []check
 	if p.Simulated {
@@ -108,12 +104,12 @@ func (d doctor) run(p boards.Profile) []check {
 			c.ok = true
 		} else {
 			c.detail = dev + " missing"
-			switch sys.kind {
-			case raspberryPiOS:
+			switch sys.Kind {
+			case pisystem.RaspberryPiOS:
 				c.fix = "SPI is off: " + setupCmd + " (adds dtparam=spi=on to config.txt), then reboot"
-			case claudePiImage:
+			case pisystem.ClaudePiImage:
 				c.fix = "SPI is off: " + setupCmd + " (loads dtoverlay=claude-pi-spi0 in config.txt), then reboot"
-			case otherPi:
+			case pisystem.OtherPi:
 				c.fix = "SPI is off: enable SPI0 with spidev in your OS's boot config (Raspberry Pi OS: dtparam=spi=on), then reboot"
 			default:
 				c.fix = "this is not a Raspberry Pi: a HAT needs one (--board sim runs the simulator)"
@@ -129,7 +125,7 @@ func (d doctor) run(p boards.Profile) []check {
 		} else {
 			c.detail = "no /dev/gpiochip*"
 			c.fix = "the kernel exposes no GPIO chip: run on a Raspberry Pi, or pass its /dev/gpiochip* into the container"
-			if sys.kind == notAPi {
+			if sys.Kind == pisystem.NotAPi {
 				c.fix = "this is not a Raspberry Pi: a HAT needs one (--board sim runs the simulator)"
 			}
 		}
@@ -143,10 +139,10 @@ func (d doctor) run(p boards.Profile) []check {
 		bt.detail = filepath.Base(hcis[0])
 	} else {
 		bt.detail = "no adapter in /sys/class/bluetooth"
-		switch sys.kind {
-		case raspberryPiOS, otherPi:
+		switch sys.Kind {
+		case pisystem.RaspberryPiOS, pisystem.OtherPi:
 			bt.fix = "turn Bluetooth on: " + setupCmd + " comments out dtoverlay=disable-bt; `sudo rfkill unblock bluetooth`; reboot"
-		case claudePiImage:
+		case pisystem.ClaudePiImage:
 			bt.fix = "the image keeps Bluetooth on: `sudo rfkill unblock bluetooth`, and see journalctl -b -u bluetooth (is bluez-firmware's patch loaded?)"
 		default:
 			bt.fix = "plug in a USB Bluetooth adapter, or `sudo rfkill unblock bluetooth`"
@@ -155,7 +151,7 @@ func (d doctor) run(p boards.Profile) []check {
 	cs = append(cs, bt)
 	cs = append(cs, d.audio(p, sys))
 	cs = append(cs, d.coreS3())
-	if len(p.ConfigTxt) > 0 && sys.kind != notAPi {
+	if len(p.ConfigTxt) > 0 && sys.Kind != pisystem.NotAPi {
 		cs = append(cs, d.configTxt(p, sys))
 	}
 	return cs
@@ -163,54 +159,9 @@ func (d doctor) run(p boards.Profile) []check {
 
 // audio is optional on every board: without a card the chimes are skipped
 // and everything else works.
-func (d doctor) audio(p boards.Profile, sys piSystem) check {
-	c := check{name: "audio", optional: true}
-	b, err := os.ReadFile(d.path("proc/asound/cards"))
-	cards := asoundCards(string(b))
-	want := ""
-	if p.Audio != nil {
-		want = p.Audio.Card
-	}
-	switch {
-	case err != nil || len(cards) == 0:
-		c.detail = "no sound card in /proc/asound/cards"
-	case want == "" || slices.Contains(cards, want):
-		c.ok = true
-		c.detail = strings.Join(cards, ", ")
-		return c
-	default:
-		c.detail = fmt.Sprintf("card %q missing (found %s)", want, strings.Join(cards, ", "))
-	}
-	setupCmd := "sudo claude-pi setup --board " + p.Name
-	switch {
-	case want != "" && sys.kind == raspberryPiOS:
-		c.fix = setupCmd + " (adds dtoverlay=hifiberry-dac to config.txt), then reboot; chimes are skipped until then"
-	case want != "" && sys.kind == claudePiImage:
-		c.fix = setupCmd + " (loads dtoverlay=claude-pi-i2s-dac), then reboot; on a Pi 4/400 Debian's kernel gives I2S no DMA, so the card cannot play there"
-	case want != "":
-		c.fix = "enable the board's I2S DAC overlay (Raspberry Pi OS: dtoverlay=hifiberry-dac) and reboot; chimes are skipped until then"
-	case sys.kind == raspberryPiOS:
-		c.fix = "add dtparam=audio=on to config.txt, or plug in a USB sound card (chimes are skipped without one)"
-	default:
-		c.fix = "plug in a USB sound card, or go without: chimes are skipped without one"
-	}
-	return c
-}
-
-// asoundCards returns the card ids in /proc/asound/cards, whose lines
-// look like " 0 [sndrpihifiberry]: RPi-simple - snd_rpi_hifiberry_dac".
-func asoundCards(s string) []string {
-	var ids []string
-	sc := bufio.NewScanner(strings.NewReader(s))
-	for sc.Scan() {
-		line := sc.Text()
-		open, end := strings.IndexByte(line, '['), strings.IndexByte(line, ']')
-		if open < 0 || end < open || strings.TrimSpace(line[:open]) == "" {
-			continue
-		}
-		ids = append(ids, strings.TrimSpace(line[open+1:end]))
-	}
-	return ids
+func (d doctor) audio(p boards.Profile, sys pisystem.System) check {
+	found, detail, fix := pisystem.SoundCard(d.root, p, sys)
+	return check{name: "audio", optional: true, ok: found, detail: detail, fix: fix}
 }
 
 func (d doctor) coreS3() check {
@@ -235,11 +186,11 @@ func (d doctor) coreS3() check {
 }
 
 // configTxt checks for the lines setup writes, as that system needs them.
-func (d doctor) configTxt(p boards.Profile, sys piSystem) check {
+func (d doctor) configTxt(p boards.Profile, sys pisystem.System) check {
 	c := check{name: "config.txt"}
-	want := bootEditFor(p, sys.kind).want
+	want := bootEditFor(p, sys.Kind).want
 	var text, used string
-	for _, f := range configTxtPaths {
+	for _, f := range pisystem.ConfigTxtPaths {
 		if b, err := os.ReadFile(d.path(f)); err == nil {
 			text, used = string(b), "/"+f
 			break
@@ -272,7 +223,7 @@ func (d doctor) configTxt(p boards.Profile, sys piSystem) check {
 	}
 	c.detail = used + " lacks " + strings.Join(missing, ", ")
 	c.fix = "sudo claude-pi setup --board " + p.Name + " adds them (under [all]), then reboot: " + strings.Join(missing, "; ")
-	if sys.kind == otherPi {
+	if sys.Kind == pisystem.OtherPi {
 		c.fix = "add to " + used + " (under [all]) and reboot: " + strings.Join(missing, "; ")
 	}
 	return c

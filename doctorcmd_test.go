@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/claude-pi/claude-pi/drivers/serial"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-pi/claude-pi/drivers/serial"
+	"github.com/claude-pi/claude-pi/internal/pisystem"
 
 	"github.com/claude-pi/claude-pi/boards"
 )
@@ -204,36 +206,29 @@ func TestDetectSystem(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		files map[string]string
-		kind  systemKind
+		kind  pisystem.Kind
 		desc  string
 	}{
 		{"the image", map[string]string{"etc/claude-pi-release": "VERSION=\"2026.12.01.1+gab\"\n", "proc/device-tree/model": "Raspberry Pi 3 Model B Rev 1.2\x00"},
-			claudePiImage, "Claude_Pi image 2026.12.01.1+gab on Raspberry Pi 3 Model B Rev 1.2"},
+			pisystem.ClaudePiImage, "Claude_Pi image 2026.12.01.1+gab on Raspberry Pi 3 Model B Rev 1.2"},
 		{"Pi OS on a Pi 5", map[string]string{"etc/rpi-issue": "", "etc/os-release": "VERSION_CODENAME=trixie\n", "proc/device-tree/model": pi5["proc/device-tree/model"]},
-			raspberryPiOS, "Raspberry Pi OS (trixie) on Raspberry Pi 5 Model B Rev 1.0"},
-		{"Pi OS by its apt source", map[string]string{"etc/apt/sources.list.d/raspi.sources": ""}, raspberryPiOS,
+			pisystem.RaspberryPiOS, "Raspberry Pi OS (trixie) on Raspberry Pi 5 Model B Rev 1.0"},
+		{"Pi OS by its apt source", map[string]string{"etc/apt/sources.list.d/raspi.sources": ""}, pisystem.RaspberryPiOS,
 			"Raspberry Pi OS on an unknown machine (no /proc/device-tree/model)"},
 		{"Ubuntu on a Pi", map[string]string{"etc/os-release": "PRETTY_NAME=\"Ubuntu 24.04 LTS\"\n", "proc/device-tree/model": "Raspberry Pi 4 Model B\x00"},
-			otherPi, "Ubuntu 24.04 LTS on Raspberry Pi 4 Model B"},
-		{"an arm board", map[string]string{"proc/device-tree/model": "Pine64 RockPro64\x00"}, notAPi, "not a Raspberry Pi (Pine64 RockPro64)"},
-		{"a laptop", map[string]string{}, notAPi, "not a Raspberry Pi (no Raspberry Pi device tree)"},
+			pisystem.OtherPi, "Ubuntu 24.04 LTS on Raspberry Pi 4 Model B"},
+		{"an arm board", map[string]string{"proc/device-tree/model": "Pine64 RockPro64\x00"}, pisystem.NotAPi, "not a Raspberry Pi (Pine64 RockPro64)"},
+		{"a laptop", map[string]string{}, pisystem.NotAPi, "not a Raspberry Pi (no Raspberry Pi device tree)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := detectSystem(fakeRoot(t, tc.files))
-			if s.kind != tc.kind || s.describe() != tc.desc {
-				t.Errorf("kind %v %q, want %v %q", s.kind, s.describe(), tc.kind, tc.desc)
+			s := pisystem.Detect(fakeRoot(t, tc.files))
+			if s.Kind != tc.kind || s.Describe() != tc.desc {
+				t.Errorf("kind %v %q, want %v %q", s.Kind, s.Describe(), tc.kind, tc.desc)
 			}
 		})
 	}
-	if !detectSystem(fakeRoot(t, pi5)).isPi5() {
+	if !pisystem.Detect(fakeRoot(t, pi5)).IsPi5() {
 		t.Error("a Pi 5 is not a Pi 5")
-	}
-}
-
-func TestAsoundCards(t *testing.T) {
-	got := asoundCards(pirateCards + "--- no soundcards ---\n")
-	if strings.Join(got, ",") != "sndrpihifiberry,vc4hdmi" {
-		t.Errorf("asoundCards = %q", got)
 	}
 }
 

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/claude-pi/claude-pi/boards"
+	"github.com/claude-pi/claude-pi/internal/appliance"
 )
 
 // TestDoctorPrintsPins: `claude-pi doctor --board NAME` lists every GPIO of
 // the profile, which is where help config sends a user for the wiring.
 func TestDoctorPrintsPins(t *testing.T) {
-	for _, name := range hatNames() {
+	for _, name := range appliance.HATNames() {
 		p, err := boards.Lookup(name)
 		if err != nil {
 			t.Fatal(err)

@@ -2,9 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,8 +14,11 @@ import (
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/drivers/ble/bletest"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // approvalsEvents records what approvals publishes, for a test that
@@ -60,52 +60,25 @@ func (r *approvalsEvents) resolved() []approvals.PromptResolved {
 // not claim the answer: the prompt is answerable again at once, the
 // resolution is AnsweredElsewhere, no heart, no approval in the stats.
 //
-// The whole tree is the appliance's (services(), the sim board's screen
-// and buttons); only the radio is bletest's fake central, the one link
-// whose subscription a test can turn off.
+// The whole tree is the appliance's (appliance.ServeWith, the sim board's
+// screen and buttons); only the radio is bletest's fake central, the one
+// link whose subscription a test can turn off.
 func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
-	e2e(t)
-	off := "off"
-	s, err := resolve(Config{Board: "sim", DataDir: t.TempDir(), ControlSocket: filepath.Join(t.TempDir(), "s.sock"),
-		HTTP: &off, BLE: BLEConfig{NUSListen: "127.0.0.1:0"}}, "test.toml", host{getenv: func(string) string { return "" }, home: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	var tree *supervisor.Tree
-	hw, release, err := boardHardware(s, log, func() []supervisor.ProcessInfo { return tree.Processes() })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
+	appliancetest.E2E(t)
 	central := bletest.NewFake(true)
-	hw.link = central
-	tree, err = supervisor.New(supervisor.Options{Logger: log}, services(s, hw)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tree.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := tree.Shutdown(context.Background()); err != nil {
-			t.Error(err)
-		}
-		if t.Failed() {
-			t.Logf("appliance log:\n%s", logs)
-		}
-	}()
+	a := appliancetest.StartOptions(t, func(c *appliance.Config) {
+		off := "off"
+		c.HTTP, c.LogLevel = &off, "debug"
+	}, appliance.Options{Link: central})
+	tree, logs := a.Tree, a.Logs
 	sys := tree.System()
 	events := &approvalsEvents{}
 	rec := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return events }))
 	defer sys.Root.Stop(rec)
 	sys.Root.Send(supervisor.ServicePID(sys, approvals.ServiceName), supervisor.Subscribe{PID: rec})
-	view := func() ui.View { return ask[ui.View](t, tree, ui.ServiceName, ui.GetView{}) }
+	view := func() ui.View { return supervisortest.Ask[ui.View](t, tree, ui.ServiceName, ui.GetView{}) }
 
-	poll(t, 10*time.Second, "the fake central to connect", func() bool { return central.Connect("desk") == nil })
+	supervisortest.Within(t, 10*time.Second, "the fake central to connect", func() bool { return central.Connect("desk") == nil })
 	for _, err := range []error{central.ExchangeMTU(185), central.Subscribe(true), central.Secure(),
 		central.Write([]byte(`{"total":1,"running":1,"waiting":1,"msg":"approve: Bash","entries":[],"tokens":1,"tokens_today":1,` +
 			`"prompt":{"id":"req_drop","tool":"Bash","hint":"rm -rf build"}}` + "\n"))} {
@@ -113,7 +86,7 @@ func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	poll(t, 10*time.Second, "the prompt answerable on the screen", func() bool {
+	supervisortest.Within(t, 10*time.Second, "the prompt answerable on the screen", func() bool {
 		v := view()
 		return len(v.Prompts) == 1 && v.Prompts[0].ID == "req_drop" && !v.Prompts[0].Decided && v.Link != nil && v.Link.Subscribed &&
 			v.Screen == ui.ScreenApproval && v.Shown.ID == "req_drop" && !v.Sent // drawn: A acts on the frame
@@ -122,12 +95,12 @@ func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
 	if err := central.Subscribe(false); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := hw.board.Buttons.Press(sim.ButtonA, 0); err != nil {
+	if _, _, err := a.Board.Buttons.Press(sim.ButtonA, 0); err != nil {
 		t.Fatal(err)
 	}
 	// The decision was taken, then re-armed by buddy's report: the
 	// buttons are back, and the screen does not say "sent…".
-	poll(t, 10*time.Second, "the dropped decision re-armed", func() bool {
+	supervisortest.Within(t, 10*time.Second, "the dropped decision re-armed", func() bool {
 		var decided, rearmed bool
 		for _, m := range events.all() {
 			switch m.(type) {
@@ -140,10 +113,9 @@ func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
 		return rearmed
 	})
 	// The screen follows within a frame (ui.DefaultFrameGap).
-	var p apiPrompt
-	poll(t, 10*time.Second, "the buttons back on the screen", func() bool {
-		p, _ = apiState(tree, s.board, time.Second).Prompt.(apiPrompt)
-		return p.ID == "req_drop" && !p.Decided
+	supervisortest.Within(t, 10*time.Second, "the buttons back on the screen", func() bool {
+		p := appliance.APIState(tree, "sim", time.Second).Prompt
+		return p != nil && p.ID == "req_drop" && !p.Decided
 	})
 	if bytes.Contains(central.Sent(), []byte("permission")) {
 		t.Fatalf("the central got %q with notifications off", central.Sent())
@@ -153,20 +125,20 @@ func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
 	if err := central.Write([]byte(`{"total":1,"running":1,"waiting":0,"msg":"working","entries":[],"tokens":1,"tokens_today":1}` + "\n")); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 10*time.Second, "the prompt resolved", func() bool { return len(events.resolved()) == 1 })
+	supervisortest.Within(t, 10*time.Second, "the prompt resolved", func() bool { return len(events.resolved()) == 1 })
 	if r := events.resolved()[0]; r.Prompt.ID != "req_drop" || r.How != approvals.AnsweredElsewhere || r.By != "" {
 		t.Errorf("resolution = %v by %q, want answered-elsewhere: the Pi's answer never left", r.How, r.By)
 	}
 	// The ui hears of the resolution on its own subscription, and draws
 	// it within a frame: wait for that frame (View.Persona is its persona).
-	poll(t, 10*time.Second, "the prompt gone from the screen", func() bool {
+	supervisortest.Within(t, 10*time.Second, "the prompt gone from the screen", func() bool {
 		v := view()
 		return len(v.Prompts) == 0 && v.Screen == ui.ScreenHome
 	})
 	if v := view(); v.Persona == stats.Heart.String() {
 		t.Errorf("screen after the desktop answered: persona %q, want no heart", v.Persona)
 	}
-	if b := ask[buddyactor.State](t, tree, buddyactor.ServiceName, buddyactor.GetState{}); b.Stats.Appr != 0 {
+	if b := supervisortest.Ask[buddyactor.State](t, tree, buddyactor.ServiceName, buddyactor.GetState{}); b.Stats.Appr != 0 {
 		t.Errorf("stats count %d approvals, want 0: the line was dropped", b.Stats.Appr)
 	}
 	if l := logs.String(); !strings.Contains(l, "decision not delivered") || !strings.Contains(l, "no central subscribed") {

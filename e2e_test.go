@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // TestEndToEnd builds the real binary, runs it on the sim board, and drives
@@ -40,14 +43,14 @@ func TestEndToEnd(t *testing.T) {
 	cfg := filepath.Join(dir, "config.toml")
 	// A first backoff of 2 s, so that ble's restart changes its start
 	// time, which the control socket reports in whole seconds.
-	writeFile(t, cfg, "[services.ble]\nbackoff_min = \"2s\"\n")
+	appliancetest.WriteFile(t, cfg, "[services.ble]\nbackoff_min = \"2s\"\n")
 	cmd := exec.Command(bin, "run", "--config", cfg, "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
 		"--control-socket", sock, "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr supervisortest.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -113,10 +116,10 @@ func TestEndToEnd(t *testing.T) {
 	// test asserts what stays: the supervisor's log line and the new start
 	// time (unix seconds; backoff_min = 2 s makes it change).
 	backoffLine := regexp.MustCompile(`(?m)entered BACKOFF state.*service=ble`)
-	waitUntil(t, 20*time.Second, "the main log's line that ble entered BACKOFF", func() bool {
+	supervisortest.Within(t, 20*time.Second, "the main log's line that ble entered BACKOFF", func() bool {
 		return backoffLine.MatchString(stderr.String())
 	})
-	waitUntil(t, 20*time.Second, "ble restarted (new start time) and RUNNING", func() bool {
+	supervisortest.Within(t, 20*time.Second, "ble restarted (new start time) and RUNNING", func() bool {
 		return starts(t, sock)["ble"] != before["ble"] &&
 			regexp.MustCompile(`(?m)^ble +RUNNING `).MatchString(run("status", "ble"))
 	})
@@ -161,8 +164,8 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("exit after SIGTERM: %v, want status 0", err)
 		}
 		t.Logf("stopped %v after SIGTERM", time.Since(began).Round(time.Millisecond))
-	case <-time.After(shutdownDeadline):
-		t.Fatalf("still running %v after SIGTERM", shutdownDeadline)
+	case <-time.After(appliance.ShutdownDeadline):
+		t.Fatalf("still running %v after SIGTERM", appliance.ShutdownDeadline)
 	}
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("control socket left behind: %v", err)
@@ -226,17 +229,6 @@ func toInt64(v any) int64 {
 		return n
 	}
 	return -1
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 // vmRSS is a process's resident set in MB, from /proc/PID/status.

@@ -15,13 +15,15 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // firmwareDock starts cores3-sim and the appliance with its --dock-port on
 // the bridge, speaking with engine ("off" or "espeak-ng"), and waits for
 // the handshake on both sides.
-func firmwareDock(t *testing.T, engine string) (*coreSim, *appliance) {
+func firmwareDock(t *testing.T, engine string) (*coreSim, *rig) {
 	t.Helper()
 	if engine == "espeak-ng" {
 		if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
@@ -29,7 +31,7 @@ func firmwareDock(t *testing.T, engine string) (*coreSim, *appliance) {
 		}
 	}
 	core := startCoreSim(t)
-	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), engine })
+	a := startApplianceWith(t, func(c *appliance.Config) { c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), engine })
 	a.awaitDock(t, "the dock's handshake in /api/state")
 	core.await(5*time.Second, 0, "link ready", func(l uiLine) bool { return l.is("ui", "link") && l.is("state", "ready") })
 	return core, a
@@ -39,9 +41,9 @@ func firmwareDock(t *testing.T, engine string) (*coreSim, *appliance) {
 // implementations leaves the dock ready with EVENT and the CoreS3's link
 // ready, and bytes went both ways over the bridge.
 func TestFirmwareE2EHandshake(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	core, a := firmwareDock(t, "off")
-	dk, _ := a.apiState(t)["dock"].(map[string]any)
+	dk, _ := a.APIState(t)["dock"].(map[string]any)
 	if dk["connected"] != true || dk["path"] != core.bridge.HostPath() {
 		t.Errorf("/api/state dock = %v, want connected on %s", dk, core.bridge.HostPath())
 	}
@@ -65,9 +67,9 @@ func TestFirmwareE2EHandshake(t *testing.T) {
 // the face (approval.resolved) although the firmware resends its answer
 // until then; NG on a second prompt is a deny.
 func TestFirmwareE2EApproval(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	core, a := firmwareDock(t, "off")
-	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	id := mixedID()
 	from := core.mark()
@@ -113,9 +115,9 @@ func TestFirmwareE2EApproval(t *testing.T) {
 // CoreS3 at 24 kHz with one caption per sentence, in order, and the
 // speaking badge while it plays.
 func TestFirmwareE2ESpeech(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	core, a := firmwareDock(t, "espeak-ng")
-	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	from := core.mark()
 	turn := `{"evt":"turn","role":"assistant","content":[{"type":"text","text":"Hello there. This is Claude."}]}` + "\n"
@@ -145,9 +147,9 @@ func TestFirmwareE2ESpeech(t *testing.T) {
 // (captions on the CoreS3, the firmware shows the result's state); the swipe
 // backward is conversation.stop, which the firmware shows as standby.
 func TestFirmwareE2EConversation(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	core, a := firmwareDock(t, "espeak-ng")
-	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 	d.Update(func(s *desktop.Session) { s.Total, s.Running = 1, 1 })
 	core.await(10*time.Second, 0, "task running", func(l uiLine) bool { return l.is("ui", "task") && l.is("state", "running") })
 
@@ -176,9 +178,9 @@ func TestFirmwareE2EConversation(t *testing.T) {
 // the HELLO and refuses EVENT with ERROR 1. The dock must notice, handshake
 // again and show the next prompt, which then decides as usual.
 func TestFirmwareE2EResetWhilePortOpen(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	core, a := firmwareDock(t, "off")
-	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	from := core.mark()
 	core.send("unplug")

@@ -24,6 +24,8 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 var (
@@ -185,7 +187,7 @@ type coreSim struct {
 	t      *testing.T
 	bridge *ptyBridge
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *supervisortest.SyncBuffer
 	conn   net.Conn
 
 	mu    sync.Mutex
@@ -211,7 +213,7 @@ func startCoreSim(t *testing.T, extra ...string) *coreSim {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	sock := filepath.Join(dir, "c.sock")
 	args := append([]string{"--serial", b.CorePath(), "--control", "unix:" + sock, "--boot-token", "c0ffee01"}, extra...)
-	c := &coreSim{t: t, bridge: b, cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
+	c := &coreSim{t: t, bridge: b, cmd: exec.Command(bin, args...), stderr: &supervisortest.SyncBuffer{}, done: make(chan struct{})}
 	c.cmd.Stdout = io.Discard // the same lines as the control socket
 	c.cmd.Stderr = c.stderr
 	if err := c.cmd.Start(); err != nil {

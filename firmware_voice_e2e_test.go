@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
@@ -23,7 +25,7 @@ import (
 // the spoken summary the firmware's microphone streams its WAV, the STT
 // says "yes", and the desktop gets exactly one approval.
 func TestFirmwareE2EVoiceApproval(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
 		t.Skip("espeak-ng not installed (apt-get install espeak-ng)")
 	}
@@ -37,12 +39,12 @@ func TestFirmwareE2EVoiceApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	core := startCoreSim(t, "--mic-wav", wav)
-	a := startApplianceWith(t, func(c *Config) {
+	a := startApplianceWith(t, func(c *appliance.Config) {
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "espeak-ng"
 		c.Voice.STTCommand, c.Voice.ListenSeconds = "sh '"+script+"' yes '"+dir+"'", 1
 	})
 	a.awaitDock(t, "the dock's handshake in /api/state")
-	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 	d.Update(func(s *desktop.Session) { s.Total, s.Running, s.Waiting = 1, 1, 1 })
 	from := core.mark()
 	d.SetPrompt("toolu_voice", "Bash", "npm test")

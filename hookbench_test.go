@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // BenchmarkHookProcess runs one `claude-pi hook permission` process per
@@ -23,14 +26,14 @@ func BenchmarkHookProcess(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	a := startApplianceWith(b, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
+	a := startApplianceWith(b, func(c *appliance.Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr, _ := a.lanState(b)["listen"].(string)
 	dir := pairByButton(b, a, addr, "bench")
 	var toScreen, toOutput []time.Duration
 	for b.Loop() {
 		cmd := exec.Command(bin, "hook", "permission", "--config", dir)
 		cmd.Stdin = strings.NewReader(hookPermissionJSON)
-		var stderr syncBuffer
+		var stderr supervisortest.SyncBuffer
 		cmd.Stderr = &stderr
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -42,7 +45,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		}
 		deadline := start.Add(30 * time.Second)
 		for {
-			v := a.uiView(b)
+			v := a.UIView(b)
 			if v.Screen == "approval" && !v.Sent && strings.HasPrefix(v.Source, "CLI engine") {
 				break
 			}
@@ -52,7 +55,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		}
 		seen := time.Now()
 		pressed := time.Now()
-		a.press(b, "A")
+		a.Press(b, "A")
 		line, err := bufio.NewReader(out).ReadString('\n')
 		answered := time.Now()
 		if err != nil || !strings.Contains(line, `"allow"`) {
@@ -61,7 +64,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		cmd.Wait()
 		toScreen = append(toScreen, seen.Sub(start))
 		toOutput = append(toOutput, answered.Sub(pressed))
-		poll(b, 10*time.Second, "the prompt gone", func() bool { return len(a.uiView(b).Prompts) == 0 })
+		supervisortest.Within(b, 10*time.Second, "the prompt gone", func() bool { return len(a.UIView(b).Prompts) == 0 })
 		// The Pi allows 10 requests a second from one address: stay
 		// well under it.
 		time.Sleep(time.Until(start.Add(200 * time.Millisecond)))

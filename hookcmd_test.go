@@ -23,6 +23,7 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // A PermissionRequest as Claude Code writes it for a Bash call.
@@ -98,18 +99,6 @@ func (p *pi) pending(t *testing.T) []approvals.PromptView {
 	return r.(approvals.Pending).Prompts
 }
 
-// waitFor polls cond; the deadline is generous because it only bounds a
-// failing test.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 // pairCLI pairs a fresh CLI config dir with p, reading the code from the
 // lan actor's state as the Pi's screen would, and pressing approve.
 func pairCLI(t *testing.T, p *pi, name string) string {
@@ -121,7 +110,7 @@ func pairCLI(t *testing.T, p *pi, name string) string {
 		done <- run(context.Background(), []string{"pair", "--config", dir, "--name", name, p.addr}, strings.NewReader("y\n"), &out, io.Discard)
 	}()
 	var code string
-	waitFor(t, "the pairing request on the Pi", func() bool {
+	supervisortest.WaitFor(t, "the pairing request on the Pi", func() bool {
 		if pr := p.state(t).Pairing; pr != nil {
 			code = pr.Code
 			return true
@@ -175,7 +164,7 @@ func (h *hookRun) wait(t *testing.T) string {
 func waitPrompt(t *testing.T, p *pi) approvals.PromptView {
 	t.Helper()
 	var pv approvals.PromptView
-	waitFor(t, "the prompt in approvals", func() bool {
+	supervisortest.WaitFor(t, "the prompt in approvals", func() bool {
 		ps := p.pending(t)
 		if len(ps) == 1 {
 			pv = ps[0]
@@ -205,7 +194,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
-		waitFor(t, "the prompt resolved", func() bool { return len(p.pending(t)) == 0 })
+		supervisortest.WaitFor(t, "the prompt resolved", func() bool { return len(p.pending(t)) == 0 })
 	})
 	t.Run("deny", func(t *testing.T) {
 		h := startHook(dir, nil, hookPermissionJSON)
@@ -237,7 +226,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 			t.Fatalf("timeout printed %q", got)
 		}
 		// The hook's connection dropped: the prompt leaves the Pi.
-		waitFor(t, "the prompt withdrawn", func() bool { return len(p.pending(t)) == 0 })
+		supervisortest.WaitFor(t, "the prompt withdrawn", func() bool { return len(p.pending(t)) == 0 })
 	})
 	t.Run("PostToolUse clears", func(t *testing.T) {
 		h := startHook(dir, nil, hookPermissionJSON)
@@ -248,7 +237,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		if got := h.wait(t); got != "" {
 			t.Fatalf("hook printed %q after the session moved on", got)
 		}
-		waitFor(t, "the prompt cleared", func() bool { return len(p.pending(t)) == 0 })
+		supervisortest.WaitFor(t, "the prompt cleared", func() bool { return len(p.pending(t)) == 0 })
 		var sess lan.Session
 		for _, s := range p.state(t).Sessions {
 			if lan.SourcePrefix+s.ID == hookSource {
@@ -296,12 +285,12 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		waitPrompt(t, p)
 		killed := time.Now()
 		cli.Process.Signal(syscall.SIGKILL)
-		waitFor(t, "the prompt withdrawn after the CLI died", func() bool { return p.state(t).Pending == 0 })
+		supervisortest.WaitFor(t, "the prompt withdrawn after the CLI died", func() bool { return p.state(t).Pending == 0 })
 		t.Logf("SIGKILL of the CLI → prompt withdrawn after %v", time.Since(killed))
 		if got := h.wait(t); got != "" {
 			t.Fatalf("hook printed %q for a dead CLI", got)
 		}
-		waitFor(t, "the prompt gone from approvals", func() bool { return len(p.pending(t)) == 0 })
+		supervisortest.WaitFor(t, "the prompt gone from approvals", func() bool { return len(p.pending(t)) == 0 })
 	})
 	t.Run("desktop passes through", func(t *testing.T) {
 		t.Setenv("CLAUDE_CODE_ENTRYPOINT", "claude-desktop")

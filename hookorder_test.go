@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // TestHookTurnStartArrivingLateKeepsItsPrompt plays, with real hook
@@ -84,7 +86,7 @@ func TestHookTurnStartArrivingLateKeepsItsPrompt(t *testing.T) {
 	if out, err := late.CombinedOutput(); err != nil {
 		t.Fatalf("the second UserPromptSubmit hook: %v\n%s", err, out)
 	}
-	waitFor(t, "the stale prompt off the Pi", func() bool { return len(p.pending(t)) == 0 })
+	supervisortest.WaitFor(t, "the stale prompt off the Pi", func() bool { return len(p.pending(t)) == 0 })
 	select {
 	case <-permDone:
 	case <-time.After(15 * time.Second):

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +18,12 @@ import (
 
 // version is set at build time: go build -ldflags "-X main.version=v1.2.3".
 var version = "dev"
+
+// exampleConfig documents every key; `claude-pi help config` prints it and
+// a test keeps it in step with appliance.Config.
+//
+//go:embed claude-pi.example.toml
+var exampleConfig string
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

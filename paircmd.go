@@ -23,8 +23,8 @@ import (
 	"github.com/claude-pi/claude-pi/actors/lan"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
+	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
-	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
 
@@ -108,7 +108,7 @@ func pairCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	yes := fs.Bool("yes", false, "do not ask to confirm the code (for scripts that compare it themselves)")
 	var lo localOpts
 	fs.BoolVar(&lo.on, "local", false, "act on this appliance's paired computers (run on the Pi)")
-	fs.StringVar(&lo.config, "appliance-config", defaultConfigPath, "with --local: the appliance's configuration `file`, for data_dir and control_socket")
+	fs.StringVar(&lo.config, "appliance-config", appliance.DefaultConfigPath, "with --local: the appliance's configuration `file`, for data_dir and control_socket")
 	fs.StringVar(&lo.dataDir, "data-dir", "", "with --local: the appliance's state `directory` (default: as claude-pi run would use)")
 	fs.StringVar(&lo.socket, "control-socket", "", "with --local: the appliance's control `socket` (default: as claude-pi run would use)")
 	hosts, help, err := parseInterleaved(fs, args)
@@ -235,7 +235,7 @@ func reachHint(err error, addr string) string {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Sprintf("\nNothing listens on port %s there. The Pi's LAN bridge is off by default: on the Pi set\n"+
 			"  [lan]\n  listen = \":%d\"\nin %s and restart it (sudo systemctl restart claude-pi). "+
-			"If the port is another, pass HOST:PORT.", port, hookbridge.DefaultPort, defaultConfigPath)
+			"If the port is another, pass HOST:PORT.", port, hookbridge.DefaultPort, appliance.DefaultConfigPath)
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return "\nThe Pi does not answer. Check its IP on its info screen, that this computer is on the same network, " +
 			"and that no firewall drops port " + port + "."
@@ -275,7 +275,7 @@ type localOpts struct {
 // resolve finds clients.json and the control socket as `claude-pi run`
 // would with the same configuration file.
 func (o localOpts) resolve() (clients, socket string, err error) {
-	c, err := loadConfig(o.config, o.explicit)
+	c, err := appliance.LoadConfig(o.config, o.explicit)
 	if err != nil {
 		return "", "", err
 	}
@@ -285,7 +285,7 @@ func (o localOpts) resolve() (clients, socket string, err error) {
 	if o.socket != "" {
 		c.ControlSocket = o.socket
 	}
-	dir, socket := appliancePaths(c, thisHost())
+	dir, socket := appliance.AppliancePaths(c, appliance.ThisHost())
 	return lan.ClientsPath(dir), socket, nil
 }
 
@@ -322,7 +322,7 @@ func localList(o localOpts, stdout io.Writer) error {
 }
 
 // localRevoke removes the computer. A running appliance is asked to do it
-// (revokeMethod on the control socket), so its lan service, which owns
+// (appliance.RevokeMethod on the control socket), so its lan service, which owns
 // clients.json, withdraws the computer's prompts and refuses its next
 // request, and no pairing confirmed meanwhile is lost. Only when the
 // appliance is down is the file edited here.
@@ -357,37 +357,6 @@ func localRevoke(ctx context.Context, o localOpts, name string, stdout io.Writer
 // errApplianceDown: nothing to tell; the file is all there is.
 var errApplianceDown = errors.New("the appliance is not running")
 
-// revokeMethod is the control socket's method for `pair --local
-// --revoke`: it sends lan.Revoke to the running lan service.
-const revokeMethod = "claudepi.revokeClient"
-
-// revokeWait bounds the lan's answer: it answers from its mailbox.
-const revokeWait = 5 * time.Second
-
-// controlMethods are the appliance's own control-socket methods.
-func controlMethods(tree *supervisor.Tree) map[string]ctlsock.Method {
-	return map[string]ctlsock.Method{revokeMethod: revokeThrough(tree)}
-}
-
-// revokeThrough is revokeMethod served by the appliance running tree.
-func revokeThrough(tree *supervisor.Tree) ctlsock.Method {
-	return func(args []string) (string, error) {
-		if len(args) != 1 || args[0] == "" {
-			return "", errors.New("want the name of one paired computer")
-		}
-		sys := tree.System()
-		res, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, lan.ServiceName), lan.Revoke{Name: args[0]}, revokeWait).Result()
-		if err != nil {
-			return "", fmt.Errorf("the lan service did not answer (%v): see supervisorctl status lan", err)
-		}
-		r, _ := res.(lan.RevokeResult)
-		if !r.OK {
-			return "", errors.New(r.Err)
-		}
-		return "revoked", nil
-	}
-}
-
 // revokeRunning asks the appliance behind socket to revoke name;
 // errApplianceDown when none is running.
 func revokeRunning(ctx context.Context, socket, name string) error {
@@ -403,9 +372,9 @@ func revokeRunning(ctx context.Context, socket, name string) error {
 	conn.Close()
 	c := ctlsock.NewClient(socket)
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, revokeWait+time.Second)
+	ctx, cancel := context.WithTimeout(ctx, appliance.RevokeWait+time.Second)
 	defer cancel()
-	_, err = c.CallContext(ctx, revokeMethod, name)
+	_, err = c.CallContext(ctx, appliance.RevokeMethod, name)
 	var f *ctlsock.Fault
 	if errors.As(err, &f) {
 		return errors.New(strings.TrimPrefix(f.String, "FAILED: "))

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/lan"
+	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // runPair runs `claude-pi pair ARGS` and returns its stdout.
@@ -58,7 +60,7 @@ func TestPairLocalRevokeRunning(t *testing.T) {
 	laptop := pairCLI(t, p, "laptop")
 	desk := pairCLI(t, p, "desk")
 	sock := shortSocket(t)
-	srv, err := ctlsock.Listen(sock, p.tree, ctlsock.Options{Methods: controlMethods(p.tree)})
+	srv, err := ctlsock.Listen(sock, p.tree, ctlsock.Options{Methods: appliance.ControlMethods(p.tree)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestPairLocalRevokeRunning(t *testing.T) {
 	if got := h.wait(t); got != "" {
 		t.Fatalf("the revoked computer's pending hook printed %q", got)
 	}
-	waitFor(t, "the revoked computer's prompt off the screen", func() bool { return len(p.pending(t)) == 0 })
+	supervisortest.WaitFor(t, "the revoked computer's prompt off the screen", func() bool { return len(p.pending(t)) == 0 })
 	if got := startHook(laptop, nil, hookPermissionJSON).wait(t); got != "" {
 		t.Fatalf("revoked computer got %q", got)
 	}

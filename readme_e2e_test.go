@@ -15,6 +15,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // readmeSection returns the text of README.md's "## title" section.
@@ -58,7 +62,7 @@ func portsTakenHint(stderr string) string {
 	if !strings.Contains(stderr, "address already in use") {
 		return ""
 	}
-	return fmt.Sprintf("\n%s or %s was taken by another program while this test ran (another checkout running this test?): README's commands use them; run it alone", simHTTP, simNUSListen)
+	return fmt.Sprintf("\n%s or %s was taken by another program while this test ran (another checkout running this test?): README's commands use them; run it alone", appliance.SimHTTP, appliance.SimNUSListen)
 }
 
 // TestReadmeTryItWithoutHardware runs README's "Try it without hardware"
@@ -67,9 +71,9 @@ func portsTakenHint(stderr string) string {
 // of the section must be one this test knows how to run and check, so the
 // README cannot drift from what works.
 func TestReadmeTryItWithoutHardware(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	ctl := needBinaryAndSupervisorctl(t)
-	for _, addr := range []string{simHTTP, simNUSListen} {
+	for _, addr := range []string{appliance.SimHTTP, appliance.SimNUSListen} {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
 			t.Fatalf("%s is taken by another program: README's commands use it; stop that program", addr)
@@ -107,7 +111,7 @@ func TestReadmeTryItWithoutHardware(t *testing.T) {
 	var appliance *exec.Cmd
 	var banner string
 	exited := make(chan error, 1)
-	var applianceErr syncBuffer
+	var applianceErr supervisortest.SyncBuffer
 	t.Cleanup(func() {
 		if appliance != nil && appliance.ProcessState == nil {
 			appliance.Process.Kill()
@@ -157,12 +161,12 @@ func TestReadmeTryItWithoutHardware(t *testing.T) {
 			// It keeps the terminal: run it until it has played a little,
 			// then Ctrl-C, as the README says.
 			demo := command(context.Background(), goRun(line)...)
-			var out syncBuffer
+			var out supervisortest.SyncBuffer
 			demo.Stdout, demo.Stderr = &out, &out
 			if err := demo.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitUntil(t, 20*time.Second, "the demo to connect and start its session", func() bool {
+			supervisortest.Within(t, 20*time.Second, "the demo to connect and start its session", func() bool {
 				return strings.Contains(out.String(), "connected to") && strings.Contains(out.String(), "session started")
 			})
 			demo.Process.Signal(os.Interrupt)
@@ -229,7 +233,7 @@ func TestReadmeTryItWithoutHardware(t *testing.T) {
 	if out := supervisorctl("reload"); out != "Restarted supervisord\n" {
 		t.Errorf("supervisorctl reload: %q", out)
 	}
-	waitUntil(t, 30*time.Second, "every service RUNNING after reload", func() bool {
+	supervisortest.Within(t, 30*time.Second, "every service RUNNING after reload", func() bool {
 		out := supervisorctl("status")
 		return regexp.MustCompile(`(?m)^ui +RUNNING`).MatchString(out) && regexp.MustCompile(`(?m)^ble +RUNNING`).MatchString(out)
 	})

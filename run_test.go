@@ -10,30 +10,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
-
-// syncBuffer is written by run's goroutines and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestCommandLineErrors(t *testing.T) {
 	tests := []struct {
@@ -124,8 +108,8 @@ func TestRunStopsOnCancel(t *testing.T) {
 	}
 	err = json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
-	if err != nil || st.Board != "sim" || len(st.Services) != len(serviceNames) {
-		t.Errorf("/api/state = %+v, %v; want board sim and %d services", st, err, len(serviceNames))
+	if err != nil || st.Board != "sim" || len(st.Services) != len(appliance.ServiceNames) {
+		t.Errorf("/api/state = %+v, %v; want board sim and %d services", st, err, len(appliance.ServiceNames))
 	}
 	// The LAN bridge answers even while off: no clients, no pairing.
 	if st.LAN == nil || st.LAN.Clients == nil || st.LAN.Sessions == nil || st.LAN.Pairing != nil {
@@ -138,8 +122,8 @@ func TestRunStopsOnCancel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run returned %v after cancel\n%s", err, stderr.String())
 		}
-	case <-time.After(shutdownDeadline):
-		t.Fatalf("run did not return within %v of cancel\n%s", shutdownDeadline, stderr.String())
+	case <-time.After(appliance.ShutdownDeadline):
+		t.Fatalf("run did not return within %v of cancel\n%s", appliance.ShutdownDeadline, stderr.String())
 	}
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket still there after run returned: %v", err)
@@ -151,7 +135,7 @@ type simRun struct {
 	web, sock string
 	cancel    context.CancelFunc
 	done      chan error // run's result, after cancel
-	stderr    *syncBuffer
+	stderr    *supervisortest.SyncBuffer
 }
 
 // startSimRun runs the appliance with the configuration file text config
@@ -160,10 +144,10 @@ func startSimRun(t *testing.T, config string) *simRun {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
-	writeFile(t, cfg, config)
+	appliancetest.WriteFile(t, cfg, config)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &simRun{sock: filepath.Join(dir, "s.sock"), cancel: cancel, done: make(chan error, 1), stderr: &syncBuffer{}}
-	var stdout syncBuffer
+	r := &simRun{sock: filepath.Join(dir, "s.sock"), cancel: cancel, done: make(chan error, 1), stderr: &supervisortest.SyncBuffer{}}
+	var stdout supervisortest.SyncBuffer
 	go func() {
 		r.done <- run(ctx, []string{"run", "--config", cfg, "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
 			"--control-socket", r.sock, "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0"},
@@ -178,7 +162,7 @@ var webLine = regexp.MustCompile(`web (http://\S+)`)
 
 // waitForWeb waits for run's "Claude_Pi on board ..." line and returns the
 // web URL in it.
-func waitForWeb(t *testing.T, stdout *syncBuffer, done <-chan error, stderr *syncBuffer) string {
+func waitForWeb(t *testing.T, stdout *supervisortest.SyncBuffer, done <-chan error, stderr *supervisortest.SyncBuffer) string {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {

@@ -19,6 +19,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/internal/appliance"
 )
 
 // screenshotFlags are `claude-pi screenshot`'s flags.
@@ -34,11 +35,11 @@ func screenshotFlagSet(w io.Writer) (*flag.FlagSet, *screenshotFlags) {
 	}
 	fs := newFlagSet("screenshot", "Usage: claude-pi screenshot FILE.png|FILE.jpg [flags]\n\n"+
 		"Renders one screen with sample data, without running the appliance, or\n"+
-		"saves what a running sim appliance shows (--from "+simHTTP+"). The file's\n"+
+		"saves what a running sim appliance shows (--from "+appliance.SimHTTP+"). The file's\n"+
 		"extension picks the format: .png, or .jpg/.jpeg.", w)
 	fs.StringVar(&o.screen, "screen", "home", "the screen: "+strings.Join(names, ", "))
 	fs.StringVar(&o.size, "size", "240x240", "the panel `size`, one of the boards': "+strings.Join(panelSizes(), ", "))
-	fs.StringVar(&o.from, "from", "", "fetch /api/screen.png from this running sim appliance's `address`, e.g. "+simHTTP+" (http:// optional)")
+	fs.StringVar(&o.from, "from", "", "fetch /api/screen.png from this running sim appliance's `address`, e.g. "+appliance.SimHTTP+" (http:// optional)")
 	return fs, o
 }
 

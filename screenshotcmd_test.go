@@ -16,6 +16,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/internal/appliance"
 )
 
 var updateUIShots = flag.Bool("update-ui-screenshots", false, "write every screen to actors/ui/screens/testdata/screenshots/ui-*.png")
@@ -163,7 +164,7 @@ func TestScreenshotFromAddress(t *testing.T) {
 func TestScreenshotHelp(t *testing.T) {
 	var out bytes.Buffer
 	run(context.Background(), []string{"help", "screenshot"}, nil, &out, &out)
-	for _, want := range []string{simHTTP, "240x240, 320x240", ".jpg"} {
+	for _, want := range []string{appliance.SimHTTP, "240x240, 320x240", ".jpg"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("screenshot help does not say %q:\n%s", want, out.String())
 		}

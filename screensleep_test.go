@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // TestSimScreenSleepsAndWakes: with [ui] screen_timeout the sim's screen
 // goes to sleep, /api/state and the PNG's header say so, and a press wakes
 // it.
 func TestSimScreenSleepsAndWakes(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	r := startSimRun(t, "[ui]\nscreen_timeout = \"5s\"\n[services.audio]\nautostart = false\n")
 	defer func() { r.cancel(); <-r.done }()
 	web := r.web
@@ -40,7 +42,7 @@ func TestSimScreenSleepsAndWakes(t *testing.T) {
 	if st, h := screen(); st != sim.ScreenOn || h != sim.ScreenOn {
 		t.Fatalf("just started: state %q, header %q, want on", st, h)
 	}
-	waitUntil(t, 20*time.Second, "the screen asleep after its 5 s timeout", func() bool {
+	supervisortest.Within(t, 20*time.Second, "the screen asleep after its 5 s timeout", func() bool {
 		st, h := screen()
 		return st == sim.ScreenAsleep && h == sim.ScreenAsleep
 	})
@@ -49,7 +51,7 @@ func TestSimScreenSleepsAndWakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	waitUntil(t, 10*time.Second, "a press to wake the screen", func() bool {
+	supervisortest.Within(t, 10*time.Second, "a press to wake the screen", func() bool {
 		st, h := screen()
 		return st == sim.ScreenOn && h == sim.ScreenOn
 	})

@@ -14,6 +14,8 @@ import (
 
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/drivers/storage"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/pisystem"
 )
 
 const setupSynopsis = `Usage: sudo claude-pi setup --board NAME
@@ -37,7 +39,7 @@ func setupFlags(w io.Writer) (*flag.FlagSet, *setupOpts) {
 	fs := newFlagSet("setup", setupSynopsis, w)
 	fs.StringVar(&o.board, "board", "", "the HAT: `name` ("+strings.Join(boards.Names(), ", ")+")")
 	fs.StringVar(&o.root, "root", "/", "the system's root `dir` (a mounted SD card's root, or a test fixture)")
-	fs.StringVar(&o.config, "config", defaultConfigPath, "the configuration `file` to set the board in, under --root")
+	fs.StringVar(&o.config, "config", appliance.DefaultConfigPath, "the configuration `file` to set the board in, under --root")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the changes, write nothing")
 	return fs, o
 }
@@ -90,29 +92,29 @@ type setupResult struct {
 // setup makes the changes (or, with dryRun, prints them) and returns what
 // changed. Each file is replaced atomically, after its backup.
 func setup(o *setupOpts, p boards.Profile, w io.Writer) (setupResult, error) {
-	sys := detectSystem(o.root)
-	fmt.Fprintf(w, "claude-pi setup: %s, board %s\n", sys.describe(), p.Name)
+	sys := pisystem.Detect(o.root)
+	fmt.Fprintf(w, "claude-pi setup: %s, board %s\n", sys.Describe(), p.Name)
 	var res setupResult
 	var edits []fileEdit
 	if !p.Simulated {
-		switch sys.kind {
-		case notAPi:
-			return res, fmt.Errorf("setup: board %s needs a Raspberry Pi, and this is %s; on a computer, --board sim runs the simulator", p.Name, sys.describe())
-		case otherPi:
+		switch sys.Kind {
+		case pisystem.NotAPi:
+			return res, fmt.Errorf("setup: board %s needs a Raspberry Pi, and this is %s; on a computer, --board sim runs the simulator", p.Name, sys.Describe())
+		case pisystem.OtherPi:
 			return res, fmt.Errorf("setup: %s: claude-pi setup knows Raspberry Pi OS and the Claude_Pi image only; add these lines to the firmware's config.txt yourself, then reboot: %s",
-				sys.describe(), strings.Join(p.ConfigTxt, "; "))
+				sys.Describe(), strings.Join(p.ConfigTxt, "; "))
 		}
-		if sys.configTxt == "" {
+		if sys.ConfigTxt == "" {
 			return res, errors.New("setup: no /boot/firmware/config.txt (or /boot/config.txt): is the boot partition mounted? (see /etc/fstab)")
 		}
-		be := bootEditFor(p, sys.kind)
-		if sys.kind == claudePiImage {
+		be := bootEditFor(p, sys.Kind)
+		if sys.Kind == pisystem.ClaudePiImage {
 			// The custom file is what raspi-firmware rebuilds config.txt
 			// from on a kernel update; config.txt itself is what the next
 			// boot reads. Both get the same lines.
-			edits = append(edits, fileEdit{rel: imageFirmwareCustom, boot: true, apply: be.apply})
+			edits = append(edits, fileEdit{rel: pisystem.ImageFirmwareCustom, boot: true, apply: be.apply})
 		}
-		edits = append(edits, fileEdit{rel: sys.configTxt, boot: true, apply: be.apply})
+		edits = append(edits, fileEdit{rel: sys.ConfigTxt, boot: true, apply: be.apply})
 	}
 	edits = append(edits, fileEdit{rel: strings.TrimPrefix(filepath.Clean("/"+o.config), "/"), apply: func(s string) (string, []string) {
 		return setBoardLine(s, p.Name)
@@ -232,7 +234,7 @@ var imageLine = map[string]string{
 var i2sPins = []string{"GPIO18", "GPIO19", "GPIO21"}
 
 // bootEditFor is the config.txt change board p needs on system kind k.
-func bootEditFor(p boards.Profile, k systemKind) bootEdit {
+func bootEditFor(p boards.Profile, k pisystem.Kind) bootEdit {
 	e := bootEdit{
 		header: "# claude-pi setup --board " + p.Name,
 		disable: map[string]string{
@@ -242,12 +244,12 @@ func bootEditFor(p boards.Profile, k systemKind) bootEdit {
 	}
 	dac := "dtoverlay=hifiberry-dac"
 	for _, l := range p.ConfigTxt {
-		if k == claudePiImage && imageLine[l] != "" {
+		if k == pisystem.ClaudePiImage && imageLine[l] != "" {
 			l = imageLine[l]
 		}
 		e.want = append(e.want, l)
 	}
-	if k == claudePiImage {
+	if k == pisystem.ClaudePiImage {
 		dac = imageLine[dac]
 	}
 	if !slices.Contains(e.want, dac) {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/claude-pi/claude-pi/internal/pisystem"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/setup/*.golden from the current output")
@@ -58,7 +60,7 @@ func setupFixture(t *testing.T, name string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		write(imageFirmwareCustom, custom)
+		write(pisystem.ImageFirmwareCustom, custom)
 		// config.txt as raspi-firmware's kernel hook (Debian 13) writes it:
 		// its own lines, then the custom file.
 		head, err := os.ReadFile(filepath.Join(src, "config.txt.head"))

@@ -21,9 +21,9 @@ func TestStartupLosesNoMessage(t *testing.T) {
 	// Every service answers only after the messages queued before the
 	// question, so once /api/state is complete each Started's messages
 	// have been delivered.
-	a.apiState(t)
-	a.stop()
-	for _, line := range strings.Split(a.logs.String(), "\n") {
+	a.APIState(t)
+	a.Stop()
+	for _, line := range strings.Split(a.Logs.String(), "\n") {
 		if strings.Contains(line, "msg=stopping") {
 			break
 		}

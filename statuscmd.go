@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 
+	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
 
@@ -17,7 +18,7 @@ does, without needing Python. NAME may be a service, "group:*" or "all".`
 func statusFlags(w io.Writer) (*flag.FlagSet, *runOpts) {
 	o := &runOpts{}
 	fs := newFlagSet("status", statusSynopsis, w)
-	fs.StringVar(&o.config, "config", defaultConfigPath, "configuration `file`, for its control_socket")
+	fs.StringVar(&o.config, "config", appliance.DefaultConfigPath, "configuration `file`, for its control_socket")
 	fs.StringVar(&o.controlSocket, "control-socket", "", "the appliance's unix `socket` (default: as claude-pi run would use)")
 	return fs, o
 }
@@ -30,11 +31,11 @@ func statusCommand(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	}
 	path := o.controlSocket
 	if path == "" {
-		c, err := loadConfig(o.config, configExplicit(fs))
+		c, err := appliance.LoadConfig(o.config, configExplicit(fs))
 		if err != nil {
 			return err
 		}
-		_, path = appliancePaths(c, thisHost())
+		_, path = appliance.AppliancePaths(c, appliance.ThisHost())
 	}
 	err := ctlsock.Status(ctx, path, fs.Args(), stdout)
 	if errors.Is(err, ctlsock.ErrNoSuchProcess) {

@@ -22,13 +22,14 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 const chromiumPath = "/usr/bin/chromium"
 
 func TestSimPageApprovesInChromium(t *testing.T) {
-	e2e(t)
+	appliancetest.E2E(t)
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI needs Debian's chromium at %s: %v", chromiumPath, err)
@@ -36,7 +37,7 @@ func TestSimPageApprovesInChromium(t *testing.T) {
 		t.Skipf("no %s (apt-get install chromium)", chromiumPath)
 	}
 	a := startAppliance(t, t.TempDir())
-	d := a.dial(t, &desktop.Options{Owner: "Felix", StatusEvery: 500 * time.Millisecond, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: 500 * time.Millisecond, Debounce: 20 * time.Millisecond})
 	id := "req_chromium_✓"
 	d.SetPrompt(id, "Bash", "rm -rf build/")
 	a.awaitPrompt(t, id)
@@ -48,7 +49,7 @@ func TestSimPageApprovesInChromium(t *testing.T) {
 	// shows the prompt; 5 s of virtual time is ample.
 	cmd := exec.CommandContext(ctx, chromiumPath, "--headless=new", "--no-sandbox", "--disable-gpu",
 		"--disable-background-networking", "--no-first-run", "--user-data-dir="+t.TempDir(),
-		"--virtual-time-budget=5000", "--dump-dom", a.webURL+"/?autopress=A&phone=390")
+		"--virtual-time-budget=5000", "--dump-dom", a.WebURL+"/?autopress=A&phone=390")
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr string

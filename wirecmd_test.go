@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/claude-pi/claude-pi/protocols/stackchan/contracttest"
 	"strings"
 	"testing"
+
+	"github.com/claude-pi/claude-pi/protocols/stackchan/contracttest"
 
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )

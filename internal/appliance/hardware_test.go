@@ -1,4 +1,4 @@
-package main
+package appliance
 
 import (
 	"context"
@@ -14,7 +14,9 @@ import (
 	"github.com/claude-pi/claude-pi/boards"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
+	"github.com/claude-pi/claude-pi/internal/pisystem"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // TestServicesPerBoard builds the service list of every board without
@@ -32,7 +34,7 @@ func TestServicesPerBoard(t *testing.T) {
 	for _, board := range boards.Names() {
 		t.Run(board, func(t *testing.T) {
 			c := Config{Board: board, BLE: BLEConfig{NUSListen: "127.0.0.1:0"}}
-			s, err := resolve(c, "test", laptop())
+			s, err := Resolve(c, "test", laptop())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +77,7 @@ func TestSimBoardWithTheBlueZBackend(t *testing.T) {
 	}
 	defer taken.Close()
 	c := Config{Board: "sim", BLE: BLEConfig{Backend: "bluez", NUSListen: taken.Addr().String()}}
-	s, err := resolve(c, "test", laptop())
+	s, err := Resolve(c, "test", laptop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,22 +111,22 @@ func TestRunOnAHATWithoutHardware(t *testing.T) {
 	writeFile(t, cfg, "board = \"pirate-audio\"\n[tts]\nengine = \"off\"\n"+
 		"[services.ui]\nmax_restarts = 1\nbackoff_min = \"5ms\"\nbackoff_max = \"10ms\"\n"+
 		"[services.audio]\nmax_restarts = 1\nbackoff_min = \"5ms\"\nbackoff_max = \"10ms\"\n")
-	c, err := loadConfig(cfg, true)
+	c, err := LoadConfig(cfg, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.DataDir, c.ControlSocket = filepath.Join(dir, "data"), filepath.Join(dir, "s.sock")
-	s, err := resolve(c, cfg, laptop())
+	s, err := Resolve(c, cfg, laptop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
-	ready := make(chan running, 1)
+	var stdout, stderr supervisortest.SyncBuffer
+	ready := make(chan Running, 1)
 	done := make(chan error, 1)
-	go func() { done <- serveWith(ctx, s, &stdout, &stderr, func(r running) { ready <- r }) }()
-	var r running
+	go func() { done <- ServeWith(ctx, s, &stdout, &stderr, Options{Ready: func(r Running) { ready <- r }}) }()
+	var r Running
 	select {
 	case r = <-ready:
 	case err := <-done:
@@ -132,29 +134,29 @@ func TestRunOnAHATWithoutHardware(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("not ready\n%s", stderr.String())
 	}
-	if r.board != nil || r.webURL != "off" {
-		t.Errorf("HAT run: sim board %v, web %s", r.board != nil, r.webURL)
+	if r.Board != nil || r.WebURL != "off" {
+		t.Errorf("HAT run: sim board %v, web %s", r.Board != nil, r.WebURL)
 	}
-	p := waitState(t, r.tree, "ui", supervisor.Fatal)
+	p := supervisortest.WaitState(t, r.Tree, "ui", supervisor.Fatal)
 	if !strings.HasPrefix(p.Description, "FATAL: ") || !strings.Contains(p.Description, "SPI not enabled: add dtparam=spi=on") {
 		t.Errorf("ui: %q", p.Description)
 	}
 	for _, name := range []string{"dock", "approvals", "buddy"} {
-		if p := process(r.tree, name); p.State != supervisor.Running {
+		if p := process(r.Tree, name); p.State != supervisor.Running {
 			t.Errorf("%s is %v (%s), want RUNNING", name, p.State, p.Description)
 		}
 	}
 	// audio is RUNNING only if this machine has the HAT's sound card.
 	profile, _ := boards.Lookup("pirate-audio")
-	if (doctor{root: "/"}).audio(profile, detectSystem("/")).ok {
-		if a := process(r.tree, "audio"); a.State != supervisor.Running ||
+	if found, _, _ := pisystem.SoundCard("/", profile, pisystem.Detect("/")); found {
+		if a := process(r.Tree, "audio"); a.State != supervisor.Running ||
 			a.Description != "chimes play through the ui service on aplay -D plughw:CARD=sndrpihifiberry,DEV=0" {
 			t.Errorf("audio: %v %q", a.State, a.Description)
 		}
-	} else if a := waitState(t, r.tree, "audio", supervisor.Fatal); !strings.Contains(a.Description, "chimes cannot play") {
+	} else if a := supervisortest.WaitState(t, r.Tree, "audio", supervisor.Fatal); !strings.Contains(a.Description, "chimes cannot play") {
 		t.Errorf("audio without its sound card: %q", a.Description)
 	}
-	t.Logf("ble here: %v %s", process(r.tree, "ble").State, process(r.tree, "ble").Description)
+	t.Logf("ble here: %v %s", process(r.Tree, "ble").State, process(r.Tree, "ble").Description)
 	t.Logf("ui here: %s", p.Description)
 	cancel()
 	if err := <-done; err != nil {
@@ -169,11 +171,4 @@ func process(tree *supervisor.Tree, name string) supervisor.ProcessInfo {
 		}
 	}
 	return supervisor.ProcessInfo{}
-}
-
-func waitState(t *testing.T, tree *supervisor.Tree, name string, want supervisor.State) supervisor.ProcessInfo {
-	t.Helper()
-	var p supervisor.ProcessInfo
-	waitUntil(t, 15*time.Second, name+" "+want.String(), func() bool { p = process(tree, name); return p.State == want })
-	return p
 }

@@ -1,4 +1,4 @@
-package main
+package appliance
 
 import (
 	"fmt"
@@ -17,22 +17,26 @@ import (
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
-// host is what the defaults depend on, gathered once so tests can fake it.
-type host struct {
-	piModel string // non-empty on a Raspberry Pi
-	getenv  func(string) string
-	home    string
+// Host is what the defaults depend on, gathered once so tests can fake it.
+type Host struct {
+	PiModel string // non-empty on a Raspberry Pi
+	Getenv  func(string) string
+	Home    string
 }
 
-func thisHost() host {
+// ThisHost is the machine this runs on.
+func ThisHost() Host {
 	model, _ := boards.PiModel("/")
 	home, _ := os.UserHomeDir()
-	return host{piModel: model, getenv: os.Getenv, home: home}
+	return Host{PiModel: model, Getenv: os.Getenv, Home: home}
 }
 
-// settings is the configuration resolved for one board: every default
+// Settings is the configuration resolved for one board: every default
 // filled in, every value checked.
-type settings struct {
+type Settings struct {
+	// Version is this build's, for the info screen; the caller sets it.
+	Version string
+
 	configPath    string
 	board         string
 	dataDir       string
@@ -51,40 +55,40 @@ type settings struct {
 
 // simulated reports whether the board is the simulator, which serves the
 // link on a socket and the screen on a web page.
-func (s settings) simulated() bool { return s.board == "sim" }
+func (s Settings) simulated() bool { return s.board == "sim" }
 
-// resolve picks the board, fills the board's defaults into c and
+// Resolve picks the board, fills the board's defaults into c and
 // validates the result. Errors name the key and say how to fix it.
-func resolve(c Config, configPath string, h host) (_ settings, err error) {
-	s := settings{configPath: configPath, controlGroup: c.ControlGroup, ble: c.BLE, dock: c.Dock}
-	fail := func(err error) (settings, error) {
-		return settings{}, fmt.Errorf("config %s: %w", configPath, err)
+func Resolve(c Config, configPath string, h Host) (_ Settings, err error) {
+	s := Settings{configPath: configPath, controlGroup: c.ControlGroup, ble: c.BLE, dock: c.Dock}
+	fail := func(err error) (Settings, error) {
+		return Settings{}, fmt.Errorf("config %s: %w", configPath, err)
 	}
 
 	board := c.Board
 	if board == "" {
 		board = "auto"
 	}
-	if !slices.Contains(boardNames, board) {
-		return fail(fmt.Errorf("board = %q: unknown board (boards: %s)", board, strings.Join(boardNames, ", ")))
+	if !slices.Contains(BoardNames, board) {
+		return fail(fmt.Errorf("board = %q: unknown board (boards: %s)", board, strings.Join(BoardNames, ", ")))
 	}
 	if board == "auto" {
 		// On a Pi the appliance is meant to drive real hardware; quietly
 		// running the simulator there would look like broken hardware.
-		if h.piModel != "" {
+		if h.PiModel != "" {
 			return fail(fmt.Errorf("board auto: no HAT configured: set board = \"pirate-audio\" (or another HAT: %s) in %s, "+
-				"or board = \"sim\" to run the simulator on this %s", strings.Join(hatNames(), ", "), configPath, h.piModel))
+				"or board = \"sim\" to run the simulator on this %s", strings.Join(HATNames(), ", "), configPath, h.PiModel))
 		}
 		board = "sim"
 	}
 	s.board = board
 
-	s.dataDir, s.controlSocket = appliancePaths(c, h)
+	s.dataDir, s.controlSocket = AppliancePaths(c, h)
 	if err := validateSocketPath("control_socket", s.controlSocket); err != nil {
 		return fail(err)
 	}
 	if s.simulated() {
-		s.http = simHTTP
+		s.http = SimHTTP
 	}
 	if c.HTTP != nil {
 		s.http = *c.HTTP
@@ -143,7 +147,7 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 		return fail(fmt.Errorf("ble.adapter = %q: name a BlueZ adapter as `bluetoothctl list` and `hciconfig` do, e.g. \"hci0\"", a))
 	}
 	if s.ble.NUSListen == "" {
-		s.ble.NUSListen = simNUSListen
+		s.ble.NUSListen = SimNUSListen
 	}
 	if err := validateNUSListen(s.ble.NUSListen); err != nil {
 		return fail(err)
@@ -170,8 +174,8 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 		return fail(err)
 	}
 
-	s.policies = make(map[string]supervisor.Policy, len(serviceNames))
-	for _, name := range serviceNames {
+	s.policies = make(map[string]supervisor.Policy, len(ServiceNames))
+	for _, name := range ServiceNames {
 		p, err := c.policy(name)
 		if err != nil {
 			return fail(err)
@@ -181,13 +185,13 @@ func resolve(c Config, configPath string, h host) (_ settings, err error) {
 	return s, nil
 }
 
-// appliancePaths are the data directory and the control socket of `claude-pi
+// AppliancePaths are the data directory and the control socket of `claude-pi
 // run` with c on h: the one place they are worked out, for run itself and
 // for the commands that reach a running appliance (status, pair --local).
 // It never fails: where run would refuse board auto on a Pi, the Pi's
 // paths are still the ones worth trying.
-func appliancePaths(c Config, h host) (dataDir, socket string) {
-	sim := c.Board == "sim" || (c.Board == "" || c.Board == "auto") && h.piModel == ""
+func AppliancePaths(c Config, h Host) (dataDir, socket string) {
+	sim := c.Board == "sim" || (c.Board == "" || c.Board == "auto") && h.PiModel == ""
 	dataDir, socket = c.DataDir, c.ControlSocket
 	if dataDir == "" {
 		dataDir = piDataDir
@@ -206,22 +210,22 @@ func appliancePaths(c Config, h host) (dataDir, socket string) {
 
 // simDataDir follows the XDG base directory spec: state, not config or
 // cache, because bonds and counters are what the appliance keeps.
-func simDataDir(h host) string {
-	if d := h.getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+func simDataDir(h Host) string {
+	if d := h.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
 		return filepath.Join(d, "claude-pi")
 	}
-	return filepath.Join(h.home, ".local", "state", "claude-pi")
+	return filepath.Join(h.Home, ".local", "state", "claude-pi")
 }
 
-func simControlSocket(h host, dataDir string) string {
-	if d := h.getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+func simControlSocket(h Host, dataDir string) string {
+	if d := h.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
 		return filepath.Join(d, "claude-pi", "supervisor.sock")
 	}
 	return filepath.Join(dataDir, "supervisor.sock")
 }
 
-// hatNames lists the boards with real hardware, for error messages.
-func hatNames() []string {
+// HATNames lists the boards with real hardware, for error messages.
+func HATNames() []string {
 	var out []string
 	for _, n := range boards.Names() {
 		if n != "sim" {

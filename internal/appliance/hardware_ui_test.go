@@ -1,4 +1,4 @@
-package main
+package appliance
 
 import (
 	"context"
@@ -137,7 +137,7 @@ func (r *hatRig) shutdown(t *testing.T) {
 
 func (r *hatRig) view(t *testing.T) ui.View {
 	t.Helper()
-	return ask[ui.View](t, r.tree, "ui", ui.GetView{})
+	return supervisortest.Ask[ui.View](t, r.tree, "ui", ui.GetView{})
 }
 
 // press sends a short press of button and waits until the ui handled it.
@@ -148,7 +148,7 @@ func (r *hatRig) press(t *testing.T, button string) {
 	src := r.src
 	r.mu.Unlock()
 	src.Press(button)
-	waitUntil(t, 5*time.Second, button+" handled", func() bool { return r.view(t).Presses == before+1 })
+	supervisortest.Within(t, 5*time.Second, button+" handled", func() bool { return r.view(t).Presses == before+1 })
 }
 
 func (r *hatRig) prompt(t *testing.T, id string) {
@@ -156,10 +156,14 @@ func (r *hatRig) prompt(t *testing.T, id string) {
 	sys := r.tree.System()
 	sys.Root.Send(supervisor.ServicePID(sys, "approvals"), approvals.SetPrompts{Source: "desktop", LinkUp: true,
 		Prompts: []approvals.Prompt{{Source: "desktop", ID: id, Tool: "Bash", Hint: "make", Arrived: time.Now()}}})
-	waitUntil(t, 5*time.Second, "the approval screen for "+id, func() bool {
+	supervisortest.Within(t, 5*time.Second, "the approval screen for "+id, func() bool {
 		v := r.view(t)
 		return v.Screen == ui.ScreenApproval && len(v.Prompts) == 1 && v.Shown.ID == id && !v.Sent
 	})
+	// inputtest's press began 100 ms before it arrives, and the ui takes
+	// no press that began before the prompt showed: wait that long, as a
+	// person reads before pressing.
+	time.Sleep(150 * time.Millisecond)
 }
 
 func (r *hatRig) counts() (opens, closes int) {
@@ -183,7 +187,7 @@ func TestHATUIFailsWithTheFix(t *testing.T) {
 	tree := supervisortest.Start(t,
 		supervisor.Service{Name: "ui", Policy: fast, New: hatUI(profile, open, ui.Config{})},
 		supervisor.Service{Name: "dock", Policy: fast, New: absent.New("test")})
-	p := waitState(t, tree, "ui", supervisor.Fatal)
+	p := supervisortest.WaitState(t, tree, "ui", supervisor.Fatal)
 	if !strings.HasPrefix(p.Description, "FATAL: ") || !strings.Contains(p.Description, "SPI not enabled: add dtparam=spi=on") {
 		t.Errorf("ui description %q, want FATAL with the SPI fix", p.Description)
 	}
@@ -220,7 +224,7 @@ func TestHATUIRealOpenWithoutSPI(t *testing.T) {
 func TestHATUIDrawsDamageAndPressesByRole(t *testing.T) {
 	r := newHATRig(t, "waveshare-lcd13", ui.Config{})
 	full := r.panel.Bounds()
-	waitUntil(t, 5*time.Second, "the first frame on the panel", func() bool { return len(r.panel.take()) > 0 })
+	supervisortest.Within(t, 5*time.Second, "the first frame on the panel", func() bool { return len(r.panel.take()) > 0 })
 
 	r.prompt(t, "req_hat_1")
 	// A is the sim's approve button but not this board's; KEY2 has no role.
@@ -241,7 +245,7 @@ func TestHATUIDrawsDamageAndPressesByRole(t *testing.T) {
 	}
 	// The legend turning into "sent…" is a small change: only it is sent.
 	var drawn []image.Rectangle
-	waitUntil(t, 5*time.Second, "the sent… legend drawn", func() bool { drawn = append(drawn, r.panel.take()...); return len(drawn) > 0 })
+	supervisortest.Within(t, 5*time.Second, "the sent… legend drawn", func() bool { drawn = append(drawn, r.panel.take()...); return len(drawn) > 0 })
 	for _, d := range drawn {
 		if d.Empty() || !d.In(full) || d == full {
 			t.Errorf("drew %v on a %v panel after a legend change, want a damaged part only", d, full)
@@ -269,9 +273,9 @@ func TestHATUIDrawsDamageAndPressesByRole(t *testing.T) {
 // put to sleep, and the press that wakes it decides nothing.
 func TestHATUISleepsThePanel(t *testing.T) {
 	r := newHATRig(t, "pirate-audio", ui.Config{ScreenTimeout: 50 * time.Millisecond})
-	waitUntil(t, 5*time.Second, "the panel asleep", func() bool { s, _ := r.panel.counts(); return s > 0 })
+	supervisortest.Within(t, 5*time.Second, "the panel asleep", func() bool { s, _ := r.panel.counts(); return s > 0 })
 	r.press(t, "A")
-	waitUntil(t, 5*time.Second, "the panel awake", func() bool { _, w := r.panel.counts(); return w > 0 })
+	supervisortest.Within(t, 5*time.Second, "the panel awake", func() bool { _, w := r.panel.counts(); return w > 0 })
 	if v := r.view(t); v.Decisions != 0 {
 		t.Errorf("the waking press made %d decisions", v.Decisions)
 	}
@@ -281,23 +285,23 @@ func TestHATUISleepsThePanel(t *testing.T) {
 // afresh and closes it when it stops, and restarts leave nothing running.
 func TestHATUIRestartsLeaveNoGoroutines(t *testing.T) {
 	r := newHATRig(t, "pirate-audio", ui.Config{})
-	waitUntil(t, 5*time.Second, "the first frame", func() bool { return r.view(t).Frames > 0 })
+	supervisortest.Within(t, 5*time.Second, "the first frame", func() bool { return r.view(t).Frames > 0 })
 	before := runtime.NumGoroutine()
 	for i := range 3 {
 		p0 := process(r.tree, "ui")
 		if err := r.tree.SignalProcess("ui", "KILL"); err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, 5*time.Second, "ui back", func() bool {
+		supervisortest.Within(t, 5*time.Second, "ui back", func() bool {
 			p := process(r.tree, "ui")
 			return p.State == supervisor.Running && p.Start.After(p0.Start)
 		})
-		waitUntil(t, 5*time.Second, "the new incarnation drawing", func() bool { return r.view(t).Frames > 0 })
+		supervisortest.Within(t, 5*time.Second, "the new incarnation drawing", func() bool { return r.view(t).Frames > 0 })
 		if opens, closes := r.counts(); opens != i+2 || closes != i+1 {
 			t.Fatalf("after restart %d: opened %d, closed %d; want %d and %d", i+1, opens, closes, i+2, i+1)
 		}
 	}
-	waitUntil(t, 5*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= before })
+	supervisortest.Within(t, 5*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= before })
 	// The newest source is the one read: a press there is handled.
 	r.press(t, "A")
 }

@@ -1,4 +1,4 @@
-package main
+package appliance
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
@@ -35,8 +35,8 @@ var topology = []struct {
 	{audioService, nil},
 }
 
-// serviceNames are topology's names, for the [services.NAME] keys.
-var serviceNames = func() []string {
+// ServiceNames are topology's names, for the [services.NAME] keys.
+var ServiceNames = func() []string {
 	names := make([]string, len(topology))
 	for i, t := range topology {
 		names[i] = t.name
@@ -45,7 +45,7 @@ var serviceNames = func() []string {
 }()
 
 // services is topology with each service's actor and policy.
-func services(s settings, hw hardware) []supervisor.Service {
+func services(s Settings, hw hardware) []supervisor.Service {
 	actors := map[string]func(*supervisor.Handle) actor.Actor{
 		bleactor.ServiceName: bleactor.New(hw.link, bleactor.Config{Name: s.ble.Name, Security: hw.security,
 			Lines: buddyactor.ServiceName}),

@@ -1,9 +1,13 @@
-package main
+// Package appliance is what `claude-pi run` starts: the configuration file
+// and its resolved Settings, the actor tree (topology), each board's
+// hardware, the sim's web page and /api/state, the control socket's own
+// methods, and the lock on the data directory. The cli package parses the
+// command line and calls Serve; nothing here knows about the other commands.
+package appliance
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,124 +29,17 @@ import (
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
 
-// shutdownDeadline bounds the whole shutdown: systemd and supervisord wait
+// ShutdownDeadline bounds the whole shutdown: systemd and supervisord wait
 // about this long before SIGKILL, and a kill loses whatever Stopping would
 // have flushed.
-const shutdownDeadline = 5 * time.Second
+const ShutdownDeadline = 5 * time.Second
 
-// runCommand is `claude-pi run`.
-func runCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs, o := runFlags(stderr)
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("run: unexpected argument %q (flags only; see claude-pi run --help)", fs.Arg(0))
-	}
-	if err := checkBoardFlag("run", o.board); o.board != "" && err != nil {
-		return err
-	}
-	load := func() (settings, error) {
-		c, err := loadConfig(o.config, configExplicit(fs))
-		if err != nil {
-			return settings{}, err
-		}
-		o.apply(fs, &c)
-		return resolve(c, o.config, thisHost())
-	}
-	s, err := load()
-	if err != nil {
-		return err
-	}
-	for {
-		err := serve(ctx, s, stdout, stderr)
-		if !errors.Is(err, errRestart) {
-			return err
-		}
-		// supervisorctl reload: like supervisord, read the file again and
-		// start every service anew, in this same process.
-		if s, err = load(); err != nil {
-			return fmt.Errorf("supervisorctl reload: %w", err)
-		}
-	}
-}
-
-// errRestart ends serveWith for supervisorctl reload; errShutdown is the
+// ErrRestart ends ServeWith for supervisorctl reload; errShutdown is the
 // cause of a stop asked for by supervisorctl shutdown.
 var (
-	errRestart  = errors.New("restart requested (supervisorctl reload)")
+	ErrRestart  = errors.New("restart requested (supervisorctl reload)")
 	errShutdown = errors.New("shutdown requested (supervisorctl shutdown)")
 )
-
-// runOpts are the flags of `claude-pi run`. Each one overrides the
-// configuration key named in its help text.
-type runOpts struct {
-	config        string
-	board         string
-	dataDir       string
-	controlSocket string
-	controlGroup  string
-	nusListen     string
-	dockPort      string
-	http          string
-	logLevel      string
-}
-
-const runSynopsis = `Usage: claude-pi run [flags]
-
-Runs the appliance until SIGINT or SIGTERM. Every service runs as a
-supervised actor; "supervisorctl -s unix://SOCKET status" lists them.
-On a machine that is not a Raspberry Pi it runs the simulated board.
-Flags override the configuration file ("claude-pi help config").`
-
-func runFlags(w io.Writer) (*flag.FlagSet, *runOpts) {
-	o := &runOpts{}
-	fs := newFlagSet("run", runSynopsis, w)
-	fs.StringVar(&o.config, "config", defaultConfigPath, "configuration `file` (a missing default file means all defaults)")
-	fs.StringVar(&o.board, "board", "", "board `name`: auto, sim, pirate-audio, display-hat-mini or waveshare-lcd13 (key board; default auto)")
-	fs.StringVar(&o.dataDir, "data-dir", "", "state `directory` (key data_dir; default /var/lib/claude-pi on a Pi, $XDG_STATE_HOME/claude-pi in sim)")
-	fs.StringVar(&o.controlSocket, "control-socket", "", "supervisorctl's unix `socket` (key control_socket; default /run/supervisor.sock on a Pi, $XDG_RUNTIME_DIR/claude-pi/supervisor.sock in sim)")
-	fs.StringVar(&o.controlGroup, "control-group", "", "`group` allowed to use the control socket (key control_group; default owner only)")
-	fs.StringVar(&o.nusListen, "nus-listen", "", "sim BLE link `address`: host:port or unix:/path (key ble.nus_listen; default "+simNUSListen+")")
-	fs.StringVar(&o.dockPort, "dock-port", "", "the CoreS3's serial `device` (key dock.port; default: found by USB ids)")
-	fs.StringVar(&o.http, "http", "", "sim web page `address` host:port, or off (key http; default "+simHTTP+" in sim, off on a Pi)")
-	fs.StringVar(&o.logLevel, "log-level", "", "`level`: debug, info, warn or error (key log_level; default info)")
-	return fs, o
-}
-
-// apply overrides c with the flags that were given on the command line. A
-// flag given as "" counts: --http "" turns the web page off.
-func (o *runOpts) apply(fs *flag.FlagSet, c *Config) {
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "board":
-			c.Board = o.board
-		case "data-dir":
-			c.DataDir = o.dataDir
-		case "control-socket":
-			c.ControlSocket = o.controlSocket
-		case "control-group":
-			c.ControlGroup = o.controlGroup
-		case "nus-listen":
-			c.BLE.NUSListen = o.nusListen
-		case "dock-port":
-			c.Dock.Port = o.dockPort
-		case "http":
-			h := o.http
-			c.HTTP = &h
-		case "log-level":
-			c.LogLevel = o.logLevel
-		}
-	})
-}
-
-// configExplicit reports whether --config was given, which makes a missing
-// file an error.
-func configExplicit(fs *flag.FlagSet) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "config" })
-	return given
-}
 
 // hardware is what the services drive on this board.
 type hardware struct {
@@ -159,7 +56,7 @@ type hardware struct {
 // framebuffer, buttons and socket link, or a HAT's radio, panel, buttons
 // and speaker. Nothing on a HAT is opened here; each service opens its part
 // when it starts, so a broken part fails one service, visibly.
-func boardHardware(s settings, log *slog.Logger, processes func() []supervisor.ProcessInfo) (hardware, func(), error) {
+func boardHardware(s Settings, log *slog.Logger, processes func() []supervisor.ProcessInfo) (hardware, func(), error) {
 	sec, err := drv.ParseSecurity(s.ble.Security)
 	if err != nil {
 		return hardware{}, nil, err
@@ -171,7 +68,7 @@ func boardHardware(s settings, log *slog.Logger, processes func() []supervisor.P
 	hw := hardware{security: sec, dock: dockOptions(s.dock, s.voice, synth, log)}
 	// The screen shows the lan service's pairing requests and sessions on
 	// every board; the lan runs even with [lan] listen off.
-	screen := ui.Config{Board: s.board, Device: s.ble.Name, DataDir: s.dataDir, Version: version, LAN: lan.ServiceName, Services: processes,
+	screen := ui.Config{Board: s.board, Device: s.ble.Name, DataDir: s.dataDir, Version: s.Version, LAN: lan.ServiceName, Services: processes,
 		ScreenTimeout: s.screenTimeout}
 	if !s.simulated() {
 		profile, err := boards.Lookup(s.board)
@@ -206,22 +103,31 @@ func boardHardware(s settings, log *slog.Logger, processes func() []supervisor.P
 	return hw, link.Close, nil
 }
 
-// serve runs the appliance until ctx ends.
-func serve(ctx context.Context, s settings, stdout, stderr io.Writer) error {
-	return serveWith(ctx, s, stdout, stderr, nil)
+// Serve runs the appliance until ctx ends.
+func Serve(ctx context.Context, s Settings, stdout, stderr io.Writer) error {
+	return ServeWith(ctx, s, stdout, stderr, Options{})
 }
 
-// running is the started appliance, handed to serveWith's ready hook so
+// Options are what in-process tests change about a run.
+type Options struct {
+	// Ready (if not nil) is called once everything runs.
+	Ready func(Running)
+	// Link (if not nil) replaces the board's BLE link, e.g. with a fake
+	// central a test can unsubscribe.
+	Link drv.Peripheral
+}
+
+// Running is the started appliance, handed to Options.Ready so
 // in-process tests can reach the board and the actors.
-type running struct {
-	tree   *supervisor.Tree
-	board  *sim.Board
-	nus    string // the sim link's address
-	webURL string // "off" or http://host:port
+type Running struct {
+	Tree   *supervisor.Tree
+	Board  *sim.Board
+	NUS    string // the sim link's address
+	WebURL string // "off" or http://host:port
 }
 
-// serveWith is serve, calling ready (if not nil) once everything runs.
-func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready func(running)) (err error) {
+// ServeWith is Serve with o.
+func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Options) (err error) {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
 	unlock, err := lockDataDir(s.dataDir)
 	if err != nil {
@@ -237,6 +143,9 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 		return err
 	}
 	defer release()
+	if o.Link != nil {
+		hw.link = o.Link
+	}
 	tree, err = supervisor.New(supervisor.Options{Logger: log, Identification: "claude-pi"}, services(s, hw)...)
 	if err != nil {
 		return err
@@ -249,7 +158,7 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 		web  *http.Server
 	)
 	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownDeadline)
+		sctx, cancel := context.WithTimeout(context.Background(), ShutdownDeadline)
 		defer cancel()
 		began := time.Now()
 		var errs []error
@@ -282,13 +191,13 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 		return err
 	}
 	sock, err = ctlsock.Listen(s.controlSocket, tree, ctlsock.Options{Group: s.controlGroup, Logger: log.With("actor", "ctlsock"),
-		Shutdown: func() { stop(errShutdown) }, Restart: func() { stop(errRestart) },
-		Methods: controlMethods(tree)})
+		Shutdown: func() { stop(errShutdown) }, Restart: func() { stop(ErrRestart) },
+		Methods: ControlMethods(tree)})
 	if err != nil {
 		return fmt.Errorf("control_socket: %w", err)
 	}
 
-	state := func() sim.State { return apiState(tree, s.board, stateTimeout) }
+	state := func() sim.State { return APIState(tree, s.board, stateTimeout) }
 
 	webURL := "off"
 	if s.http != "" {
@@ -319,14 +228,14 @@ func serveWith(ctx context.Context, s settings, stdout, stderr io.Writer, ready 
 	if _, ok := hw.link.(*blesim.Link); ok {
 		fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", nus, nus)
 	}
-	if ready != nil {
-		ready(running{tree: tree, board: hw.board, nus: nus, webURL: webURL})
+	if o.Ready != nil {
+		o.Ready(Running{Tree: tree, Board: hw.board, NUS: nus, WebURL: webURL})
 	}
 
 	<-ctx.Done()
 	log.Info("stopping", "cause", context.Cause(ctx))
-	if errors.Is(context.Cause(ctx), errRestart) {
-		return errRestart
+	if errors.Is(context.Cause(ctx), ErrRestart) {
+		return ErrRestart
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package appliance
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/supervisor"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // TestHATAudioShowsAMissingCard: on a HAT board without its sound card the
@@ -45,7 +46,7 @@ func TestHATAudioShowsAMissingCard(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		tree.Start(ctx) // a service that fails is no start-up error
 		var pi supervisor.ProcessInfo
-		waitUntil(t, 10*time.Second, "audio "+tt.state.String(), func() bool {
+		supervisortest.Within(t, 10*time.Second, "audio "+tt.state.String(), func() bool {
 			pi, _ = tree.Process("audio")
 			return pi.State == tt.state
 		})

@@ -1,4 +1,4 @@
-package main
+package appliance
 
 import (
 	"log/slog"
@@ -18,13 +18,13 @@ import (
 )
 
 // laptop is a host that is not a Pi, with fixed XDG directories.
-func laptop() host {
+func laptop() Host {
 	env := map[string]string{"XDG_STATE_HOME": "/home/u/.state", "XDG_RUNTIME_DIR": "/run/user/1000"}
-	return host{getenv: func(k string) string { return env[k] }, home: "/home/u"}
+	return Host{Getenv: func(k string) string { return env[k] }, Home: "/home/u"}
 }
 
 func TestDefaults(t *testing.T) {
-	s, err := resolve(Config{}, defaultConfigPath, laptop())
+	s, err := Resolve(Config{}, DefaultConfigPath, laptop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestDefaults(t *testing.T) {
 	if s.ble.MTU != 185 {
 		t.Errorf("ble.mtu = %d, want 185", s.ble.MTU)
 	}
-	for _, name := range serviceNames {
+	for _, name := range ServiceNames {
 		if s.policies[name] != supervisor.DefaultPolicy {
 			t.Errorf("policy %s = %+v, want DefaultPolicy", name, s.policies[name])
 		}
@@ -53,8 +53,8 @@ func TestDefaults(t *testing.T) {
 
 	// Without XDG variables: the home directory, and the socket in data_dir.
 	h := laptop()
-	h.getenv = func(string) string { return "" }
-	s, err = resolve(Config{}, defaultConfigPath, h)
+	h.Getenv = func(string) string { return "" }
+	s, err = Resolve(Config{}, DefaultConfigPath, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,15 +65,15 @@ func TestDefaults(t *testing.T) {
 
 func TestMissingConfig(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope.toml")
-	if _, err := loadConfig(missing, false); err != nil {
+	if _, err := LoadConfig(missing, false); err != nil {
 		t.Errorf("missing default file: %v, want defaults", err)
 	}
-	if _, err := loadConfig(missing, true); err == nil || !strings.Contains(err.Error(), "nope.toml") {
+	if _, err := LoadConfig(missing, true); err == nil || !strings.Contains(err.Error(), "nope.toml") {
 		t.Errorf("missing --config file: err = %v, want an error naming it", err)
 	}
 }
 
-func TestConfigFileAndFlagsOverride(t *testing.T) {
+func TestConfigFileAndOverrides(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	writeFile(t, path, `
 board = "sim"
@@ -94,16 +94,15 @@ window = "30s"
 backoff_min = "1s"
 backoff_max = "4s"
 `)
-	fs, o := runFlags(os.Stderr)
-	if err := fs.Parse([]string{"--config", path, "--data-dir", "/tmp/x", "--http", "127.0.0.1:9000", "--nus-listen", "unix:/tmp/nus.sock"}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := loadConfig(o.config, configExplicit(fs))
+	c, err := LoadConfig(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.apply(fs, &c)
-	s, err := resolve(c, path, laptop())
+	// What run's --data-dir, --http and --nus-listen set (the cli's
+	// TestRunFlagsOverrideTheFile checks they do).
+	httpFlag := "127.0.0.1:9000"
+	c.DataDir, c.HTTP, c.BLE.NUSListen = "/tmp/x", &httpFlag, "unix:/tmp/nus.sock"
+	s, err := Resolve(c, path, laptop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,20 +131,13 @@ backoff_max = "4s"
 		t.Errorf("ble policy = %+v, want %+v", s.policies["ble"], want)
 	}
 
-	// http = "off" in the file stays off without the flag; "" as a flag
-	// turns it off too.
-	for _, args := range [][]string{{"--config", path}, {"--http", ""}} {
-		fs, o := runFlags(os.Stderr)
-		if err := fs.Parse(args); err != nil {
-			t.Fatal(err)
-		}
-		c, err := loadConfig(o.config, configExplicit(fs))
-		if err != nil && configExplicit(fs) {
-			t.Fatal(err)
-		}
-		o.apply(fs, &c)
-		if s, err := resolve(c, path, laptop()); err != nil || s.http != "" {
-			t.Errorf("%v: http = %q, %v; want off", args, s.http, err)
+	// http = "off" in the file is off; so is "" (what --http "" sets).
+	c, _ = LoadConfig(path, true)
+	empty := ""
+	for _, h := range []*string{c.HTTP, &empty} {
+		c.HTTP = h
+		if s, err := Resolve(c, path, laptop()); err != nil || s.http != "" {
+			t.Errorf("http %q: http = %q, %v; want off", *h, s.http, err)
 		}
 	}
 }
@@ -200,9 +192,9 @@ func TestConfigErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "config.toml")
 			writeFile(t, path, tt.file)
-			c, err := loadConfig(path, true)
+			c, err := LoadConfig(path, true)
 			if err == nil {
-				_, err = resolve(c, path, laptop())
+				_, err = Resolve(c, path, laptop())
 			}
 			if err == nil {
 				t.Fatalf("no error for %q", tt.file)
@@ -218,15 +210,15 @@ func TestConfigErrors(t *testing.T) {
 
 func TestBoardAutoOnAPi(t *testing.T) {
 	h := laptop()
-	h.piModel = "Raspberry Pi Zero 2 W Rev 1.0"
-	_, err := resolve(Config{}, defaultConfigPath, h)
-	if err == nil || !strings.Contains(err.Error(), `no HAT configured: set board = "pirate-audio"`) || !strings.Contains(err.Error(), defaultConfigPath) {
+	h.PiModel = "Raspberry Pi Zero 2 W Rev 1.0"
+	_, err := Resolve(Config{}, DefaultConfigPath, h)
+	if err == nil || !strings.Contains(err.Error(), `no HAT configured: set board = "pirate-audio"`) || !strings.Contains(err.Error(), DefaultConfigPath) {
 		t.Fatalf("auto on a Pi: err = %v", err)
 	}
-	if s, err := resolve(Config{Board: "sim"}, defaultConfigPath, h); err != nil || s.board != "sim" {
+	if s, err := Resolve(Config{Board: "sim"}, DefaultConfigPath, h); err != nil || s.board != "sim" {
 		t.Errorf("board sim on a Pi = %q, %v; want sim", s.board, err)
 	}
-	if _, got := appliancePaths(Config{}, h); got != "/run/supervisor.sock" {
+	if _, got := AppliancePaths(Config{}, h); got != "/run/supervisor.sock" {
 		t.Errorf("status socket on a Pi = %q, want /run/supervisor.sock", got)
 	}
 }
@@ -235,10 +227,10 @@ func TestBoardAutoOnAPi(t *testing.T) {
 // defaults, on a Pi or not (a HAT can be configured before the Pi boots).
 func TestHATBoardDefaults(t *testing.T) {
 	pi := laptop()
-	pi.piModel = "Raspberry Pi 4 Model B Rev 1.5"
-	for _, name := range hatNames() {
-		for _, h := range []host{pi, laptop()} {
-			s, err := resolve(Config{Board: name}, defaultConfigPath, h)
+	pi.PiModel = "Raspberry Pi 4 Model B Rev 1.5"
+	for _, name := range HATNames() {
+		for _, h := range []Host{pi, laptop()} {
+			s, err := Resolve(Config{Board: name}, DefaultConfigPath, h)
 			if err != nil {
 				t.Fatalf("board %s: %v", name, err)
 			}
@@ -249,11 +241,11 @@ func TestHATBoardDefaults(t *testing.T) {
 			}
 		}
 	}
-	if len(hatNames()) != 3 {
-		t.Errorf("HAT boards = %v, want the three in boards", hatNames())
+	if len(HATNames()) != 3 {
+		t.Errorf("HAT boards = %v, want the three in boards", HATNames())
 	}
 	// hci with open security is accepted.
-	s, err := resolve(Config{Board: "pirate-audio", BLE: BLEConfig{Backend: "hci", Security: "open"}}, defaultConfigPath, pi)
+	s, err := Resolve(Config{Board: "pirate-audio", BLE: BLEConfig{Backend: "hci", Security: "open"}}, DefaultConfigPath, pi)
 	if err != nil || s.ble.Backend != "hci" {
 		t.Errorf("hci + open: %q, %v", s.ble.Backend, err)
 	}
@@ -262,7 +254,7 @@ func TestHATBoardDefaults(t *testing.T) {
 // TestDockAndTTSDefaults: speech is on unless switched off, and the keys
 // reach the dock's options.
 func TestDockAndTTSDefaults(t *testing.T) {
-	s, err := resolve(Config{}, defaultConfigPath, laptop())
+	s, err := Resolve(Config{}, DefaultConfigPath, laptop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,11 +269,11 @@ func TestDockAndTTSDefaults(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "config.toml")
 	writeFile(t, path, "[dock]\nport = \"/dev/ttyACM3\"\nserial = \"3C84\"\ndtr = false\nspeak_assistant = false\nassistant_max = 80\n[tts]\nengine = \"off\"\n")
-	c, err := loadConfig(path, true)
+	c, err := LoadConfig(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err = resolve(c, path, laptop()); err != nil {
+	if s, err = Resolve(c, path, laptop()); err != nil {
 		t.Fatal(err)
 	}
 	synth, err := buildSynth(s.tts, slog.Default())
@@ -300,10 +292,10 @@ func TestDockAndTTSDefaults(t *testing.T) {
 		t.Errorf("voice defaults: STT %q, listen %v", o.STT, o.ListenFor)
 	}
 	writeFile(t, path, "[voice]\nstt_command = \"/opt/stt/run --model 'base en' -q x $HOME\"\nlisten_seconds = 12\n")
-	if c, err = loadConfig(path, true); err != nil {
+	if c, err = LoadConfig(path, true); err != nil {
 		t.Fatal(err)
 	}
-	if s, err = resolve(c, path, laptop()); err != nil {
+	if s, err = Resolve(c, path, laptop()); err != nil {
 		t.Fatal(err)
 	}
 	o = dockOptions(s.dock, s.voice, nil, slog.Default())
@@ -328,6 +320,11 @@ func uncommented(example string) string {
 func TestExampleConfig(t *testing.T) {
 	// As shipped (everything commented out) it is valid.
 	var c Config
+	b, err := os.ReadFile("../../claude-pi.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exampleConfig := string(b)
 	if err := parseConfig("example", exampleConfig, &c); err != nil {
 		t.Fatal(err)
 	}
@@ -352,11 +349,11 @@ func TestExampleConfig(t *testing.T) {
 			t.Errorf("example does not document key %q", strings.Join(key, "."))
 		}
 	}
-	got, err := resolve(c, "example", laptop())
+	got, err := Resolve(c, "example", laptop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := resolve(Config{}, "example", laptop())
+	want, _ := Resolve(Config{}, "example", laptop())
 	// dtr and rts have no default (unset leaves the line alone), so the
 	// example shows the value a user would set.
 	if got.dock.DTR == nil || !*got.dock.DTR || got.dock.RTS == nil || !*got.dock.RTS {
@@ -402,19 +399,35 @@ func writeFile(t *testing.T, path, s string) {
 // and on a Pi (they once disagreed for a HAT board configured off a Pi).
 func TestAppliancePathsAreRunsPaths(t *testing.T) {
 	pi := laptop()
-	pi.piModel = "Raspberry Pi 4 Model B Rev 1.5"
-	for _, h := range []host{laptop(), pi} {
+	pi.PiModel = "Raspberry Pi 4 Model B Rev 1.5"
+	for _, h := range []Host{laptop(), pi} {
 		for _, board := range append([]string{"", "auto"}, boards.Names()...) {
 			for _, c := range []Config{{Board: board}, {Board: board, DataDir: "/srv/cp"}, {Board: board, ControlSocket: "/tmp/x.sock"}} {
-				s, err := resolve(c, "test.toml", h)
+				s, err := Resolve(c, "test.toml", h)
 				if err != nil {
 					continue // run refuses it (board auto on a Pi)
 				}
-				dir, sock := appliancePaths(c, h)
+				dir, sock := AppliancePaths(c, h)
 				if dir != s.dataDir || sock != s.controlSocket {
-					t.Errorf("pi %q, %+v: appliancePaths %s %s, run uses %s %s", h.piModel, c, dir, sock, s.dataDir, s.controlSocket)
+					t.Errorf("pi %q, %+v: AppliancePaths %s %s, run uses %s %s", h.PiModel, c, dir, sock, s.dataDir, s.controlSocket)
 				}
 			}
 		}
 	}
+}
+
+// TestHostileHATBoardListensNowhere: on a HAT board, by default, the
+// appliance opens no TCP port: no web page, no NUS socket, no LAN API.
+func TestHostileHATBoardListensNowhere(t *testing.T) {
+	s, err := Resolve(Config{Board: "display-hat-mini"}, "test.toml", laptop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.http != "" || s.lan.listen != "" || s.simulated() {
+		t.Fatalf("board display-hat-mini listens by default: http %q, lan %q, sim %v", s.http, s.lan.listen, s.simulated())
+	}
+	if s.ble.Backend == "sim" {
+		t.Fatalf("board display-hat-mini serves NUS on a socket (backend %q at %q)", s.ble.Backend, s.ble.NUSListen)
+	}
+
 }

@@ -1,7 +1,6 @@
-package main
+package appliance
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
 	"net"
@@ -19,14 +18,8 @@ import (
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
-// defaultConfigPath is where the appliance's configuration lives on a Pi.
-const defaultConfigPath = "/etc/claude-pi/config.toml"
-
-// exampleConfig documents every key; `claude-pi help config` prints it and
-// a test keeps it in step with Config.
-//
-//go:embed claude-pi.example.toml
-var exampleConfig string
+// DefaultConfigPath is where the appliance's configuration lives on a Pi.
+const DefaultConfigPath = "/etc/claude-pi/config.toml"
 
 // Config is the appliance's configuration file. An empty string means
 // "the board's default" (see defaults); HTTP is a pointer because "" there
@@ -138,7 +131,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // Known names, in one place so that validation, help and the example agree.
 var (
-	boardNames    = append([]string{"auto"}, boards.Names()...)
+	BoardNames    = append([]string{"auto"}, boards.Names()...)
 	securityModes = []string{"bonded", "open"}
 	bleBackends   = []string{"sim", "bluez", "hci"}
 	ttsEngines    = []string{"espeak-ng", "piper", "off"}
@@ -147,8 +140,8 @@ var (
 
 // Sim defaults, then the Pi's and the board-independent ones.
 const (
-	simHTTP      = "127.0.0.1:8330"
-	simNUSListen = "127.0.0.1:8331"
+	SimHTTP      = "127.0.0.1:8330"
+	SimNUSListen = "127.0.0.1:8331"
 
 	piDataDir       = "/var/lib/claude-pi"
 	piControlSocket = "/run/supervisor.sock" // where Debian's supervisorctl looks
@@ -157,10 +150,10 @@ const (
 	defaultSpeed = 160 // a little slower than espeak-ng's 175: the CoreS3's speaker is small
 )
 
-// loadConfig reads the file at path. With explicit false, a missing file is
+// LoadConfig reads the file at path. With explicit false, a missing file is
 // the empty configuration (the default path on a laptop); with explicit
 // true it is an error, because the user asked for that file.
-func loadConfig(path string, explicit bool) (Config, error) {
+func LoadConfig(path string, explicit bool) (Config, error) {
 	var c Config
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) && !explicit {
@@ -199,9 +192,9 @@ func parseConfig(path, data string, c *Config) error {
 		return fmt.Errorf("config %s: unknown key %q%s: see claude-pi help config for the keys", path, k.String(), where)
 	}
 	for name := range c.Services {
-		if !slices.Contains(serviceNames, name) {
+		if !slices.Contains(ServiceNames, name) {
 			return fmt.Errorf("config %s: [services.%s]: unknown service %q (services: %s)",
-				path, name, name, strings.Join(serviceNames, ", "))
+				path, name, name, strings.Join(ServiceNames, ", "))
 		}
 	}
 	return nil

@@ -1,7 +1,6 @@
-package main
+package appliance
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,23 +26,6 @@ func TestDataDirLock(t *testing.T) {
 		t.Fatalf("after unlock: %v", err)
 	}
 	unlock2()
-}
-
-// TestSecondApplianceOnTheDataDir: `claude-pi run` itself refuses, before
-// it binds a port, so the message is about the data dir.
-func TestSecondApplianceOnTheDataDir(t *testing.T) {
-	dir := t.TempDir()
-	unlock, err := lockDataDir(filepath.Join(dir, "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
-	err = run(context.Background(), []string{"run", "--config", "/dev/null", "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
-		"--control-socket", filepath.Join(dir, "s.sock"), "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0"},
-		strings.NewReader(""), &syncBuffer{}, &syncBuffer{})
-	if err == nil || !strings.Contains(err.Error(), "in use by another claude-pi (pid ") {
-		t.Fatalf("run on a locked data dir: %v", err)
-	}
 }
 
 // TestDataDirNotWritable: a data dir this user cannot create names

@@ -1,4 +1,4 @@
-package main
+package appliance
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/absent"
 	"github.com/claude-pi/claude-pi/boards"
+	"github.com/claude-pi/claude-pi/internal/pisystem"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -24,7 +25,7 @@ func hatAudio(p boards.Profile) func(*supervisor.Handle) actor.Actor {
 func hatAudioAt(p boards.Profile, root string) func(*supervisor.Handle) actor.Actor {
 	stand := absent.New(fmt.Sprintf("chimes play through the ui service on aplay -D %s", audioDevice(p)))
 	return func(h *supervisor.Handle) actor.Actor {
-		return &soundCardCheck{inner: stand(h), h: h, p: p, d: doctor{root: root}}
+		return &soundCardCheck{inner: stand(h), h: h, p: p, root: root}
 	}
 }
 
@@ -32,14 +33,14 @@ type soundCardCheck struct {
 	inner actor.Actor
 	h     *supervisor.Handle
 	p     boards.Profile
-	d     doctor
+	root  string
 }
 
 func (a *soundCardCheck) Receive(c actor.Context) {
 	switch c.Message().(type) {
 	case *actor.Started, supervisor.Reload, *supervisor.Reload:
-		if chk := a.d.audio(a.p, detectSystem(a.d.root)); !chk.ok {
-			a.h.Fail(fmt.Errorf("%s: chimes cannot play; fix: %s", chk.detail, chk.fix))
+		if found, detail, fix := pisystem.SoundCard(a.root, a.p, pisystem.Detect(a.root)); !found {
+			a.h.Fail(fmt.Errorf("%s: chimes cannot play; fix: %s", detail, fix))
 			return
 		}
 	}

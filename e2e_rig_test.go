@@ -1,0 +1,22 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+)
+
+// rig is one in-process claude-pi run on the sim board, with the
+// scenario helpers of these tests as its methods.
+type rig struct{ *appliancetest.Appliance }
+
+func startAppliance(t testing.TB, dataDir string) *rig {
+	t.Helper()
+	return &rig{appliancetest.Start(t, dataDir)}
+}
+
+func startApplianceWith(t testing.TB, configure func(*appliance.Config)) *rig {
+	t.Helper()
+	return &rig{appliancetest.StartWith(t, configure)}
+}
