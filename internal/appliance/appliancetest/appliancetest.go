@@ -10,7 +10,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,5 +196,21 @@ func WriteFile(t testing.TB, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Build builds the claude-pi binary to out with go build's flags, from the
+// module's root whatever directory the test runs in.
+func Build(t testing.TB, out string, flags ...string) {
+	t.Helper()
+	root, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	args := append(append([]string{"build", "-o", out}, flags...), ".")
+	cmd := exec.Command("go", args...)
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %v: %v\n%s", args, err, b)
 	}
 }
