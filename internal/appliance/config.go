@@ -13,7 +13,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -75,18 +74,6 @@ type LANConfig struct {
 // UIConfig is the [ui] table: the screen.
 type UIConfig struct {
 	ScreenTimeout *Duration `toml:"screen_timeout"`
-}
-
-// resolveScreenTimeout is how long the screen stays on after the last
-// press or prompt; under 5 s it would go dark while a prompt is read.
-func resolveScreenTimeout(u UIConfig) (time.Duration, error) {
-	if u.ScreenTimeout == nil {
-		return ui.DefaultScreenTimeout, nil
-	}
-	if d := time.Duration(*u.ScreenTimeout); d < 5*time.Second {
-		return 0, fmt.Errorf("ui.screen_timeout = %q: want 5s or longer", d)
-	}
-	return time.Duration(*u.ScreenTimeout), nil
 }
 
 // TTSConfig is the [tts] table: the voice the dock speaks with.
@@ -303,20 +290,4 @@ func (c Config) policy(name string) (supervisor.Policy, error) {
 		return p, fmt.Errorf("%s: backoff_max %v is below backoff_min %v: raise backoff_max", key, p.BackoffMax, p.BackoffMin)
 	}
 	return p, nil
-}
-
-// validAdapterName accepts what BlueZ calls its adapters: "hci" and a number.
-func validAdapterName(name string) bool {
-	_, ok := adapterIndex(name)
-	return ok
-}
-
-// adapterIndex is N of "hciN", the device index the hci backend opens.
-func adapterIndex(name string) (int, bool) {
-	n, ok := strings.CutPrefix(name, "hci")
-	if !ok || n == "" || len(n) > 3 || strings.Trim(n, "0123456789") != "" {
-		return 0, false
-	}
-	i, err := strconv.Atoi(n)
-	return i, err == nil
 }

@@ -176,7 +176,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad http port", "http = \"127.0.0.1:http\"\n", []string{"port"}},
 		{"bad nus", "[ble]\nnus_listen = \"unix:rel.sock\"\n", []string{"ble.nus_listen", "absolute"}},
 		{"bad name", "[ble]\nname = \"Pi\"\n", []string{"ble.name", "Claude"}},
-		{"long name", "[ble]\nname = \"Claude_Pi_with_a_long_name\"\n", []string{"ble.name", "20 bytes"}},
+		{"long name", "[ble]\nname = \"Claude_Pi_with_a_long_name\"\n", []string{"ble.name", "keep it to 20"}},
 		{"bad security", "[ble]\nsecurity = \"none\"\n", []string{"ble.security", "bonded"}},
 		{"bad mtu", "[ble]\nmtu = 600\n", []string{"ble.mtu", "23..517"}},
 		{"sim link on a HAT", "board = \"pirate-audio\"\nhttp = \"off\"\n[ble]\nbackend = \"sim\"\n", []string{"ble.backend", "board sim"}},

@@ -73,7 +73,7 @@ func dockOptions(d DockConfig, v voiceSettings, synth tts.Synth, log *slog.Logge
 func radioLink(b BLEConfig, sec drv.Security, log *slog.Logger) *drv.Reopening {
 	log = log.With("actor", "ble")
 	if b.Backend == "hci" {
-		device, _ := adapterIndex(b.Adapter) // validated by resolve; "" is hci0
+		device, _ := hci.ParseAdapter(b.Adapter) // validated by Resolve; "" is hci0
 		return &drv.Reopening{Open: func() (drv.Peripheral, func(), error) {
 			p, err := hci.New(&hci.Options{Name: b.Name, Security: sec, Device: device, Logger: log})
 			return p, func() {}, err

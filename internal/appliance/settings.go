@@ -11,8 +11,10 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
+	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
+	"github.com/claude-pi/claude-pi/drivers/ble/hci"
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -116,47 +118,8 @@ func Resolve(c Config, configPath string, h Host) (_ Settings, err error) {
 	}
 	_ = s.logLevel.UnmarshalText([]byte(level))
 
-	if s.ble.Name == "" {
-		s.ble.Name = drv.DefaultName
-	}
-	if !strings.HasPrefix(s.ble.Name, "Claude") || len(s.ble.Name) > 20 {
-		return fail(fmt.Errorf("ble.name = %q: must start with \"Claude\" (the desktop app lists only such devices) and be at most 20 bytes", s.ble.Name))
-	}
-	if s.ble.Security == "" {
-		s.ble.Security = "bonded"
-	}
-	if !slices.Contains(securityModes, s.ble.Security) {
-		return fail(fmt.Errorf("ble.security = %q: want \"bonded\" or \"open\"", s.ble.Security))
-	}
-	if s.ble.Backend == "" {
-		s.ble.Backend = "bluez"
-		if s.simulated() {
-			s.ble.Backend = "sim"
-		}
-	}
-	if !slices.Contains(bleBackends, s.ble.Backend) {
-		return fail(fmt.Errorf("ble.backend = %q: want one of %s", s.ble.Backend, strings.Join(bleBackends, ", ")))
-	}
-	if s.ble.Backend == "sim" && !s.simulated() {
-		return fail(fmt.Errorf("ble.backend = \"sim\" serves NUS on a socket and belongs to board sim; on board %s use \"bluez\" (the default)", board))
-	}
-	if s.ble.Backend == "hci" && s.ble.Security != "open" {
-		return fail(fmt.Errorf("ble.backend = \"hci\" cannot pair: set ble.security = \"open\" with it, or use backend \"bluez\""))
-	}
-	if a := s.ble.Adapter; a != "" && !validAdapterName(a) {
-		return fail(fmt.Errorf("ble.adapter = %q: name a BlueZ adapter as `bluetoothctl list` and `hciconfig` do, e.g. \"hci0\"", a))
-	}
-	if s.ble.NUSListen == "" {
-		s.ble.NUSListen = SimNUSListen
-	}
-	if err := validateNUSListen(s.ble.NUSListen); err != nil {
+	if err := resolveBLE(&s.ble, s.simulated(), board); err != nil {
 		return fail(err)
-	}
-	if s.ble.MTU == 0 {
-		s.ble.MTU = blesim.DefaultMTU // what macOS negotiates; enough for the desktop's 180-byte writes
-	}
-	if s.ble.MTU < 23 || s.ble.MTU > 517 {
-		return fail(fmt.Errorf("ble.mtu = %d: an ATT MTU is 23..517", s.ble.MTU))
 	}
 	if err := resolveDock(&s.dock); err != nil {
 		return fail(err)
@@ -233,6 +196,53 @@ func HATNames() []string {
 		}
 	}
 	return out
+}
+
+// resolveBLE fills the [ble] defaults into b and checks it on board.
+func resolveBLE(b *BLEConfig, simulated bool, board string) error {
+	if b.Name == "" {
+		b.Name = drv.DefaultName
+	}
+	if err := drv.ValidateName(b.Name); err != nil {
+		return fmt.Errorf("ble.name: %w", err)
+	}
+	if b.Security == "" {
+		b.Security = "bonded"
+	}
+	if !slices.Contains(securityModes, b.Security) {
+		return fmt.Errorf("ble.security = %q: want \"bonded\" or \"open\"", b.Security)
+	}
+	if b.Backend == "" {
+		b.Backend = "bluez"
+		if simulated {
+			b.Backend = "sim"
+		}
+	}
+	if !slices.Contains(bleBackends, b.Backend) {
+		return fmt.Errorf("ble.backend = %q: want one of %s", b.Backend, strings.Join(bleBackends, ", "))
+	}
+	if b.Backend == "sim" && !simulated {
+		return fmt.Errorf("ble.backend = \"sim\" serves NUS on a socket and belongs to board sim; on board %s use \"bluez\" (the default)", board)
+	}
+	if b.Backend == "hci" && b.Security != "open" {
+		return fmt.Errorf("ble.backend = \"hci\" cannot pair: set ble.security = \"open\" with it, or use backend \"bluez\"")
+	}
+	if _, err := hci.ParseAdapter(b.Adapter); err != nil {
+		return fmt.Errorf("ble.adapter: %w", err)
+	}
+	if b.NUSListen == "" {
+		b.NUSListen = SimNUSListen
+	}
+	if err := validateNUSListen(b.NUSListen); err != nil {
+		return err
+	}
+	if b.MTU == 0 {
+		b.MTU = blesim.DefaultMTU // what macOS negotiates; enough for the desktop's 180-byte writes
+	}
+	if b.MTU < 23 || b.MTU > 517 {
+		return fmt.Errorf("ble.mtu = %d: an ATT MTU is 23..517", b.MTU)
+	}
+	return nil
 }
 
 // resolveDock fills the [dock] defaults into d and checks it.
@@ -315,6 +325,18 @@ func resolveVoice(v VoiceConfig) (voiceSettings, error) {
 	}
 	s.stt = words
 	return s, nil
+}
+
+// resolveScreenTimeout is how long the screen stays on after the last
+// press or prompt; under 5 s it would go dark while a prompt is read.
+func resolveScreenTimeout(u UIConfig) (time.Duration, error) {
+	if u.ScreenTimeout == nil {
+		return ui.DefaultScreenTimeout, nil
+	}
+	if d := time.Duration(*u.ScreenTimeout); d < 5*time.Second {
+		return 0, fmt.Errorf("ui.screen_timeout = %q: want 5s or longer", d)
+	}
+	return time.Duration(*u.ScreenTimeout), nil
 }
 
 // lanSettings is [lan] resolved.
