@@ -2,6 +2,7 @@ package appliance
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -171,4 +172,36 @@ func process(tree *supervisor.Tree, name string) supervisor.ProcessInfo {
 		}
 	}
 	return supervisor.ProcessInfo{}
+}
+
+// TestWebPageIsTheSimBoards: the web server is part of the sim's hardware;
+// a HAT board has none, and a run asked for one there (Resolve already
+// refuses http off the sim) fails naming the key instead of drawing a
+// framebuffer that does not exist.
+func TestWebPageIsTheSimBoards(t *testing.T) {
+	for _, board := range boards.Names() {
+		s, err := Resolve(Config{Board: board, BLE: BLEConfig{NUSListen: "127.0.0.1:0"}}, "test", laptop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.tts.Engine = "off"
+		hw, release, err := boardHardware(s, slog.Default(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+		if (hw.web != nil) != (board == "sim") || hw.web != nil && (hw.web.Display != hw.board.Display || hw.web.Buttons != hw.board.Buttons) {
+			t.Errorf("board %s: web server %+v", board, hw.web)
+		}
+	}
+	dir := t.TempDir()
+	s, err := Resolve(Config{Board: "pirate-audio", DataDir: filepath.Join(dir, "data"), ControlSocket: filepath.Join(dir, "s.sock")}, "test", laptop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.tts.Engine, s.http = "off", "127.0.0.1:0"
+	err = ServeWith(context.Background(), s, io.Discard, io.Discard, Options{})
+	if err == nil || !strings.Contains(err.Error(), `http = "127.0.0.1:0": board pirate-audio has no web page`) {
+		t.Fatalf("http on a HAT board: %v", err)
+	}
 }

@@ -43,7 +43,10 @@ var (
 
 // hardware is what the services drive on this board.
 type hardware struct {
-	board    *sim.Board // nil on a HAT board
+	board *sim.Board // nil on a HAT board
+	// web is the sim board's page and API; serve sets its State. Nil on a
+	// HAT board, which has no framebuffer or buttons to show.
+	web      *sim.Server
 	link     drv.Peripheral
 	security drv.Security
 	// ui and audio are the board's services; the others are the same on
@@ -89,6 +92,7 @@ func boardHardware(s Settings, log *slog.Logger, processes func() []supervisor.P
 	hw.ui = ui.New(screen)
 	hw.audio = absent.New("no audio output on this board")
 	hw.board = board
+	hw.web = &sim.Server{Display: board.Display, Buttons: board.Buttons, Board: s.board, Logger: log.With("actor", "web")}
 	if s.ble.Backend != "sim" {
 		// Simulated screen and buttons, real radio.
 		hw.link = radioLink(s.ble, sec, log)
@@ -143,6 +147,9 @@ func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Opti
 		return err
 	}
 	defer release()
+	if s.http != "" && hw.web == nil {
+		return fmt.Errorf("http = %q: board %s has no web page (it draws the sim's screen); set http = \"off\"", s.http, s.board)
+	}
 	if o.Link != nil {
 		hw.link = o.Link
 	}
@@ -197,17 +204,14 @@ func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Opti
 		return fmt.Errorf("control_socket: %w", err)
 	}
 
-	state := func() sim.State { return APIState(tree, s.board, stateTimeout) }
-
 	webURL := "off"
 	if s.http != "" {
 		ln, err := net.Listen("tcp", s.http)
 		if err != nil {
 			return fmt.Errorf("http: %w (another claude-pi running? choose another with --http or set http = \"off\")", err)
 		}
-		srv := &sim.Server{Display: hw.board.Display, Buttons: hw.board.Buttons, State: state, Board: s.board,
-			Logger: log.With("actor", "web")}
-		web = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		hw.web.State = func() sim.State { return APIState(tree, s.board, stateTimeout) }
+		web = &http.Server{Handler: hw.web.Handler(), ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		go func() {
 			if err := web.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
