@@ -205,3 +205,22 @@ func TestWebPageIsTheSimBoards(t *testing.T) {
 		t.Fatalf("http on a HAT board: %v", err)
 	}
 }
+
+// TestServicesOf: part of the tree is the topology's rows, and a part
+// missing a dependency or naming no service is refused.
+func TestServicesOf(t *testing.T) {
+	s, err := Resolve(Config{Board: "sim"}, "test", laptop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs, err := ServicesOf(s, "lan", "approvals")
+	if err != nil || len(svcs) != 2 || svcs[0].Name != "approvals" || svcs[1].Name != "lan" ||
+		!slices.Equal(svcs[1].DependsOn, []string{"approvals"}) || svcs[1].New == nil || svcs[1].Policy != s.policies["lan"] {
+		t.Fatalf("ServicesOf(lan, approvals) = %+v, %v", svcs, err)
+	}
+	for _, names := range [][]string{{"buddy"}, {"approvals", "nosuch"}} {
+		if _, err := ServicesOf(s, names...); err == nil {
+			t.Errorf("ServicesOf(%v): no error", names)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package appliance
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
@@ -66,4 +69,28 @@ func services(s Settings, hw hardware) []supervisor.Service {
 		out = append(out, supervisor.Service{Name: t.name, DependsOn: t.deps, Policy: s.policies[t.name], New: actors[t.name]})
 	}
 	return out
+}
+
+// ServicesOf is part of the tree as the appliance runs it: the named
+// services, in start order, each with its actor, dependencies and policy
+// from s. Every service a named one depends on must be named too. Tests
+// of one part (the hook against approvals and lan, say) run it so, and
+// cannot drift from the tree `claude-pi run` starts.
+func ServicesOf(s Settings, names ...string) ([]supervisor.Service, error) {
+	var out []supervisor.Service
+	for _, svc := range services(s, hardware{}) {
+		if !slices.Contains(names, svc.Name) {
+			continue
+		}
+		for _, d := range svc.DependsOn {
+			if !slices.Contains(names, d) {
+				return nil, fmt.Errorf("service %s depends on %s: name it too", svc.Name, d)
+			}
+		}
+		out = append(out, svc)
+	}
+	if len(out) != len(names) {
+		return nil, fmt.Errorf("services %v: not all are in the topology (%v)", names, ServiceNames)
+	}
+	return out, nil
 }

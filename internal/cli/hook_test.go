@@ -20,6 +20,8 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/lan"
+	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -35,8 +37,9 @@ const hookPostToolUseJSON = `{"session_id":"9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77
 
 const hookSource = lan.SourcePrefix + "9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77"
 
-// pi is an in-process appliance: the real approvals and lan actors under
-// the supervisor, the LAN API on 127.0.0.1.
+// pi is an in-process appliance: the approvals and lan services as the
+// appliance's topology runs them (appliance.ServicesOf), the LAN API on
+// 127.0.0.1.
 type pi struct {
 	tree   *supervisor.Tree
 	system *actor.ActorSystem
@@ -48,11 +51,17 @@ type pi struct {
 func startPi(t *testing.T) *pi {
 	t.Helper()
 	data := t.TempDir()
-	tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)},
-		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: approvals.New(approvals.WithOwner("desktop", "buddy"), approvals.WithOwner("cli:*", "lan"))},
-		supervisor.Service{Name: "lan", DependsOn: []string{"approvals"}, Policy: supervisor.DefaultPolicy,
-			New: lan.New(lan.Options{Listen: "127.0.0.1:0", DataDir: data})},
-	)
+	c := appliancetest.SimConfig(t)
+	c.DataDir, c.LAN.Listen = data, "127.0.0.1:0"
+	s, err := appliance.Resolve(c, "test.toml", appliancetest.Host(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs, err := appliance.ServicesOf(s, approvals.ServiceName, lan.ServiceName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)}, svcs...)
 	if err != nil {
 		t.Fatal(err)
 	}
