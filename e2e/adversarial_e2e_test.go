@@ -24,8 +24,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -35,9 +33,9 @@ import (
 // desktop gets its permission line) and pairs nobody; once the prompt is
 // gone the request shows, a short A still does nothing, and B refuses it.
 func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
-	appliancetest.E2E(t)
-	appliancetest.E2E(t)
-	a := startApplianceWith(t, func(c *appliance.Config) { c.LAN.Listen = "127.0.0.1:0" })
+	e2e(t)
+	e2e(t)
+	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr := a.lanAddr(t)
 	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
 	d.SetPrompt("req_bash", "Bash", "rm -rf build")
@@ -94,8 +92,8 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 // refused at char_end with an error the desktop shows, and the old pack
 // stays installed and on the screen.
 func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
-	appliancetest.E2E(t)
-	appliancetest.E2E(t)
+	e2e(t)
+	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
 	ctx := context.Background()
@@ -161,7 +159,7 @@ func flood(t testing.TB, d *desktop.Desktop, n int, tag string) (time.Time, stri
 // queue, so the newest prompt shows and A answers it. (The latency is
 // measured in BenchmarkHeartbeatFlood, not asserted here.)
 func TestHostileHeartbeatFlood(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	a := startApplianceWith(t, nil)
 	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
 	// What the appliance keeps after a flood does not grow with it: the

@@ -22,7 +22,6 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -45,7 +44,7 @@ func startProcess(t *testing.T, bin, data string) *killableRun {
 	t.Helper()
 	cfg := filepath.Join(data, "test.toml")
 	if _, err := os.Stat(cfg); err != nil {
-		appliancetest.WriteFile(t, cfg, "")
+		writeFile(t, cfg, "")
 	}
 	cmd := exec.Command(bin, "run", "--config", cfg, "--board", "sim", "--data-dir", data,
 		"--control-socket", filepath.Join(data, "s.sock"), "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0")
@@ -117,7 +116,7 @@ func (p *killableRun) shownPrompt(t *testing.T) string {
 // TestHostileSIGKILL kills the real process at points of a pack install
 // and of an approval, and starts it again on the same data.
 func TestHostileSIGKILL(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	bin := filepath.Join(t.TempDir(), "claude-pi")
 	appliancetest.Build(t, bin)
 	t.Run("during pack installs", func(t *testing.T) { killDuringPackInstalls(t, bin) })
@@ -332,13 +331,13 @@ func killWhileApproving(t *testing.T, bin string) {
 // KILL": the actor crashes and restarts), at a different point of each
 // answer. Every prompt is answered exactly once.
 func TestHostileServiceKillsWhileAnswering(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	services := []string{"ble", "buddy", "approvals", "ui"}
-	a := startApplianceWith(t, func(c *appliance.Config) {
-		c.Services = map[string]appliance.ServiceConfig{}
-		restarts, lo, hi := 1000, appliance.Duration(10*time.Millisecond), appliance.Duration(50*time.Millisecond)
+	a := startApplianceWith(t, func(c *Config) {
+		c.Services = map[string]ServiceConfig{}
+		restarts, lo, hi := 1000, Duration(10*time.Millisecond), Duration(50*time.Millisecond)
 		for _, s := range services {
-			c.Services[s] = appliance.ServiceConfig{MaxRestarts: &restarts, BackoffMin: &lo, BackoffMax: &hi}
+			c.Services[s] = ServiceConfig{MaxRestarts: &restarts, BackoffMin: &lo, BackoffMax: &hi}
 		}
 	})
 	opts := func(r *desktop.Resume) *desktop.Options {

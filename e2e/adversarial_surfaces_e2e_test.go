@@ -20,8 +20,6 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -49,7 +47,7 @@ func stillDecides(t *testing.T, a *rig, d *desktop.Desktop, id string) {
 // TestHostileNUSInput: garbage, a 10 MiB line and many tiny lines on the
 // NUS link (the attack sent 100k; 20k here).
 func TestHostileNUSInput(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	a := startApplianceWith(t, nil)
 	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	rng := rand.New(rand.NewPCG(19, 19))
@@ -76,7 +74,7 @@ func TestHostileNUSInput(t *testing.T) {
 // TestHostileConnectLoops: centrals that connect and drop at once, over
 // and over (the attack did 300; 30 here), leave a link that works.
 func TestHostileConnectLoops(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	a := startApplianceWith(t, nil)
 	for range 30 {
 		c, err := net.Dial("tcp", a.NUS)
@@ -102,7 +100,7 @@ func TestHostileConnectLoops(t *testing.T) {
 // TestHostilePushes: traversal names and sizes that lie are refused with
 // an ack naming the step, nothing is installed, and the link still works.
 func TestHostilePushes(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	ctx := context.Background()
@@ -146,9 +144,9 @@ func TestHostilePushes(t *testing.T) {
 // TestHostileControlSocket: a billion laughs and a 64 MiB body on the
 // control socket are refused, and supervisorctl's calls still work.
 func TestHostileControlSocket(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
-	startApplianceWith(t, func(c *appliance.Config) { c.ControlSocket = sock })
+	startApplianceWith(t, func(c *Config) { c.ControlSocket = sock })
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
@@ -196,9 +194,9 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // still carries a prompt to the CoreS3 and its approve back to the
 // desktop as one permission line.
 func TestHostileDockSerial(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	core := docktest.New(t, wire.FirmwareCaps)
-	a := startApplianceWith(t, func(c *appliance.Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
+	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
 	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	supervisortest.Within(t, 15*time.Second, "the dock's handshake", func() bool {
 		dk, _ := a.APIState(t)["dock"].(map[string]any)

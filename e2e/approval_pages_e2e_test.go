@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -31,9 +29,9 @@ func bashHookInput(t *testing.T, session, command string) string {
 }
 
 func TestApprovalPagesE2E(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
-	a := startApplianceWith(t, func(c *appliance.Config) { c.LAN.Listen = "127.0.0.1:0" })
+	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr := a.lanAddr(t)
 	dir := pairByButton(t, a, addr, "laptop")
 
@@ -65,7 +63,7 @@ func TestApprovalPagesE2E(t *testing.T) {
 			t.Fatalf("paging decided something: %d decisions, %d prompts", v.Decisions, len(v.Prompts))
 		}
 		a.Press(t, "A")
-		if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
+		if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
 		supervisortest.Within(t, 5*time.Second, "home after the last prompt", func() bool { v := a.UIView(t); return len(v.Prompts) == 0 && v.Screen == "home" })
@@ -78,7 +76,7 @@ func TestApprovalPagesE2E(t *testing.T) {
 			t.Fatal("no hidden-characters warning for a command with U+202E")
 		}
 		a.Press(t, "B")
-		if got := h.wait(t); !strings.Contains(got, `"deny"`) {
+		if got := h.Wait(t); !strings.Contains(got, `"deny"`) {
 			t.Fatalf("hook printed %q, want a deny", got)
 		}
 	})

@@ -14,7 +14,6 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -86,7 +85,7 @@ func mixedID() string {
 }
 
 func TestBuddyE2EApprovals(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: 200 * time.Millisecond, Debounce: 20 * time.Millisecond})
 
@@ -193,7 +192,7 @@ func TestBuddyE2EApprovals(t *testing.T) {
 // the prompt again the screen says "reconnecting…" and A sends nothing, on
 // either connection; then A answers it once.
 func TestBuddyE2EReconnectingPrompt(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
 	d.SetPrompt("req_lost", "Bash", "rm -rf build")
@@ -256,7 +255,7 @@ func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 // A heartbeat after the reconnect that no longer lists the prompt (it was
 // answered on the desktop meanwhile) resolves it: the screen goes home.
 func TestBuddyE2EReconnectPromptAnsweredMeanwhile(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	a := startAppliance(t, t.TempDir())
 	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
 	d.SetPrompt("req_elsewhere", "Edit", "main.go")

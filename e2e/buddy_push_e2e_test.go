@@ -18,7 +18,6 @@ import (
 
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -82,7 +81,7 @@ func buddyState(t *testing.T, a *rig) buddyactor.State {
 }
 
 func TestBuddyE2EFolderPush(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	dataDir := t.TempDir()
 	a := startAppliance(t, dataDir)
 	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
@@ -144,7 +143,7 @@ func TestBuddyE2EFolderPush(t *testing.T) {
 }
 
 func TestBuddyE2EStatsSurviveRestart(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	dataDir := t.TempDir()
 	status := func(a *rig) buddy.StatusAck {
 		d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})

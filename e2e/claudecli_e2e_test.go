@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -216,7 +215,7 @@ func (r *claudeRig) gone(t *testing.T, id string) {
 }
 
 func TestClaudeCodeCLI(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	bin := claudeBinary(t)
 	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
 		t.Fatalf("%s --version: %v\n%s", bin, err, out)
@@ -231,7 +230,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 	appliancetest.Build(t, hook)
 
 	core := startCoreSim(t)
-	a := startApplianceWith(t, func(c *appliance.Config) {
+	a := startApplianceWith(t, func(c *Config) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "off"
 		if speak {

@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
-	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -25,10 +23,10 @@ import (
 )
 
 func TestCLIPromptOnCoreS3(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	core := docktest.New(t, wire.FirmwareCaps)
-	a := startApplianceWith(t, func(c *appliance.Config) {
+	a := startApplianceWith(t, func(c *Config) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.Path(), "off"
 	})
@@ -61,7 +59,7 @@ func TestCLIPromptOnCoreS3(t *testing.T) {
 		t.Fatalf("approval.request = %+v, want a Bash command", req)
 	}
 	core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
-	if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
+	if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {
 		t.Fatalf("hook printed %q after the CoreS3 approved, want %q", got, want)
 	}
 	supervisortest.Within(t, 5*time.Second, "approval.resolved for it", func() bool { return resolvedOn(core, req.RequestID) })
@@ -75,7 +73,7 @@ func TestCLIPromptOnCoreS3(t *testing.T) {
 		t.Fatalf("hook event: %v\n%s", err, errOut.String())
 	}
 	supervisortest.Within(t, 5*time.Second, "approval.resolved on the CoreS3", func() bool { return resolvedOn(core, req.RequestID) })
-	if got := h.wait(t); got != "" {
+	if got := h.Wait(t); got != "" {
 		t.Fatalf("hook printed %q after its session moved on", got)
 	}
 	if v := core.Violations(); len(v) > 0 {
@@ -96,13 +94,13 @@ func resolvedOn(core *docktest.Core, requestID string) bool {
 // Claude's reply (last_assistant_message); the CoreS3 (cores3-sim) says it
 // as it says the desktop's assistant turns, one caption per sentence.
 func TestCLIStopReplySpokenOnCoreS3(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
 		t.Skip("espeak-ng not installed (apt-get install espeak-ng)")
 	}
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	core := startCoreSim(t)
-	a := startApplianceWith(t, func(c *appliance.Config) {
+	a := startApplianceWith(t, func(c *Config) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "espeak-ng"
 	})

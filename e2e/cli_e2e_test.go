@@ -17,8 +17,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+	"github.com/claude-pi/claude-pi/internal/cli/clitest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -79,11 +78,11 @@ func pairByButton(t testing.TB, a *rig, addr, name string) string {
 		code, _ = p["code"].(string)
 		return code != ""
 	})
-	// The ui sees the lan only when runcmd.go names it in ui.Config.LAN.
+	// The ui sees the lan only when internal/appliance/serve.go names it in ui.Config.LAN.
 	// It subscribes, so the code is drawn as soon as the lan has it; the
 	// figure is logged, not asserted (a loaded machine varies).
 	seen := time.Now()
-	supervisortest.Within(t, 5*time.Second, "the pairing code on the screen (is ui.Config.LAN \"lan\" in runcmd.go?)", func() bool {
+	supervisortest.Within(t, 5*time.Second, "the pairing code on the screen (is ui.Config.LAN \"lan\" in internal/appliance/serve.go?)", func() bool {
 		v := a.UIView(t)
 		return v.Screen == "pairing" && v.Pairing == code
 	})
@@ -129,23 +128,23 @@ func (a *rig) pressed(t *testing.T, button string) time.Time {
 }
 
 func TestCLIE2E(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
-	a := startApplianceWith(t, func(c *appliance.Config) { c.LAN.Listen = "127.0.0.1:0" })
+	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr := a.lanAddr(t)
 	dir := pairByButton(t, a, addr, "laptop")
 	deny := string(hookbridge.DenyOutput(hookbridge.DenyMessage("Claude_Pi", "")))
 	var toScreen, toOutput []time.Duration
-	measure := func(h *hookRun, seen, press time.Time) {
-		toScreen = append(toScreen, seen.Sub(h.started))
-		toOutput = append(toOutput, h.ended.Sub(press))
+	measure := func(h *clitest.Hook, seen, press time.Time) {
+		toScreen = append(toScreen, seen.Sub(h.Started))
+		toOutput = append(toOutput, h.Ended.Sub(press))
 	}
 
 	t.Run("A allows", func(t *testing.T) {
 		h := startHook(dir, nil, hookPermissionJSON)
 		seen := a.onScreen(t, "Bash", "CLI engine · 9f3c2a10")
 		press := a.pressed(t, "A")
-		if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
+		if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
 		measure(h, seen, press)
@@ -156,7 +155,7 @@ func TestCLIE2E(t *testing.T) {
 		h := startHook(dir, nil, hookPermissionJSON)
 		seen := a.onScreen(t, "Bash", "CLI engine")
 		press := a.pressed(t, "B")
-		got := h.wait(t)
+		got := h.Wait(t)
 		if got != deny {
 			t.Fatalf("hook printed %q, want %q", got, deny)
 		}
@@ -196,10 +195,10 @@ func TestCLIE2E(t *testing.T) {
 		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_ble" || p.Decision != buddy.Once {
 			t.Fatalf("desktop got %s, want once for req_ble", p.Line)
 		}
-		if got := h1.wait(t); got != deny {
+		if got := h1.Wait(t); got != deny {
 			t.Fatalf("first CLI hook printed %q, want the deny", got)
 		}
-		if got := h2.wait(t); got != string(hookbridge.AllowOutput()) {
+		if got := h2.Wait(t); got != string(hookbridge.AllowOutput()) {
 			t.Fatalf("second CLI hook printed %q, want the allow", got)
 		}
 		// The desktop drops its prompt at its next heartbeat; nothing
@@ -223,7 +222,7 @@ func TestCLIE2E(t *testing.T) {
 			v := a.UIView(t)
 			return len(v.Prompts) == 0 && v.Screen != "approval"
 		})
-		if got := h.wait(t); got != "" {
+		if got := h.Wait(t); got != "" {
 			t.Fatalf("hook printed %q after the session moved on", got)
 		}
 		// A press now decides nothing.
@@ -244,7 +243,7 @@ func TestCLIE2E(t *testing.T) {
 				button = "B"
 			}
 			press := a.pressed(t, button)
-			if h.wait(t) == "" {
+			if h.Wait(t) == "" {
 				t.Fatal("no decision")
 			}
 			measure(h, seen, press)

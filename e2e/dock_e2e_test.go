@@ -10,8 +10,6 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -23,11 +21,11 @@ import (
 // "permission once" on the NUS side with the id byte for byte; task.status
 // follows the heartbeat's running count; /api/state shows the dock.
 func TestDockE2EApproval(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	core := docktest.New(t, wire.FirmwareCaps)
 	// The voice is off: the CoreS3 side of speech has its own tests in
 	// actors/dock.
-	a := startApplianceWith(t, func(c *appliance.Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
+	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
 	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	a.awaitDock(t, "the dock's handshake")

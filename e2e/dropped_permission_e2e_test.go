@@ -64,9 +64,9 @@ func (r *approvalsEvents) resolved() []approvals.PromptResolved {
 // screen and buttons); only the radio is bletest's fake central, the one
 // link whose subscription a test can turn off.
 func TestDroppedPermissionLineIsNotClaimedE2E(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	central := bletest.NewFake(true)
-	a := appliancetest.StartOptions(t, func(c *appliance.Config) {
+	a := appliancetest.StartOptions(t, func(c *Config) {
 		off := "off"
 		c.HTTP, c.LogLevel = &off, "debug"
 	}, appliance.Options{Link: central})

@@ -43,7 +43,7 @@ func TestEndToEnd(t *testing.T) {
 	cfg := filepath.Join(dir, "config.toml")
 	// A first backoff of 2 s, so that ble's restart changes its start
 	// time, which the control socket reports in whole seconds.
-	appliancetest.WriteFile(t, cfg, "[services.ble]\nbackoff_min = \"2s\"\n")
+	writeFile(t, cfg, "[services.ble]\nbackoff_min = \"2s\"\n")
 	cmd := exec.Command(bin, "run", "--config", cfg, "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
 		"--control-socket", sock, "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()

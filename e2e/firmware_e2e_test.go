@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
@@ -31,7 +29,7 @@ func firmwareDock(t *testing.T, engine string) (*coreSim, *rig) {
 		}
 	}
 	core := startCoreSim(t)
-	a := startApplianceWith(t, func(c *appliance.Config) { c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), engine })
+	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), engine })
 	a.awaitDock(t, "the dock's handshake in /api/state")
 	core.await(5*time.Second, 0, "link ready", func(l uiLine) bool { return l.is("ui", "link") && l.is("state", "ready") })
 	return core, a
@@ -41,7 +39,7 @@ func firmwareDock(t *testing.T, engine string) (*coreSim, *rig) {
 // implementations leaves the dock ready with EVENT and the CoreS3's link
 // ready, and bytes went both ways over the bridge.
 func TestFirmwareE2EHandshake(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	core, a := firmwareDock(t, "off")
 	dk, _ := a.APIState(t)["dock"].(map[string]any)
 	if dk["connected"] != true || dk["path"] != core.bridge.HostPath() {
@@ -67,7 +65,7 @@ func TestFirmwareE2EHandshake(t *testing.T) {
 // the face (approval.resolved) although the firmware resends its answer
 // until then; NG on a second prompt is a deny.
 func TestFirmwareE2EApproval(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	core, a := firmwareDock(t, "off")
 	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
@@ -115,7 +113,7 @@ func TestFirmwareE2EApproval(t *testing.T) {
 // CoreS3 at 24 kHz with one caption per sentence, in order, and the
 // speaking badge while it plays.
 func TestFirmwareE2ESpeech(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	core, a := firmwareDock(t, "espeak-ng")
 	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
@@ -147,7 +145,7 @@ func TestFirmwareE2ESpeech(t *testing.T) {
 // (captions on the CoreS3, the firmware shows the result's state); the swipe
 // backward is conversation.stop, which the firmware shows as standby.
 func TestFirmwareE2EConversation(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	core, a := firmwareDock(t, "espeak-ng")
 	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 	d.Update(func(s *desktop.Session) { s.Total, s.Running = 1, 1 })
@@ -178,7 +176,7 @@ func TestFirmwareE2EConversation(t *testing.T) {
 // the HELLO and refuses EVENT with ERROR 1. The dock must notice, handshake
 // again and show the next prompt, which then decides as usual.
 func TestFirmwareE2EResetWhilePortOpen(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	core, a := firmwareDock(t, "off")
 	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 

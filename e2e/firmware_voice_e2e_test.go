@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
@@ -25,7 +23,7 @@ import (
 // the spoken summary the firmware's microphone streams its WAV, the STT
 // says "yes", and the desktop gets exactly one approval.
 func TestFirmwareE2EVoiceApproval(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
 		t.Skip("espeak-ng not installed (apt-get install espeak-ng)")
 	}
@@ -39,7 +37,7 @@ func TestFirmwareE2EVoiceApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	core := startCoreSim(t, "--mic-wav", wav)
-	a := startApplianceWith(t, func(c *appliance.Config) {
+	a := startApplianceWith(t, func(c *Config) {
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "espeak-ng"
 		c.Voice.STTCommand, c.Voice.ListenSeconds = "sh '"+script+"' yes '"+dir+"'", 1
 	})

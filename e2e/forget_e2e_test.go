@@ -13,12 +13,11 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 func TestForgetPairingFromButtonsE2E(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	a := startApplianceWith(t, nil)
 	screen := func() (string, map[string]any) {
 		st := a.APIState(t)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -25,7 +24,7 @@ func BenchmarkHookProcess(b *testing.B) {
 	b.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	bin := filepath.Join(b.TempDir(), "claude-pi")
 	appliancetest.Build(b, bin)
-	a := startApplianceWith(b, func(c *appliance.Config) { c.LAN.Listen = "127.0.0.1:0" })
+	a := startApplianceWith(b, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr, _ := a.lanState(b)["listen"].(string)
 	dir := pairByButton(b, a, addr, "bench")
 	var toScreen, toOutput []time.Duration

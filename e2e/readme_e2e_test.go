@@ -71,7 +71,7 @@ func portsTakenHint(stderr string) string {
 // of the section must be one this test knows how to run and check, so the
 // README cannot drift from what works.
 func TestReadmeTryItWithoutHardware(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	ctl := needBinaryAndSupervisorctl(t)
 	for _, addr := range []string{appliance.SimHTTP, appliance.SimNUSListen} {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {

@@ -22,14 +22,13 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 const chromiumPath = "/usr/bin/chromium"
 
 func TestSimPageApprovesInChromium(t *testing.T) {
-	appliancetest.E2E(t)
+	e2e(t)
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI needs Debian's chromium at %s: %v", chromiumPath, err)

@@ -22,7 +22,8 @@ import (
 
 // TestServicesPerBoard builds the service list of every board without
 // touching hardware: the same six services in the same order with the same
-// dependencies everywhere, a radio link on a HAT, the socket link in sim.
+// dependencies everywhere, a radio link on a HAT, the socket link and the
+// web page in sim.
 func TestServicesPerBoard(t *testing.T) {
 	want := []struct {
 		name string
@@ -56,6 +57,9 @@ func TestServicesPerBoard(t *testing.T) {
 				if svcs[i].Policy != s.policies[w.name] {
 					t.Errorf("service %s policy %+v", w.name, svcs[i].Policy)
 				}
+			}
+			if (hw.web != nil) != (board == "sim") || hw.web != nil && (hw.web.Display != hw.board.Display || hw.web.Buttons != hw.board.Buttons) {
+				t.Errorf("web server %+v: want the sim board's page on its screen and buttons, none on a HAT", hw.web)
 			}
 			_, isSim := hw.link.(*blesim.Link)
 			_, isRadio := hw.link.(*drv.Reopening)
@@ -174,26 +178,11 @@ func process(tree *supervisor.Tree, name string) supervisor.ProcessInfo {
 	return supervisor.ProcessInfo{}
 }
 
-// TestWebPageIsTheSimBoards: the web server is part of the sim's hardware;
-// a HAT board has none, and a run asked for one there (Resolve already
-// refuses http off the sim) fails naming the key instead of drawing a
-// framebuffer that does not exist.
+// TestWebPageIsTheSimBoards: the web server is part of the sim's hardware
+// (TestServicesPerBoard checks a HAT has none), and a run asked for one on
+// a HAT (Resolve already refuses http off the sim) fails naming the key
+// instead of drawing a framebuffer that does not exist.
 func TestWebPageIsTheSimBoards(t *testing.T) {
-	for _, board := range boards.Names() {
-		s, err := Resolve(Config{Board: board, BLE: BLEConfig{NUSListen: "127.0.0.1:0"}}, "test", laptop())
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.tts.Engine = "off"
-		hw, release, err := boardHardware(s, slog.Default(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		release()
-		if (hw.web != nil) != (board == "sim") || hw.web != nil && (hw.web.Display != hw.board.Display || hw.web.Buttons != hw.board.Buttons) {
-			t.Errorf("board %s: web server %+v", board, hw.web)
-		}
-	}
 	dir := t.TempDir()
 	s, err := Resolve(Config{Board: "pirate-audio", DataDir: filepath.Join(dir, "data"), ControlSocket: filepath.Join(dir, "s.sock")}, "test", laptop())
 	if err != nil {

@@ -22,18 +22,18 @@ import (
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+	"github.com/claude-pi/claude-pi/internal/cli/clitest"
 	"github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
-// A PermissionRequest as Claude Code writes it for a Bash call.
-const hookPermissionJSON = `{"session_id":"9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77","transcript_path":"/home/ada/.claude/projects/-home-ada-src-engine/9f3c2a10.jsonl","cwd":"/home/ada/src/engine","permission_mode":"default","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build && make -j8","description":"Clean rebuild"},"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"make:*"}],"behavior":"allow","destination":"localSettings"}]}`
-
-// The PostToolUse of the same call: the same tool_input, keys in another
-// order and spaced otherwise, as a separate process may write it.
-const hookPostToolUseJSON = `{"session_id":"9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77","cwd":"/home/ada/src/engine","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{ "description": "Clean rebuild", "command": "rm -rf build \u0026\u0026 make -j8" },"tool_use_id":"toolu_01","tool_response":{"stdout":"ok"}}`
+// Claude Code's hook inputs (clitest's, which the end-to-end tests share).
+const (
+	hookPermissionJSON  = clitest.HookPermissionJSON
+	hookPostToolUseJSON = clitest.HookPostToolUseJSON
+)
 
 const hookSource = lan.SourcePrefix + "9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77"
 
@@ -140,34 +140,9 @@ func pairCLI(t *testing.T, p *pi, name string) string {
 	return dir
 }
 
-type hookRun struct {
-	out     bytes.Buffer
-	done    chan struct{}
-	started time.Time
-	ended   time.Time
-}
-
-func startHook(dir string, args []string, input string) *hookRun {
-	h := &hookRun{done: make(chan struct{}), started: time.Now()}
-	go func() {
-		defer close(h.done)
-		err := run(context.Background(), append([]string{"hook", "permission", "--config", dir}, args...), strings.NewReader(input), &h.out, io.Discard)
-		h.ended = time.Now()
-		if err != nil {
-			h.out.WriteString("ERROR " + err.Error())
-		}
-	}()
-	return h
-}
-
-func (h *hookRun) wait(t *testing.T) string {
-	t.Helper()
-	select {
-	case <-h.done:
-	case <-time.After(15 * time.Second):
-		t.Fatal("hook did not exit")
-	}
-	return h.out.String()
+// startHook runs the permission hook in-process (clitest.StartHook).
+func startHook(dir string, args []string, input string) *clitest.Hook {
+	return clitest.StartHook(run, dir, args, input)
 }
 
 func waitPrompt(t *testing.T, p *pi) approvals.PromptView {
@@ -200,7 +175,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 			t.Fatalf("prompt on the Pi: %+v", pv)
 		}
 		decide(pv, buddy.Once)
-		if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
+		if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
 		supervisortest.WaitFor(t, "the prompt resolved", func() bool { return len(p.pending(t)) == 0 })
@@ -208,7 +183,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 	t.Run("deny", func(t *testing.T) {
 		h := startHook(dir, nil, hookPermissionJSON)
 		decide(waitPrompt(t, p), buddy.Deny)
-		got := h.wait(t)
+		got := h.Wait(t)
 		if want := string(hookbridge.DenyOutput("Denied on Claude_Pi.")); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
@@ -224,14 +199,14 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 			t.Fatalf("subagent not labelled: label %q, detail %q", pv.Label, pv.Detail)
 		}
 		decide(pv, buddy.Once)
-		if h.wait(t) != string(hookbridge.AllowOutput()) {
+		if h.Wait(t) != string(hookbridge.AllowOutput()) {
 			t.Fatal("subagent request not allowed")
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
 		h := startHook(dir, []string{"--timeout", "300ms"}, hookPermissionJSON)
 		waitPrompt(t, p)
-		if got := h.wait(t); got != "" {
+		if got := h.Wait(t); got != "" {
 			t.Fatalf("timeout printed %q", got)
 		}
 		// The hook's connection dropped: the prompt leaves the Pi.
@@ -243,7 +218,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		if err := run(context.Background(), []string{"hook", "event", "--config", dir}, strings.NewReader(hookPostToolUseJSON), io.Discard, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		if got := h.wait(t); got != "" {
+		if got := h.Wait(t); got != "" {
 			t.Fatalf("hook printed %q after the session moved on", got)
 		}
 		supervisortest.WaitFor(t, "the prompt cleared", func() bool { return len(p.pending(t)) == 0 })
@@ -277,7 +252,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 			t.Fatalf("the PostToolUse of touch A dropped the prompt of touch B: %d pending", n)
 		}
 		decide(pv, buddy.Once)
-		if got, want := h.wait(t), string(hookbridge.AllowOutput()); got != want {
+		if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
 	})
@@ -296,7 +271,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		cli.Process.Signal(syscall.SIGKILL)
 		supervisortest.WaitFor(t, "the prompt withdrawn after the CLI died", func() bool { return p.state(t).Pending == 0 })
 		t.Logf("SIGKILL of the CLI → prompt withdrawn after %v", time.Since(killed))
-		if got := h.wait(t); got != "" {
+		if got := h.Wait(t); got != "" {
 			t.Fatalf("hook printed %q for a dead CLI", got)
 		}
 		supervisortest.WaitFor(t, "the prompt gone from approvals", func() bool { return len(p.pending(t)) == 0 })
@@ -305,7 +280,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		t.Setenv("CLAUDE_CODE_ENTRYPOINT", "claude-desktop")
 		start := time.Now()
 		h := startHook(dir, nil, hookPermissionJSON)
-		if got := h.wait(t); got != "" {
+		if got := h.Wait(t); got != "" {
 			t.Fatalf("desktop request printed %q", got)
 		}
 		t.Logf("desktop pass-through took %v", time.Since(start))
@@ -317,7 +292,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		stranger := t.TempDir()
 		b, _ := os.ReadFile(filepath.Join(dir, "pis.json"))
 		os.WriteFile(filepath.Join(stranger, "pis.json"), b, 0o600) // knows the Pi, not known by it
-		if got := startHook(stranger, nil, hookPermissionJSON).wait(t); got != "" {
+		if got := startHook(stranger, nil, hookPermissionJSON).Wait(t); got != "" {
 			t.Fatalf("unpaired client got %q", got)
 		}
 		if n := len(p.pending(t)); n != 0 || p.state(t).Pending != 0 {
@@ -329,7 +304,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		if err != nil || !r.(lan.RevokeResult).OK {
 			t.Fatalf("revoke: %v %+v", err, r)
 		}
-		if got := startHook(dir, nil, hookPermissionJSON).wait(t); got != "" {
+		if got := startHook(dir, nil, hookPermissionJSON).Wait(t); got != "" {
 			t.Fatalf("revoked client got %q", got)
 		}
 		if n := len(p.pending(t)); n != 0 {
@@ -350,10 +325,10 @@ func TestHookPiStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := startHook(dir, nil, hookPermissionJSON)
-	if got := h.wait(t); got != "" {
+	if got := h.Wait(t); got != "" {
 		t.Fatalf("stopped Pi: hook printed %q", got)
 	}
-	t.Logf("stopped Pi: no decision after %v", h.ended.Sub(h.started))
+	t.Logf("stopped Pi: no decision after %v", h.Ended.Sub(h.Started))
 }
 
 // TestHookPanicsGiveNoDecision: a broken reader must not break the hook.
@@ -402,12 +377,12 @@ func TestHookLatency(t *testing.T) {
 		}
 		appeared := time.Now()
 		p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: buddy.Once, By: "Claude_Pi"})
-		if h.wait(t) != string(hookbridge.AllowOutput()) {
+		if h.Wait(t) != string(hookbridge.AllowOutput()) {
 			t.Fatal("no allow")
 		}
 		mu.Lock()
-		toPrompt = append(toPrompt, appeared.Sub(h.started))
-		toOutput = append(toOutput, h.ended.Sub(appeared))
+		toPrompt = append(toPrompt, appeared.Sub(h.Started))
+		toOutput = append(toOutput, h.Ended.Sub(appeared))
 		mu.Unlock()
 	}
 	slices.Sort(toPrompt)

@@ -78,11 +78,11 @@ func TestPairLocalRevokeRunning(t *testing.T) {
 	if err != nil || out != "revoked laptop: the appliance refuses it from now on\n" {
 		t.Fatalf("revoke: %v\n%s", err, out)
 	}
-	if got := h.wait(t); got != "" {
+	if got := h.Wait(t); got != "" {
 		t.Fatalf("the revoked computer's pending hook printed %q", got)
 	}
 	supervisortest.WaitFor(t, "the revoked computer's prompt off the screen", func() bool { return len(p.pending(t)) == 0 })
-	if got := startHook(laptop, nil, hookPermissionJSON).wait(t); got != "" {
+	if got := startHook(laptop, nil, hookPermissionJSON).Wait(t); got != "" {
 		t.Fatalf("revoked computer got %q", got)
 	}
 	if n := len(p.pending(t)); n != 0 || p.state(t).Pending != 0 {
@@ -91,7 +91,7 @@ func TestPairLocalRevokeRunning(t *testing.T) {
 	// desk is untouched: its prompt shows.
 	h = startHook(desk, []string{"--timeout", "300ms"}, hookPermissionJSON)
 	waitPrompt(t, p)
-	h.wait(t)
+	h.Wait(t)
 
 	var onDisk []lan.Client
 	b, _ := os.ReadFile(filepath.Join(p.data, "lan", "clients.json"))

@@ -187,3 +187,16 @@ func boardConfig(t *testing.T, name string) string {
 	}
 	return p
 }
+
+// TestSecondApplianceOnTheDataDir: `claude-pi run` itself refuses, before
+// it binds a port, so the message is about the data dir.
+func TestSecondApplianceOnTheDataDir(t *testing.T) {
+	dir := t.TempDir()
+	appliancetest.Start(t, filepath.Join(dir, "data"))
+	err := run(context.Background(), []string{"run", "--config", "/dev/null", "--board", "sim", "--data-dir", filepath.Join(dir, "data"),
+		"--control-socket", filepath.Join(dir, "s.sock"), "--http", "127.0.0.1:0", "--nus-listen", "127.0.0.1:0"},
+		strings.NewReader(""), &supervisortest.SyncBuffer{}, &supervisortest.SyncBuffer{})
+	if err == nil || !strings.Contains(err.Error(), "in use by another claude-pi (pid ") {
+		t.Fatalf("run on a locked data dir: %v", err)
+	}
+}
