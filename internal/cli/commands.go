@@ -261,11 +261,8 @@ func helpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _ 
 
 func versionCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("version", "Usage: claude-pi version\n\nPrints the version of this claude-pi.", stderr)
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseFlagsOnly(fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("version: unexpected argument %q", fs.Arg(0))
 	}
 	fmt.Fprintln(stdout, "claude-pi", Version)
 	return nil
@@ -368,6 +365,19 @@ func checkBoardFlag(cmd, name string) error {
 type reportedError struct{ error }
 
 func (e reportedError) Unwrap() error { return e.error }
+
+// parseFlagsOnly is parseFlags for a command that takes flags only: an
+// argument is a usage error that names it.
+func parseFlagsOnly(fs *flag.FlagSet, args []string) (help bool, err error) {
+	if help, err = parseFlags(fs, args); help || err != nil {
+		return help, err
+	}
+	if fs.NArg() > 0 {
+		name := strings.TrimPrefix(fs.Name(), "claude-pi ")
+		return false, usagef("%s: unexpected argument %q (flags only; see claude-pi %s --help)", name, fs.Arg(0), name)
+	}
+	return false, nil
+}
 
 // parseFlags parses args; ErrHelp becomes a nil error with help=true.
 func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {

@@ -37,11 +37,8 @@ func demoFlagSet(w io.Writer) (*flag.FlagSet, *demoFlags) {
 // lost link, waiting 2 s, 4 s, 8 s ... up to 60 s.
 func demoCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs, o := demoFlagSet(stderr)
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseFlagsOnly(fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("demo: unexpected argument %q (flags only; see claude-pi demo --help)", fs.Arg(0))
 	}
 	if !slices.Contains(desktop.Scripts, o.script) {
 		return usagef("demo: --script %q: want one of %s", o.script, strings.Join(desktop.Scripts, ", "))

@@ -39,11 +39,8 @@ func doctorFlags(w io.Writer) (*flag.FlagSet, *doctorOpts) {
 // doctorCommand is `claude-pi doctor`.
 func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs, o := doctorFlags(stderr)
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseFlagsOnly(fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("doctor: unexpected argument %q", fs.Arg(0))
 	}
 	name := o.board
 	if name == "" {

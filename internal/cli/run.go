@@ -13,11 +13,8 @@ import (
 // runCommand is `claude-pi run`.
 func runCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs, o := runFlags(stderr)
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseFlagsOnly(fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("run: unexpected argument %q (flags only; see claude-pi run --help)", fs.Arg(0))
 	}
 	if err := checkBoardFlag("run", o.board); o.board != "" && err != nil {
 		return err

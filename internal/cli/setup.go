@@ -47,11 +47,8 @@ func setupFlags(w io.Writer) (*flag.FlagSet, *setupOpts) {
 // setupCommand is `claude-pi setup`.
 func setupCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs, o := setupFlags(stderr)
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseFlagsOnly(fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("setup: unexpected argument %q", fs.Arg(0))
 	}
 	if o.board == "" {
 		return usagef("setup: which board? pass --board NAME (%s)", strings.Join(boards.Names(), ", "))
