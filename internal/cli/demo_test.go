@@ -33,17 +33,24 @@ func TestDemoCommandErrors(t *testing.T) {
 	}
 }
 
+// startDemo runs `claude-pi demo --script prompts` against an in-process
+// appliance until cancel; done has its result.
+func startDemo(t *testing.T) (a *appliancetest.Appliance, out *supervisortest.SyncBuffer, cancel func(), done <-chan error) {
+	a = appliancetest.Start(t, t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	out = &supervisortest.SyncBuffer{}
+	result := make(chan error, 1)
+	go func() {
+		result <- run(ctx, []string{"demo", "--nus", a.NUS, "--script", "prompts"}, strings.NewReader(""), out, &supervisortest.SyncBuffer{})
+	}()
+	return a, out, cancel, result
+}
+
 // TestDemoPlaysAgainstTheAppliance runs `claude-pi demo` against the
 // in-process appliance and answers its first prompt with the A button.
 func TestDemoPlaysAgainstTheAppliance(t *testing.T) {
-	a := appliancetest.Start(t, t.TempDir())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb supervisortest.SyncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"demo", "--nus", a.NUS, "--script", "prompts"}, strings.NewReader(""), &out, &errb)
-	}()
+	a, out, cancel, done := startDemo(t)
 	supervisortest.Within(t, 10*time.Second, "the demo's first prompt on the ui", func() bool { return len(a.UIView(t).Prompts) == 1 })
 	a.Press(t, "A")
 	supervisortest.Within(t, 10*time.Second, "the demo to report the decision", func() bool { return strings.Contains(out.String(), `device said "once"`) })
@@ -62,14 +69,7 @@ func TestDemoPlaysAgainstTheAppliance(t *testing.T) {
 // a second `claude-pi demo` says that another desktop is connected, instead
 // of a chain of "not connected".
 func TestSecondDemoIsToldTheLinkIsBusy(t *testing.T) {
-	a := appliancetest.Start(t, t.TempDir())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb supervisortest.SyncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"demo", "--nus", a.NUS, "--script", "prompts"}, strings.NewReader(""), &out, &errb)
-	}()
+	a, out, cancel, done := startDemo(t)
 	defer func() { cancel(); <-done }()
 	supervisortest.Within(t, 10*time.Second, "the first demo connected", func() bool { return strings.Contains(out.String(), "connected to") })
 
