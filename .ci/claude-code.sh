@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Claude Code CLI the real-client tests run (claudecli_e2e_test.go):
+# The Claude Code CLI the real-client tests run (e2e/claudecli_e2e_test.go):
 # npm's @anthropic-ai/claude-code at an exact version, with the platform
 # package that holds its native binary, installed into a cache outside the
 # repository. It needs no network at run time.

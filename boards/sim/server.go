@@ -15,14 +15,14 @@ import (
 // because an honest "unknown" beats a made-up default.
 type State struct {
 	Board    string    `json:"board"`
-	Link     any       `json:"link"`     // the BLE link to the Claude desktop app
-	Snapshot any       `json:"snapshot"` // the latest session snapshot
-	Prompt   any       `json:"prompt"`   // the prompt the buttons act on
-	Prompts  any       `json:"prompts"`  // every pending prompt, oldest first
-	Dock     any       `json:"dock"`     // the CoreS3 dock
-	LAN      any       `json:"lan"`      // the CLI-hook bridge: paired clients, pairing code, sessions
+	Link     *Link     `json:"link"`     // the BLE link to the Claude desktop app
+	Snapshot *Snapshot `json:"snapshot"` // the latest session snapshot
+	Prompt   *Prompt   `json:"prompt"`   // the prompt the buttons act on
+	Prompts  []Prompt  `json:"prompts"`  // every pending prompt, oldest first
+	Dock     *Dock     `json:"dock"`     // the CoreS3 dock
+	LAN      *LAN      `json:"lan"`      // the CLI-hook bridge: paired clients, pairing code, sessions
 	Shows    string    `json:"shows"`    // the ui's screen: "home", "info", "approval", "forget", ...
-	Forget   any       `json:"forget"`   // "Forget Bluetooth pairing?" while it is on, else null
+	Forget   *Forget   `json:"forget"`   // "Forget Bluetooth pairing?" while it is on, else null
 	Services []Service `json:"services"`
 	// Screen is ScreenOn or ScreenAsleep: after the UI's screen timeout
 	// the panel is off and /api/screen.png is black; a press wakes it.

@@ -121,11 +121,7 @@ func Of[T any](r *Recorder) []T {
 // WaitFor polls ok until it holds, failing the test after Patience.
 func WaitFor(t testing.TB, what string, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(Patience); !ok(); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	Within(t, Patience, what, ok)
 }
 
 // Ask sends msg to the service and returns its answer, which must be a T.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/protocols/nus"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // countingSerials numbers a connection's messages the way libdbus does, by
@@ -134,23 +135,6 @@ func drainRX(t testing.TB, r *rig) []byte {
 	}
 }
 
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
 // record is flood write i: 100 bytes, numbered, with no newline in it, so
 // every '\n' in what is delivered is one the peripheral put there.
 func record(i int) []byte {
@@ -163,7 +147,7 @@ func record(i int) []byte {
 // '\n' at each gap, a caller that waits is told its write was refused, the
 // log names the central once, and writes are taken again once it drained.
 func TestRXFloodIsCappedInOrderAndRefusedLoudly(t *testing.T) {
-	var logs syncBuffer
+	var logs supervisortest.SyncBuffer
 	addr := startBus(t)
 	// The owner reads nothing while the test floods: the events channel
 	// is unbuffered, so the pump holds the first write of each flood and

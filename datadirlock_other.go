@@ -1,9 +1,0 @@
-//go:build !unix
-
-package main
-
-import "os"
-
-// tryLockExclusive takes no lock: the appliance runs on Linux only, and
-// this build exists for the developer-side commands (hook, pair).
-func tryLockExclusive(*os.File) (busy bool, err error) { return false, nil }

@@ -1,0 +1,154 @@
+package appliance
+
+import (
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/claude-pi/claude-pi/actors/approvals"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/dock"
+	"github.com/claude-pi/claude-pi/actors/lan"
+	"github.com/claude-pi/claude-pi/actors/ui"
+	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/supervisor"
+)
+
+// stateTimeout bounds each question /api/state asks a service: a service
+// in BACKOFF answers nothing, and the page must not hang on it.
+const stateTimeout = 200 * time.Millisecond
+
+// newLAN is the lan service's state as /api/state shows it.
+func newLAN(l lan.State) *sim.LAN {
+	a := &sim.LAN{Listen: l.Addr, Pending: l.Pending, Clients: []sim.LANClient{}, Sessions: []sim.LANSession{}}
+	for _, c := range l.Clients {
+		a.Clients = append(a.Clients, sim.LANClient{Name: c.Name, Fingerprint: c.Fingerprint, Paired: c.Paired})
+	}
+	if p := l.Pairing; p != nil {
+		a.Pairing = &sim.LANPairing{Name: p.Name, Code: p.Code, Accepted: p.Accepted}
+	}
+	for _, s := range l.Sessions {
+		a.Sessions = append(a.Sessions, sim.LANSession{ID: s.ID, Client: s.Client, Project: s.Project,
+			State: s.State, Activity: s.Activity, Pending: s.Pending})
+	}
+	return a
+}
+
+// ask sends msg to the service and returns its answer if it is a T in
+// time; ok is false for no answer or another type.
+func ask[T any](sys *actor.ActorSystem, service string, msg any, timeout time.Duration) (v T, ok bool) {
+	r, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, service), msg, timeout).Result()
+	if err != nil {
+		return v, false
+	}
+	v, ok = r.(T)
+	return v, ok
+}
+
+// APIState asks the services what they know, all at once, each with its
+// own timeout; a service that does not answer in time leaves its fields
+// null rather than holding up the page.
+func APIState(tree *supervisor.Tree, board string, timeout time.Duration) sim.State {
+	st := sim.State{Board: board, Services: simServices(tree.Processes())}
+	sys := tree.System()
+	var (
+		wg       sync.WaitGroup
+		view     ui.View
+		viewOK   bool
+		bstate   buddyactor.State
+		pending  approvals.Pending
+		dstate   dock.State
+		lstate   lan.State
+		bOK, pOK bool
+		dOK, lOK bool
+	)
+	wg.Add(5)
+	go func() { defer wg.Done(); view, viewOK = ask[ui.View](sys, ui.ServiceName, ui.GetView{}, timeout) }()
+	go func() {
+		defer wg.Done()
+		bstate, bOK = ask[buddyactor.State](sys, buddyactor.ServiceName, buddyactor.GetState{}, timeout)
+	}()
+	go func() {
+		defer wg.Done()
+		pending, pOK = ask[approvals.Pending](sys, approvals.ServiceName, approvals.GetPending{}, timeout)
+	}()
+	go func() {
+		defer wg.Done()
+		dstate, dOK = ask[dock.State](sys, dock.ServiceName, dock.GetState{}, timeout)
+	}()
+	go func() { defer wg.Done(); lstate, lOK = ask[lan.State](sys, lan.ServiceName, lan.GetState{}, timeout) }()
+	wg.Wait()
+
+	if viewOK {
+		st.Shows = string(view.Screen)
+		if view.Forget != "" {
+			f := view.Forgotten
+			st.Forget = &sim.Forget{Step: view.Forget, Removed: f.Removed, NoBonds: f.NoBonds, Err: f.Err}
+		}
+		if l := view.Link; l != nil {
+			st.Link = &sim.Link{Advertising: l.Advertising, AdvertiseErr: l.AdvertiseErr, Connected: l.Connected,
+				Central: l.Central, Subscribed: l.Subscribed, Secured: l.Secured, MTU: l.MTU, Passkey: l.Passkey,
+				CanPair: l.CanPair, Security: l.Security}
+		}
+	}
+	if h := bstate.Snapshot; bOK && h != nil {
+		entries := h.Entries
+		if entries == nil {
+			entries = []string{}
+		}
+		st.Snapshot = &sim.Snapshot{Total: h.Total, Running: h.Running, Waiting: h.Waiting, Msg: h.Msg,
+			Entries: entries, Tokens: h.Tokens, TokensToday: h.TokensToday}
+	}
+	if d := dstate; dOK {
+		st.Dock = &sim.Dock{Connected: d.Connected, Path: d.Path, Serial: d.Serial, Ready: d.Ready, Event: d.Event,
+			Description: d.Description, Pending: d.Pending, MaxCreditWait: d.MaxCreditWait.Milliseconds()}
+	}
+	if lOK {
+		st.LAN = newLAN(lstate)
+	}
+	if pOK {
+		now := time.Now()
+		list := make([]sim.Prompt, 0, len(pending.Prompts))
+		var first *sim.Prompt
+		for _, v := range pending.Prompts {
+			ap := sim.Prompt{Source: v.Source, ID: v.ID, Tool: v.Tool, Hint: v.Hint, Decided: v.Decided, By: v.By, Reconnecting: v.Reconnecting}
+			if !v.Arrived.IsZero() {
+				ap.AgeMs = now.Sub(v.Arrived).Milliseconds()
+			}
+			list = append(list, ap)
+			if first == nil && !v.Decided && !v.Reconnecting {
+				first = &list[len(list)-1]
+			}
+		}
+		if first == nil && len(list) > 0 {
+			first = &list[0]
+		}
+		st.Prompts = list
+		if first != nil {
+			p := *first
+			st.Prompt = &p
+		}
+		if v := view; viewOK {
+			// The buttons act on the prompt the ui's last frame showed,
+			// which can be a frame behind approvals (ui.Config.FrameGap):
+			// a script that presses when it sees "prompt" presses what a
+			// person would see.
+			st.Prompt = nil
+			if v.Screen == ui.ScreenApproval {
+				s := v.Shown
+				ap := sim.Prompt{Source: s.Source, ID: s.ID, Tool: s.Tool, Hint: s.Hint, Decided: v.Sent, Reconnecting: v.Reconnecting}
+				if !s.Arrived.IsZero() {
+					ap.AgeMs = now.Sub(s.Arrived).Milliseconds()
+				}
+				for _, p := range list {
+					if p.Source == s.Source && p.ID == s.ID {
+						ap.By = p.By
+					}
+				}
+				st.Prompt = &ap
+			}
+		}
+	}
+	return st
+}

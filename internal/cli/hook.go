@@ -1,0 +1,317 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/claude-pi/claude-pi/drivers/lanpair"
+	"github.com/claude-pi/claude-pi/drivers/procwatch"
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+)
+
+// hookConnectTimeout bounds reaching the Pi, TCP connect and TLS
+// handshake together: past it the terminal dialog simply carries on
+// without us. --connect-timeout may shorten it, never lengthen it.
+const hookConnectTimeout = 2 * time.Second
+
+// defaultHookWait is how long `hook permission` waits for a decision. The
+// installed hook's timeout is a little longer so Claude Code never kills
+// it first.
+const defaultHookWait = 5 * time.Minute
+
+const hookPermissionSynopsis = `Usage: claude-pi hook permission [flags] < hook-input.json
+
+Claude Code's PermissionRequest hook (claude-pi hook install adds it). It
+sends the prompt to the paired Pi and waits for its buttons: "once" allows
+this one call, "deny" refuses it. Anything else (no Pi, no answer within
+--timeout, a bad input) leaves stdout empty, so the terminal's own dialog
+decides. It always exits 0 and never writes a persistent rule.`
+
+var hookEventSynopsis = `Usage: claude-pi hook event [flags] < hook-input.json
+
+Claude Code's session-progress hook. claude-pi hook install adds it, marked
+async, for ` + strings.Join(eventHookNames, ", ") + `.
+It reports the event to the paired Pi, which shows what the session is
+doing. Nothing waits for a decision: Claude Code runs it in the background,
+and a Pi that does not take the report within 5 s is noted on stderr and
+forgotten. It always exits 0.`
+
+// hookEventDeadline bounds one event report, connect and answer together:
+// the hook is asynchronous, so nobody waits on it, but it must not linger.
+const hookEventDeadline = 5 * time.Second
+
+func hookPermissionCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	hookPermission(ctx, args, stdin, stdout, stderr)
+	return nil
+}
+
+func hookEventCommand(ctx context.Context, args []string, stdin io.Reader, _, stderr io.Writer) error {
+	hookEvent(ctx, args, stdin, stderr)
+	return nil
+}
+
+func hookInstallCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	return hookInstall(args, stdout, stderr)
+}
+
+// hookFlags are the hooks' flags. Errors in them are not usage errors: a
+// hook must exit 0 whatever happens.
+type hookFlags struct {
+	config  string
+	pi      string
+	wait    time.Duration
+	connect time.Duration
+}
+
+// parseHookFlags parses a hook's flags; only permission waits, so only it
+// has --timeout. ok is false for --help (already printed) and bad flags.
+func parseHookFlags(name, synopsis string, args []string, stderr io.Writer) (f hookFlags, help bool, err error) {
+	fs := newFlagSet("hook "+name, synopsis, stderr)
+	fs.StringVar(&f.config, "config", os.Getenv("CLAUDE_PI_CONFIG"), "the CLI's state directory (default: the user config dir's claude-pi)")
+	fs.StringVar(&f.pi, "pi", "", "the paired Pi to use (default: the last paired)")
+	f.wait = hookEventDeadline
+	if name == "permission" {
+		wait := defaultHookWait
+		if v, err := time.ParseDuration(os.Getenv("CLAUDE_PI_HOOK_TIMEOUT")); err == nil && v > 0 {
+			wait = v
+		}
+		fs.DurationVar(&f.wait, "timeout", wait, "how long to wait for a decision (env CLAUDE_PI_HOOK_TIMEOUT)")
+	}
+	fs.DurationVar(&f.connect, "connect-timeout", hookConnectTimeout, "how long reaching the Pi may take, TCP and TLS together (at most 2s)")
+	help, err = parseFlags(fs, args)
+	if f.connect <= 0 || f.connect > hookConnectTimeout {
+		f.connect = hookConnectTimeout
+	}
+	return f, help, err
+}
+
+// errHookHelp: --help was asked for and printed; no decision, no message.
+var errHookHelp = errors.New("help printed")
+
+// hookPermission never returns an error and never panics: anything but a
+// clear decision from the Pi leaves stdout empty, so the terminal dialog
+// decides.
+func hookPermission(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "claude-pi hook: no decision (internal error: %v)\n", r)
+		}
+	}()
+	// The desktop app already sends its prompts over BLE.
+	if os.Getenv("CLAUDE_CODE_ENTRYPOINT") == "claude-desktop" {
+		return
+	}
+	out, err := permissionDecision(ctx, args, stdin, stderr)
+	if errors.Is(err, errHookHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "claude-pi hook: no decision: %v\n", err)
+		return
+	}
+	stdout.Write(out)
+}
+
+func permissionDecision(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) ([]byte, error) {
+	f, help, err := parseHookFlags("permission", hookPermissionSynopsis, args, stderr)
+	if help {
+		return nil, errHookHelp
+	}
+	if err != nil {
+		return nil, err
+	}
+	in, err := readHookInput(stdin)
+	if err != nil {
+		return nil, err
+	}
+	if in.HookEventName != hookbridge.EventPermissionRequest {
+		return nil, fmt.Errorf("got a %s event, want PermissionRequest", in.HookEventName)
+	}
+	call := hookbridge.DescribeRequest(in)
+	req := hookbridge.PermissionRequest{
+		ID:        newRequestID(),
+		Session:   clipBytes(in.SessionID, hookbridge.MaxSession),
+		Project:   hookbridge.ProjectName(in.CWD),
+		Tool:      clipBytes(in.ToolName, hookbridge.MaxTool),
+		Hint:      call.Hint,
+		Detail:    call.Detail,
+		Warnings:  strings.Join(call.Warnings, "\n"),
+		Truncated: call.Truncated,
+		Agent:     clipBytes(in.AgentID, hookbridge.MaxSession),
+		AgentType: clipBytes(in.AgentType, hookbridge.MaxTool),
+		Mode:      clipBytes(in.PermissionMode, hookbridge.MaxTool),
+		Call:      hookbridge.CallKey(in.ToolName, in.ToolInput),
+	}
+	if req.Agent != "" && req.AgentType == "" {
+		req.AgentType = "subagent"
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.wait)
+	defer cancel()
+	ctx = withdrawWhenCLIEnds(ctx)
+	body, err := postToPi(ctx, f, hookbridge.PathPermission, req)
+	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, errCLIEnded) {
+			return nil, cause
+		}
+		return nil, err
+	}
+	d, err := hookbridge.DecodeDecision(body, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	switch d.Behavior {
+	case hookbridge.BehaviorAllow:
+		return hookbridge.AllowOutput(), nil
+	case hookbridge.BehaviorDeny:
+		return hookbridge.DenyOutput(hookbridge.DenyMessage(d.Device, d.By)), nil
+	}
+	return nil, fmt.Errorf("the Pi gave none (%s)", d.Reason)
+}
+
+var errCLIEnded = errors.New("Claude Code ended")
+
+// withdrawWhenCLIEnds cancels ctx when the Claude Code process that ran
+// the hook (CLAUDE_PID) or the hook's shell ends: nothing kills a hook
+// whose CLI was killed, and its open request would keep the prompt on the
+// Pi for the whole wait. Closing the connection withdraws it.
+func withdrawWhenCLIEnds(ctx context.Context) context.Context {
+	ctx, cancel := context.WithCancelCause(ctx)
+	gone := procwatch.Watch(ctx, procwatch.Interval, map[string]int{"CLAUDE_PID": procwatch.EnvPID("CLAUDE_PID")})
+	go func() {
+		if g, ok := <-gone; ok {
+			cancel(fmt.Errorf("%w (%s, pid %d): prompt withdrawn", errCLIEnded, g.What, g.PID))
+		}
+	}()
+	return ctx
+}
+
+// hookEvent is the async hook: it reports and forgets.
+func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) {
+	defer func() { recover() }()
+	if os.Getenv("CLAUDE_CODE_ENTRYPOINT") == "claude-desktop" {
+		return
+	}
+	f, help, err := parseHookFlags("event", hookEventSynopsis, args, stderr)
+	if help {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "claude-pi hook: event not sent: %v\n", err)
+		return
+	}
+	in, err := readHookInput(stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "claude-pi hook: %v\n", err)
+		return
+	}
+	ev := hookbridge.Event{
+		Session:  clipBytes(in.SessionID, hookbridge.MaxSession),
+		Event:    clipBytes(in.HookEventName, hookbridge.MaxTool),
+		Project:  hookbridge.ProjectName(in.CWD),
+		Agent:    clipBytes(in.AgentID, hookbridge.MaxSession),
+		Activity: hookbridge.Activity(in),
+		Reply:    hookbridge.Reply(in),
+	}
+	if in.HookEventName == hookbridge.EventPostToolUse {
+		ev.Call = hookbridge.CallKey(in.ToolName, in.ToolInput)
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.wait)
+	defer cancel()
+	if _, err := postToPi(ctx, f, hookbridge.PathEvent, ev); err != nil {
+		fmt.Fprintf(stderr, "claude-pi hook: event not delivered: %v\n", err)
+	}
+}
+
+func readHookInput(stdin io.Reader) (hookbridge.HookInput, error) {
+	b, err := io.ReadAll(io.LimitReader(stdin, hookbridge.MaxHookInput+1))
+	if err != nil {
+		return hookbridge.HookInput{}, fmt.Errorf("reading the hook input: %v", err)
+	}
+	return hookbridge.DecodeHookInput(b)
+}
+
+// postToPi sends one request to the paired Pi over pinned mutual TLS and
+// returns the 200 response body.
+func postToPi(ctx context.Context, f hookFlags, path string, v any) ([]byte, error) {
+	cs, err := loadCLIState(f.config)
+	if err != nil {
+		return nil, err
+	}
+	pi, err := cs.pick(f.pi)
+	if err != nil {
+		return nil, err
+	}
+	id, err := cs.identity()
+	if err != nil {
+		return nil, err
+	}
+	body, _ := json.Marshal(v)
+	hc := piClient(id, pi.Pin, f.connect)
+	defer hc.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+pi.Addr+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if ns, ok := procwatch.Started(); ok {
+		req.Header.Set(hookbridge.HeaderHookStarted, strconv.FormatInt(ns, 10))
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reaching %s at %s: %v", pi.Name, pi.Addr, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s's answer: %v", pi.Name, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("%s refused: %s: %s", pi.Name, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return b, nil
+}
+
+// piClient is an HTTPS client pinned to one Pi that gives up on an
+// unreachable or silent one after connect: one deadline covers the TCP
+// connect and the TLS handshake, so a host that accepts and then says
+// nothing cannot stretch it to twice as long.
+func piClient(id tls.Certificate, pin string, connect time.Duration) *http.Client {
+	d := &tls.Dialer{NetDialer: &net.Dialer{}, Config: lanpair.ClientConfig(id, pin)}
+	return &http.Client{Transport: &http.Transport{
+		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(ctx, connect)
+			defer cancel()
+			return d.DialContext(ctx, network, addr)
+		},
+		ForceAttemptHTTP2: false,
+		DisableKeepAlives: true,
+	}}
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
