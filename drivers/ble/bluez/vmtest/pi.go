@@ -91,11 +91,18 @@ func runPi(share string) error {
 		}
 		if req.N > handled {
 			handled = req.N
-			if req.Press != "" {
+			switch {
+			case req.Press != "":
 				if err := press(client, req.Press, req.HoldMs); err != nil {
 					return err
 				}
-			} else {
+			case req.SC != "":
+				if err := piSC(st.Adapter, req.SC); err != nil {
+					return err
+				}
+			case req.RemoveBonds:
+				removeDevices(bus)
+			default:
 				logf("pi: desk asks for [ble] adapter = %q: restarting claude-pi", req.Adapter)
 				app.stop()
 				if app, err = startAppliance(req.Adapter); err != nil {
@@ -138,6 +145,30 @@ func runPi(share string) error {
 			}
 		}
 		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// piSC sets Secure Connections on the adapter claude-pi serves ("" is
+// hci0) as bluetoothd does at start for main.conf's SecureConnections.
+func piSC(adapter, mode string) error {
+	if adapter == "" {
+		adapter = "hci0"
+	}
+	out, err := exec.Command("btmgmt", "--index", strings.TrimPrefix(adapter, "hci"), "sc", mode).CombinedOutput()
+	logf("pi: btmgmt --index %s sc %s: %s", adapter, mode, strings.TrimSpace(string(out)))
+	if err != nil {
+		return fmt.Errorf("btmgmt sc %s: %w: %s", mode, err, out)
+	}
+	return nil
+}
+
+// removeDevices removes every device object of the pi's bluetoothd.
+func removeDevices(bus *dbus.Conn) {
+	for p, ifaces := range managed(bus) {
+		if _, ok := ifaces["org.bluez.Device1"]; ok {
+			err := bus.Object("org.bluez", dbus.ObjectPath(path.Dir(string(p)))).Call("org.bluez.Adapter1.RemoveDevice", 0, p).Err
+			logf("pi: removed %s: %v", p, err)
+		}
 	}
 }
 
