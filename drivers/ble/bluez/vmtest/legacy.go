@@ -187,6 +187,10 @@ func (d *desk) unsecuredDropped(addr string, dev dbus.ObjectPath) error {
 // forgotten as the desktop does.
 func (d *desk) unbonded(dev dbus.ObjectPath) error {
 	if paired, _ := d.props(dev, "org.bluez.Device1")["Paired"].Value().(bool); paired {
+		// The unpair command goes over NUS: connect (again) to find it.
+		if err := d.connect(dev); err != nil {
+			return fmt.Errorf("connecting to send unpair: %w", err)
+		}
 		return d.forget(dev)
 	}
 	d.dropDevice(dev)
