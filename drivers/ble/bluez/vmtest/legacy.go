@@ -20,9 +20,12 @@ import (
 // BlueZ's default (`sc on`, as on Raspberry Pi OS) lets it pair, and then
 // claude-pi's secure-write/secure-notify flags refuse every NUS access.
 
-// legacyOnly turns Secure Connections off on the desk's controller until
-// the returned func turns it back on.
-func legacyOnly() (restore func(), err error) {
+// legacyOnly starts from no bond with dev and turns Secure Connections off
+// on the desk's controller until the returned func turns it back on.
+func (d *desk) legacyOnly(dev dbus.ObjectPath) (restore func(), err error) {
+	if err := d.unbonded(dev); err != nil {
+		return nil, err
+	}
 	if err := btmgmt("sc", "off"); err != nil {
 		return nil, err
 	}
@@ -55,10 +58,7 @@ func (d *desk) piSC(mode string) error {
 // legacyPairingRefused: with the image's SecureConnections = only, the
 // legacy-only central cannot pair at all, and no passkey is shown.
 func (d *desk) legacyPairingRefused(addr string, dev dbus.ObjectPath) error {
-	if err := d.unbonded(dev); err != nil {
-		return err
-	}
-	restore, err := legacyOnly()
+	restore, err := d.legacyOnly(dev)
 	if err != nil {
 		return err
 	}
@@ -98,10 +98,7 @@ func (d *desk) legacyPairingRefused(addr string, dev dbus.ObjectPath) error {
 // the link is not Secure Connections (BT_SECURITY_FIPS), so bluetoothd
 // answers Insufficient Authentication and nothing reaches the appliance.
 func (d *desk) legacyBondRefusedByGATT(addr string, dev dbus.ObjectPath) error {
-	if err := d.unbonded(dev); err != nil {
-		return err
-	}
-	restore, err := legacyOnly()
+	restore, err := d.legacyOnly(dev)
 	if err != nil {
 		return err
 	}
