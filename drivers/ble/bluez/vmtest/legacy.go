@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -26,24 +25,21 @@ func (d *desk) legacyOnly(dev dbus.ObjectPath) (restore func(), err error) {
 	if err := d.unbonded(dev); err != nil {
 		return nil, err
 	}
-	if err := btmgmt("sc", "off"); err != nil {
+	if err := deskSC("off"); err != nil {
 		return nil, err
 	}
 	return func() {
-		if err := btmgmt("sc", "on"); err != nil {
+		if err := deskSC("on"); err != nil {
 			logf("desk: %v", err)
 		}
 	}, nil
 }
 
-// btmgmt runs btmgmt on the desk's own controller (hci0 of this guest).
-func btmgmt(args ...string) error {
-	out, err := exec.Command("btmgmt", append([]string{"--index", "0"}, args...)...).CombinedOutput()
-	logf("desk: btmgmt %s: %s", strings.Join(args, " "), strings.TrimSpace(string(out)))
-	if err != nil {
-		return fmt.Errorf("btmgmt %s: %w: %s", strings.Join(args, " "), err, out)
-	}
-	return nil
+// deskSC sets Secure Connections on the desk's own controller (hci0).
+func deskSC(mode string) error {
+	err := setSC(0, mode)
+	logf("desk: sc %s: %v", mode, err)
+	return err
 }
 
 // piSC sets the pi's adapter's Secure Connections mode ("only" or "on").

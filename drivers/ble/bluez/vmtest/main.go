@@ -111,7 +111,7 @@ type request struct {
 	Adapter string `json:"adapter,omitempty"` // restart claude-pi with [ble] adapter = this
 	Press   string `json:"press,omitempty"`   // press this sim button, as a person at the Pi
 	HoldMs  int    `json:"holdMs,omitempty"`  // ... held this long (a long press), ending now
-	// SC sets the pi's adapter's Secure Connections mode with btmgmt:
+	// SC sets the pi's adapter's Secure Connections mode (mgmt.go):
 	// "only" is the image's SecureConnections = only, "on" BlueZ's default.
 	SC string `json:"sc,omitempty"`
 	// RemoveBonds removes every device of the pi's bluetoothd, as
