@@ -22,7 +22,8 @@ type Security int
 
 const (
 	// Bonded requires LE Secure Connections pairing with MITM protection:
-	// RX and TX are encrypt-authenticated, so the desktop's first access
+	// RX and TX are secure-write/secure-notify (Secure Connections only,
+	// never LE legacy pairing), so the desktop's first access
 	// triggers passkey pairing. The default.
 	Bonded Security = iota
 	// Open serves NUS without encryption ("maker mode"). The status ack

@@ -122,6 +122,33 @@ done
 for s in "$repo"/packaging/deb/{build,test.sh,postinst,prerm,postrm} "$repo/packaging/version"; do
 	check "shell syntax: ${s#"$repo"/}" bash -n "$s"
 done
+# ---- first boot: no secret left on the FAT partition (issue 23) --------
+# firstboot's scrub on a copy of a user's firstboot.txt. A second hard link
+# keeps the file's old inode, as the FAT keeps the clusters a rewrite (sed
+# -i) frees: the secrets must be gone from those bytes too, overwritten in
+# place before the rewrite.
+fb=$work/firstboot
+mkdir -p "$fb"
+printf '%s\n' 'hostname = pi-x' 'user = alice' '  password = "pässwörd fb-secret-1"'$'\r' \
+	'password_hash = $6$salt$fb-secret-2' 'wifi_ssid = Home Net' 'wifi_psk=fb-secret-3' \
+	'ssh_key = ssh-ed25519 AAAAC3Nz alice@laptop' '# password = (an old comment)' > "$fb/firstboot.txt"
+printf 'wifi_psk = fb-secret-4' >> "$fb/firstboot.txt" # a last line without its newline
+ln "$fb/firstboot.txt" "$fb/old-clusters"
+fb_size=$(stat -c %s "$fb/old-clusters")
+check "firstboot scrub runs" bash -c '. "$1"; settings=$2; scrub' _ "$image/rootfs/usr/lib/claude-pi/firstboot" "$fb/firstboot.txt"
+check "firstboot.txt: no secret left" bash -c '! grep -a fb-secret "$1"' _ "$fb/firstboot.txt"
+check "firstboot.txt: each secret line says it was applied" bash -c '
+	for k in password password_hash wifi_psk wifi_psk; do echo "# $k = (applied at first boot, then removed from this file)"; done > "$2.want"
+	grep -a "applied at first boot" "$1" | diff "$2.want" -' _ "$fb/firstboot.txt" "$fb/old-clusters"
+check "firstboot.txt: the other settings kept as they were" bash -c '
+	grep -aE "^(hostname|user|wifi_ssid|ssh_key) = " "$1" | diff - <(printf "%s\n" "hostname = pi-x" "user = alice" \
+		"wifi_ssid = Home Net" "ssh_key = ssh-ed25519 AAAAC3Nz alice@laptop")' _ "$fb/firstboot.txt"
+check "the old file's bytes (its clusters on FAT): secrets overwritten in place, same length" bash -c '
+	! grep -a -e fb-secret -e pässwörd "$1" && [ "$(stat -c %s "$1")" = "$2" ] &&
+		grep -aqx "wifi_psk=\*\{11\}" "$1" && grep -aq "^  password =\*\{25\}"$'"'"'\r'"'"'"\$" "$1"' _ "$fb/old-clusters" "$fb_size"
+check "fstab: the boot partition is root's and group claude-pi's only (no umask=0022)" bash -c '
+	l=$(grep "^LABEL=RASPIFIRM" "$1") && [[ $l == *fmask=0137* && $l == *dmask=0027* && $l == *gid=claude-pi* && $l == *uid=0* && $l != *umask=* ]]' \
+	_ "$image/rootfs/etc/fstab"
 check "D-Bus policy is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	"$repo/packaging/deb/dbus-claude-pi.conf"
 

@@ -31,6 +31,7 @@ cat >> "$work/firstboot.txt" <<'EOF'
 hostname = claude-pi-smoke
 user = smoke
 password = smoke-test-password
+wifi_psk = smoke-wifi-secret
 ssh_key = ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBwCmJ7sT4JXHVJsxvD7K2mUmC0oC3N6bKQK0ZSpj6xY smoke@test
 timezone = Europe/London
 EOF
@@ -57,9 +58,16 @@ log "qemu exited ($rc) after $(elapsed_since "$t0")"
 grep -E 'claudepi-smoketest|claude-pi-firstboot' "$work/console.log" | sed 's/^.*\(claude-pi-firstboot\|claudepi-smoketest\)/\1/' || true
 sed -n '/claudepi-smoketest: supervisorctl status >>>/,/claudepi-smoketest: <<</p' "$work/console.log" |
 	grep -v 'claudepi-smoketest' | sed 's/^.*\] //' | sed 's/^/    /'
+# The secrets must be gone from the file and from every byte of the FAT
+# partition: a rewrite alone leaves them in the clusters it freed.
 scrubbed=no
-mtype -i "$fat" ::/firstboot.txt | grep -q '^password = ' || scrubbed=yes
-log "first boot removed the password from firstboot.txt: $scrubbed"
+fat_bytes=$(sfdisk -J "$work/disk.img" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][0]; print(p["start"], p["size"])')
+if ! mtype -i "$fat" ::/firstboot.txt | grep -qE '^(password|password_hash|wifi_psk) = ' &&
+	! dd if="$work/disk.img" bs=512 skip="${fat_bytes% *}" count="${fat_bytes#* }" status=none |
+		grep -aqe smoke-test-password -e smoke-wifi-secret; then
+	scrubbed=yes
+fi
+log "first boot removed the password and WiFi key from firstboot.txt and the FAT partition's bytes: $scrubbed"
 if grep -q 'claudepi-smoketest: PASS' "$work/console.log" && [ $scrubbed = yes ]; then
 	log "smoke test: PASS"
 else

@@ -137,6 +137,22 @@ base() { # base SUITE: the cached base tarball's path, built when missing
 }
 
 in_chroot() { chroot "$root" "$@"; }
+# unit_privileges ROOT WANT: systemd-analyze security's offline view of the
+# installed unit and its drop-ins (JSON: "set" is true where the unit
+# restricts), printed as "ambient=… net_admin=… bluetooth=…" and compared
+# with WANT. Prints the exposure score too.
+unit_privileges() {
+	local root=$1 want=$2 got
+	chroot "$root" systemd-analyze security --offline=yes claude-pi.service 2>/dev/null | grep -i 'overall exposure'
+	got=$(chroot "$root" systemd-analyze security --offline=yes --json=short claude-pi.service 2>/dev/null | python3 -c '
+import json, sys
+s = {e["name"]: e["set"] for e in json.load(sys.stdin)}
+yes = lambda b: "yes" if b else "no"
+print("ambient=%s net_admin=%s bluetooth=%s" % (yes(not s["AmbientCapabilities="]),
+	yes(not s["CapabilityBoundingSet=~CAP_NET_ADMIN"]), yes(not s["RestrictAddressFamilies=~…"])))')
+	echo "got: $got, want: $want"
+	[ "$got" = "$want" ]
+}
 policy_log() { cat "$root/var/log/policy-rc.d.log" 2>/dev/null; }
 
 suite_tests() {
@@ -167,6 +183,22 @@ suite_tests() {
 	check "$t systemd-analyze verify claude-pi.service" bash -c '
 		chroot "$1" systemd-analyze verify --man=no /usr/lib/systemd/system/claude-pi.service > "$1/tmp/verify.log" 2>&1
 		rc=$?; cat "$1/tmp/verify.log"; [ $rc = 0 ] && ! grep -q "claude-pi.service:" "$1/tmp/verify.log"' _ "$root"
+	# Least privilege (issue 23): no capabilities unless [ble] backend = "hci"
+	# and its drop-in is put in place with the command the hci backend's
+	# error names (drivers/ble/hci.DropIn).
+	check "$t unit: no capabilities, no AF_BLUETOOTH without the hci drop-in" \
+		unit_privileges "$root" "ambient=no net_admin=no bluetooth=no"
+	check "$t hci drop-in shipped off, its command is the one the hci backend prints" bash -c '
+		! [ -e "$1/etc/systemd/system/claude-pi.service.d/hci.conf" ] &&
+			cmd=$(sed -n "s/^const DropIn = \"\(.*\)\"$/\1/p" "$2/drivers/ble/hci/hci.go" | sed "s/sudo //g") &&
+			[ -n "$cmd" ] && echo "$cmd" && chroot "$1" sh -c "${cmd%% \&\& *}" &&
+			[ -s "$1/etc/systemd/system/claude-pi.service.d/hci.conf" ]' _ "$root" "$repo"
+	check "$t with the hci drop-in: systemd-analyze verify passes" bash -c '
+		chroot "$1" systemd-analyze verify --man=no /usr/lib/systemd/system/claude-pi.service > "$1/tmp/verify.log" 2>&1
+		rc=$?; cat "$1/tmp/verify.log"; [ $rc = 0 ] && ! grep -q "claude-pi.service" "$1/tmp/verify.log"' _ "$root"
+	check "$t with the hci drop-in: the capabilities and AF_BLUETOOTH are granted" \
+		unit_privileges "$root" "ambient=yes net_admin=yes bluetooth=yes"
+	rm -f "$root/etc/systemd/system/claude-pi.service.d/hci.conf"
 	check "$t udev rule, tmpfiles, D-Bus policy in place" test -s "$root/usr/lib/udev/rules.d/60-claude-pi.rules" -a \
 		-s "$root/usr/lib/tmpfiles.d/claude-pi.conf" -a -s "$root/usr/share/dbus-1/system.d/claude-pi.conf"
 

@@ -42,6 +42,10 @@ type Options struct {
 	Retry time.Duration
 	// Logger receives what BlueZ did; slog.Default() if nil.
 	Logger *slog.Logger
+	// SecureWithin is how long a central may stay connected in bonded mode
+	// before it has secured the link; then it is disconnected.
+	// DefaultSecureWithin if zero; negative never disconnects.
+	SecureWithin time.Duration
 }
 
 // Peripheral serves NUS through BlueZ. It implements ble.Peripheral.
@@ -66,6 +70,9 @@ type Peripheral struct {
 	notifying bool
 	secured   bool
 	mtu       int
+	// secureWait disconnects the central unless it secures the link in
+	// time (unsecured.go); nil when no central waits.
+	secureWait *time.Timer
 }
 
 var _ ble.Peripheral = (*Peripheral)(nil)
@@ -98,6 +105,9 @@ func New(conn *dbus.Conn, opts *Options) (*Peripheral, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.SecureWithin == 0 {
+		o.SecureWithin = DefaultSecureWithin
 	}
 	return &Peripheral{
 		conn:  conn,

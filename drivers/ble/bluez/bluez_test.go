@@ -100,11 +100,11 @@ func TestRegistersNUSAgentAndAdvertisement(t *testing.T) {
 		"/org/claudepi/nus/service0/char0": {ifaceGattChar: {
 			"UUID":    dbus.MakeVariant("6e400002-b5a3-f393-e0a9-e50e24dcca9e"),
 			"Service": dbus.MakeVariant(dbus.ObjectPath("/org/claudepi/nus/service0")),
-			"Flags":   dbus.MakeVariant([]string{"write-without-response", "write", "encrypt-authenticated-write"})}},
+			"Flags":   dbus.MakeVariant([]string{"write-without-response", "write", "secure-write"})}},
 		"/org/claudepi/nus/service0/char1": {ifaceGattChar: {
 			"UUID":    dbus.MakeVariant("6e400003-b5a3-f393-e0a9-e50e24dcca9e"),
 			"Service": dbus.MakeVariant(dbus.ObjectPath("/org/claudepi/nus/service0")),
-			"Flags":   dbus.MakeVariant([]string{"notify", "encrypt-authenticated-notify"})}},
+			"Flags":   dbus.MakeVariant([]string{"notify", "secure-notify"})}},
 	}
 	if !reflect.DeepEqual(f.appObjects, want) {
 		t.Fatalf("GATT objects:\n got %v\nwant %v", f.appObjects, want)
@@ -171,7 +171,7 @@ func TestWritesNotificationsAndSecurity(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ev := want[ble.Secured](r); !ev.Encrypted {
-		t.Fatal("StartNotify on an encrypt-authenticated characteristic must mean sec:true")
+		t.Fatal("StartNotify on a secure-notify characteristic must mean sec:true")
 	}
 	if ev := want[ble.Subscribed](r); !ev.On {
 		t.Fatal("not subscribed")

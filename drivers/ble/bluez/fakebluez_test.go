@@ -103,7 +103,7 @@ type fakeBlueZ struct {
 	advAdapter  dbus.ObjectPath          // where the advertisement was registered
 	unpairable  bool                     // the adapter's Pairable is false
 
-	calls chan string // "agent", "default-agent", "app", "adv", "unadv", "remove"
+	calls chan string // "agent", "default-agent", "app", "adv", "unadv", "remove", "disconnect"
 }
 
 func newFakeBlueZ(t testing.TB, addr string) *fakeBlueZ {
@@ -183,6 +183,9 @@ func (f *fakeBlueZ) addDevice(dev dbus.ObjectPath, props map[string]dbus.Variant
 	f.mu.Lock()
 	f.devices[dev] = props
 	f.mu.Unlock()
+	if err := f.conn.Export(fakeDevice{f, dev}, dev, ifaceDevice); err != nil {
+		f.t.Fatal(err)
+	}
 	f.conn.Emit("/", ifaceObjManager+".InterfacesAdded", dev, map[string]map[string]dbus.Variant{ifaceDevice: props})
 }
 
@@ -319,5 +322,27 @@ func (p fakeAdapterProps) Set(iface, name string, v dbus.Variant) *dbus.Error {
 	p.f.unpairable = !on
 	p.f.mu.Unlock()
 	p.f.record("pairable")
+	return nil
+}
+
+// fakeDevice is a Device1: Disconnect takes the link down, as bluetoothd
+// does, and says so with Connected: false.
+type fakeDevice struct {
+	f   *fakeBlueZ
+	dev dbus.ObjectPath
+}
+
+func (d fakeDevice) Disconnect() *dbus.Error {
+	d.f.mu.Lock()
+	props, ok := d.f.devices[d.dev]
+	d.f.mu.Unlock()
+	if !ok {
+		return dbus.NewError("org.bluez.Error.DoesNotExist", nil)
+	}
+	if connected, _ := props["Connected"].Value().(bool); !connected {
+		return dbus.NewError("org.bluez.Error.NotConnected", nil)
+	}
+	d.f.record("disconnect")
+	d.f.changeDevice(d.dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false)})
 	return nil
 }

@@ -32,20 +32,26 @@ const (
 )
 
 // Flags for each security mode (buddy spec §4.6). In bonded mode every
-// access needs an authenticated, encrypted link, so the desktop's first
-// CCCD write makes BlueZ start LE Secure Connections pairing.
+// access needs a link encrypted with a key from authenticated LE Secure
+// Connections pairing, so the desktop's first CCCD write makes BlueZ start
+// that pairing. The secure-* flags (BT_ATT_PERM_*_SECURE, the kernel's
+// BT_SECURITY_FIPS) are the ones that demand Secure Connections:
+// encrypt-authenticated-* also passes a link from LE legacy passkey
+// pairing, whose key anyone who sniffed the pairing can recover. BlueZ
+// 5.66 and 5.82 parse them the same way (src/gatt-database.c), and answer
+// a weaker link with Insufficient Authentication.
 func rxFlags(s ble.Security) []string {
 	if s == ble.Open {
 		return []string{"write-without-response", "write"}
 	}
-	return []string{"write-without-response", "write", "encrypt-authenticated-write"}
+	return []string{"write-without-response", "write", "secure-write"}
 }
 
 func txFlags(s ble.Security) []string {
 	if s == ble.Open {
 		return []string{"notify"}
 	}
-	return []string{"notify", "encrypt-authenticated-notify"}
+	return []string{"notify", "secure-notify"}
 }
 
 // objectPaths are where our objects live on the bus.

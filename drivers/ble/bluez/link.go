@@ -42,8 +42,7 @@ func (p *Peripheral) received(value []byte, meta rxMeta) {
 		p.mtu = int(m)
 		evs = append(evs, ble.MTUChanged{MTU: p.mtu})
 	}
-	if p.opts.Security == ble.Bonded && !p.secured {
-		p.secured = true
+	if p.opts.Security == ble.Bonded && p.securedLocked() {
 		evs = append(evs, ble.Secured{Encrypted: true})
 	}
 	p.mu.Unlock()
@@ -58,10 +57,7 @@ func (p *Peripheral) received(value []byte, meta rxMeta) {
 func (p *Peripheral) subscribed(on bool) {
 	p.mu.Lock()
 	p.notifying = on
-	secure := on && p.central != "" && p.opts.Security == ble.Bonded && !p.secured
-	if secure {
-		p.secured = true
-	}
+	secure := on && p.central != "" && p.opts.Security == ble.Bonded && p.securedLocked()
 	p.mu.Unlock()
 	if secure {
 		p.emit(ble.Secured{Encrypted: true})
@@ -199,6 +195,7 @@ func (p *Peripheral) connected(dev dbus.ObjectPath) {
 		return
 	}
 	p.central, p.mtu, p.secured = dev, ble.DefaultMTU, false
+	p.waitSecureLocked(dev)
 	notifying := p.notifying
 	p.mu.Unlock()
 	p.emit(ble.Connected{Central: centralName(dev)})
@@ -213,6 +210,7 @@ func (p *Peripheral) dropCentral() {
 	p.mu.Lock()
 	dev, wasSecured := p.central, p.secured
 	p.central, p.secured, p.mtu = "", false, ble.DefaultMTU
+	p.stopSecureWaitLocked()
 	p.mu.Unlock()
 	if dev == "" {
 		return

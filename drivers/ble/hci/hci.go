@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"syscall"
 
 	gble "github.com/go-ble/ble"
 	"github.com/go-ble/ble/linux/adv"
@@ -151,7 +152,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 	}
 	r, err := p.open(p.opts.Name, p.opts.Device, p.log)
 	if err != nil {
-		return fmt.Errorf("hci: opening hci%d: %w (needs root or CAP_NET_ADMIN+CAP_NET_RAW, and bluetoothd must not hold the adapter: `systemctl stop bluetooth`)", p.opts.Device, err)
+		return openError(p.opts.Device, err)
 	}
 	l := newLink(p.log)
 	p.mu.Lock()
@@ -230,4 +231,20 @@ func advertData(name string) (ad, sr []byte, err error) {
 		return nil, nil, fmt.Errorf("hci: building the scan response: %w", err)
 	}
 	return a.Bytes(), s.Bytes(), nil
+}
+
+// DropIn is the command that gives claude-pi.service the two capabilities
+// this backend needs: the .deb ships the drop-in off (packaging/deb/hci.conf),
+// since ambient capabilities would reach every program claude-pi runs.
+const DropIn = "sudo install -D -m 0644 /usr/share/claude-pi/hci.conf /etc/systemd/system/claude-pi.service.d/hci.conf && sudo systemctl daemon-reload && sudo systemctl restart claude-pi"
+
+// openError explains why hciN did not open. Without CAP_NET_ADMIN the bind
+// to the user channel fails with EPERM; under claude-pi.service without the
+// drop-in, the AF_BLUETOOTH socket itself is refused (RestrictAddressFamilies
+// answers EAFNOSUPPORT).
+func openError(device int, err error) error {
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EAFNOSUPPORT) {
+		return fmt.Errorf("hci: opening hci%d: %w: the raw-HCI backend needs CAP_NET_ADMIN and CAP_NET_RAW (and AF_BLUETOOTH sockets), which claude-pi.service grants only with its hci drop-in; run: %s (outside systemd, run as root)", device, err, DropIn)
+	}
+	return fmt.Errorf("hci: opening hci%d: %w (bluetoothd must not hold the adapter: `sudo systemctl stop bluetooth`; `hciconfig` lists the devices)", device, err)
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -133,13 +135,29 @@ func TestRunDeliversLinkEventsAndCleansUp(t *testing.T) {
 }
 
 func TestRunReportsDeviceFailures(t *testing.T) {
-	t.Run("open", func(t *testing.T) {
-		p := newTestPeripheral(t, nil, errors.New("operation not permitted"))
-		err := p.Run(context.Background(), make(chan ble.Event, 4))
-		if err == nil || !strings.Contains(err.Error(), "root") || !strings.Contains(err.Error(), "operation not permitted") {
-			t.Fatalf("Run = %v, want the cause and advice", err)
-		}
-	})
+	// go-ble wraps the socket's errno with github.com/pkg/errors; %w
+	// stands in for that here.
+	for _, tc := range []struct {
+		name   string
+		err    error
+		advice string // in the error, besides the cause
+		caps   bool   // a missing capability: the drop-in is the fix
+	}{
+		{"no capabilities", fmt.Errorf("can't set options: %w", syscall.EPERM), DropIn, true},
+		{"address family refused by the unit", fmt.Errorf("can't create socket: %w", syscall.EAFNOSUPPORT), DropIn, true},
+		{"adapter held by bluetoothd", fmt.Errorf("can't bind: %w", syscall.EBUSY), "systemctl stop bluetooth", false},
+	} {
+		t.Run("open: "+tc.name, func(t *testing.T) {
+			p := newTestPeripheral(t, nil, tc.err)
+			err := p.Run(context.Background(), make(chan ble.Event, 4))
+			if err == nil || !strings.Contains(err.Error(), tc.err.Error()) || !strings.Contains(err.Error(), tc.advice) {
+				t.Fatalf("Run = %v, want the cause (%v) and %q", err, tc.err, tc.advice)
+			}
+			if !tc.caps && strings.Contains(err.Error(), "drop-in") {
+				t.Fatalf("Run = %v: a busy adapter is not a capability problem", err)
+			}
+		})
+	}
 	t.Run("advertise", func(t *testing.T) {
 		r := &fakeRadio{done: make(chan struct{}), advErr: errors.New("command disallowed")}
 		p := newTestPeripheral(t, r, nil)

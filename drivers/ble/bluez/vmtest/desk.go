@@ -120,6 +120,9 @@ func runDesk(share string) error {
 		return nil
 	})
 	d.scenario("unencrypted-refused", func() error { return d.unencrypted(hci0, dev) })
+	d.scenario("legacy-pairing-refused", func() error { return d.legacyPairingRefused(hci0, dev) })
+	d.scenario("legacy-bond-refused-by-gatt", func() error { return d.legacyBondRefusedByGATT(hci0, dev) })
+	d.scenario("unsecured-dropped", func() error { return d.unsecuredDropped(hci0, dev) })
 	d.scenario("adapter-key-picks-hci1", func() error {
 		_ = d.call(dev, "org.bluez.Device1.Disconnect")
 		_ = d.call(deskAdapter, "org.bluez.Adapter1.RemoveDevice", dev)

@@ -105,10 +105,16 @@ type screenLink struct {
 }
 
 // request is what the desk asks the pi guest to do (on the control line):
-// one of the two, numbered so that each is done once.
+// one of these, numbered so that each is done once.
 type request struct {
 	N       int    `json:"n"`
 	Adapter string `json:"adapter,omitempty"` // restart claude-pi with [ble] adapter = this
 	Press   string `json:"press,omitempty"`   // press this sim button, as a person at the Pi
 	HoldMs  int    `json:"holdMs,omitempty"`  // ... held this long (a long press), ending now
+	// SC sets the pi's adapter's Secure Connections mode (mgmt.go):
+	// "only" is the image's SecureConnections = only, "on" BlueZ's default.
+	SC string `json:"sc,omitempty"`
+	// RemoveBonds removes every device of the pi's bluetoothd, as
+	// `bluetoothctl remove` would (a bond NUS cannot reach to unpair).
+	RemoveBonds bool `json:"removeBonds,omitempty"`
 }

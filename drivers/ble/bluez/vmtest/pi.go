@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -91,11 +92,18 @@ func runPi(share string) error {
 		}
 		if req.N > handled {
 			handled = req.N
-			if req.Press != "" {
+			switch {
+			case req.Press != "":
 				if err := press(client, req.Press, req.HoldMs); err != nil {
 					return err
 				}
-			} else {
+			case req.SC != "":
+				// A failure is logged; the desk's scenario then fails on
+				// what the adapter does.
+				_ = piSC(st.Adapter, req.SC)
+			case req.RemoveBonds:
+				removeDevices(bus)
+			default:
 				logf("pi: desk asks for [ble] adapter = %q: restarting claude-pi", req.Adapter)
 				app.stop()
 				if app, err = startAppliance(req.Adapter); err != nil {
@@ -138,6 +146,31 @@ func runPi(share string) error {
 			}
 		}
 		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// piSC sets Secure Connections on the adapter claude-pi serves ("" is
+// hci0) as bluetoothd does at start for main.conf's SecureConnections.
+func piSC(adapter, mode string) error {
+	if adapter == "" {
+		adapter = "hci0"
+	}
+	i, err := strconv.ParseUint(strings.TrimPrefix(adapter, "hci"), 10, 16)
+	if err != nil {
+		return fmt.Errorf("adapter %q: %w", adapter, err)
+	}
+	err = setSC(uint16(i), mode)
+	logf("pi: %s sc %s: %v", adapter, mode, err)
+	return err
+}
+
+// removeDevices removes every device object of the pi's bluetoothd.
+func removeDevices(bus *dbus.Conn) {
+	for p, ifaces := range managed(bus) {
+		if _, ok := ifaces["org.bluez.Device1"]; ok {
+			err := bus.Object("org.bluez", dbus.ObjectPath(path.Dir(string(p)))).Call("org.bluez.Adapter1.RemoveDevice", 0, p).Err
+			logf("pi: removed %s: %v", p, err)
+		}
 	}
 }
 

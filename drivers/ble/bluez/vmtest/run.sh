@@ -56,12 +56,13 @@ trap 'rm -rf "$work"' EXIT
 say "built claude-pi and vmtest"
 
 # guest NAME SUITE-DIR QEMU-ARGS...: one guest, its console in $run/NAME.console.
-# A whole suite takes 90-170 s here; 300 s ends a guest that hangs (seen on
-# trixie: the 9p share stopped answering) with room for a slow host.
+# A whole suite takes 150-300 s here (unsecured-dropped alone waits the
+# appliance's 45 s out); 480 s ends a guest that hangs (seen on trixie: the
+# 9p share stopped answering) with room for a slow host.
 guest() {
 	local name=$1 dir=$2
 	shift 2
-	timeout "${VMTEST_GUEST_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
+	timeout "${VMTEST_GUEST_TIMEOUT:-480}" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
 		-display none -monitor none -no-reboot -nic none -serial "file:$run/$name.console" "$@" \
 		-kernel "$dir/vmlinuz" -initrd "$run/initrd" \
 		-append "console=ttyS0 quiet panic=-1 vmtest.role=$name" \
