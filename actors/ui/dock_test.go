@@ -73,6 +73,10 @@ func TestNewDockThroughButtons(t *testing.T) {
 	if n := len(f.got()); n != 1 {
 		t.Fatalf("dock got %d answers, want 1", n)
 	}
+	// On home that hold opens the settings, as it always does; B closes them.
+	r.seen(t, "the settings after the hold on home", func(v View) bool { return v.Screen == ScreenSettings })
+	r.press(t, "B")
+	r.seen(t, "home again", func(v View) bool { return v.Screen == ScreenHome })
 	f.set(dock.State{Connected: true, Ready: true, Event: true, Serial: "3C84CE0012AB"})
 
 	// Another board: B refuses it at once.

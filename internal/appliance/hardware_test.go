@@ -30,7 +30,7 @@ func TestServicesPerBoard(t *testing.T) {
 		deps []string
 	}{
 		{"ble", nil}, {"approvals", nil}, {"buddy", []string{"ble", "approvals"}},
-		{"lan", []string{"approvals"}}, {"dock", []string{"approvals", "buddy"}},
+		{"lan", []string{"approvals"}}, {"dock", []string{"approvals", "buddy", "lan"}},
 		{"ui", []string{"approvals", "buddy", "ble", "dock", "lan"}}, {"audio", nil},
 	}
 	for _, board := range boards.Names() {
