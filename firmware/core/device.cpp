@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "session.h"
+
 namespace sc {
 
 const char* StatusName(uint8_t v) {
@@ -138,6 +140,7 @@ void Device::updateTransport() {
   if (t == transport_) return;
   bool wasReady = transport_ == TransportState::Ready;
   transport_ = t;
+  if (rt_) rt_->OnTransport(t);  // leaving ready forgets the tool session
   ui_.Link(t);
   if (wasReady) setTask(false);  // task.status only lives while ready (§17)
 }
@@ -321,7 +324,8 @@ void Device::handleEvent(const Frame& f, uint32_t now) {
   stats_.eventsIn++;
   Classified c = Classify(r.message);
   if (c.route == Route::Raw) {
-    stats_.rawEvents++;  // Realtime-shaped events are optional (§18): dropped
+    stats_.rawEvents++;  // Realtime-shaped events (§18): dropped unless a session is set
+    if (rt_) rt_->OnRaw(r.message, transport_, now);
     return;
   }
   if (c.route == Route::Drop || !IsInbound(c.event.type)) {
@@ -573,6 +577,7 @@ void Device::Tick(uint32_t now) {
   }
   conv_.Tick(transport_, now);
   approvals_.Tick(now);
+  if (rt_) rt_->Tick(transport_, now);
   refreshUi();
   flush();
 }

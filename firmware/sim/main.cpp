@@ -28,6 +28,8 @@
 
 #include "control.h"
 #include "device.h"
+#include "facetools.h"
+#include "session.h"
 #include "wav.h"
 
 namespace {
@@ -207,6 +209,11 @@ int main(int argc, char** argv) {
   cfg.bootToken = token;
   cfg.capabilities = caps;
   sc::Device dev(cfg, serial, speaker, mic, ui);
+  sim::SimFace face;  // Stack-chan's tools (core/tools.h) act on it
+  sc::CharacterTools tools(sim::FaceActionsFor(face, ui, emit, [&] { return NowMs(); }));
+  sc::SendVia<sc::Device> toHost(dev);
+  sc::RealtimeSession tooling(toHost, tools, sc::CharacterTools::Catalog(), sc::CharacterTools::Instructions(), token);
+  dev.SetRealtime(&tooling);
 
   bool plugged = true;
   uint32_t now = NowMs();
@@ -281,6 +288,7 @@ int main(int argc, char** argv) {
       }
     }
     dev.Tick(now);
+    sim::TickFace(face, ui, now);
   }
   if (!controlPath.empty()) unlink(controlPath.c_str());
   return 0;
