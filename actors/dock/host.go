@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/event"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/realtime"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
@@ -94,6 +95,10 @@ type host struct {
 	speech speech
 	voice  voice
 	desk   desk
+	// rt is the session layer (Stack-chan's tools, tools.go);
+	// toolsVersion counts its catalog changes.
+	rt           *realtime.Host
+	toolsVersion uint64
 
 	tx      []byte
 	effects []any
@@ -101,7 +106,7 @@ type host struct {
 }
 
 func newHost(cfg hostConfig) *host {
-	h := &host{cfg: cfg}
+	h := &host{cfg: cfg, rt: realtime.NewHost("pi-" + cfg.token)}
 	h.mirror.init()
 	h.conv.init()
 	return h
@@ -133,6 +138,7 @@ func (h *host) dropSessions(now time.Time) {
 	h.reasm.Reset()
 	h.ids, h.lastEvent = event.IDs{}, 0
 	h.mirror.transportLost()
+	h.rt.Lost()
 	h.statusSent = false
 	h.mediaSince = false
 }
@@ -157,6 +163,7 @@ func (h *host) tick(now time.Time) {
 	h.mirror.tick(h, now)
 	h.task.tick(h, now)
 	h.voice.tick(h, now)
+	h.rt.Tick(now)
 	h.speech.pump(h, now)
 	h.updateStatus()
 }
@@ -178,6 +185,7 @@ func (h *host) wake() (time.Time, bool) {
 		consider(h.task.wake(h))
 		consider(h.speech.wake())
 		consider(h.voice.wake())
+		consider(h.rt.Wake())
 	}
 	return at, !at.IsZero()
 }
@@ -270,6 +278,7 @@ func (h *host) helloAck(f wire.Frame, now time.Time) {
 	} else {
 		h.mirror.transportReady(h, now)
 		h.task.transportReady(h, now)
+		h.rt.Ready(now)
 	}
 	h.speech.pump(h, now)
 	h.updateStatus()
@@ -332,6 +341,10 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 		return
 	}
 	if !done {
+		return
+	}
+	if r, _ := appevent.Route(msg); r.Kind == appevent.Raw {
+		h.rawEvent(msg, now)
 		return
 	}
 	ev, err := appevent.DecodeInbound(msg, appevent.FirmwareToHost)

@@ -22,6 +22,9 @@ func (fw Firmware) Write(fr wire.Frame) { fw.c.write(fr) }
 // WriteRaw sends bytes to the host as they are, e.g. line noise.
 func (fw Firmware) WriteRaw(b []byte) { fw.c.writeRaw(b) }
 
+// SendRawEvent sends b (a raw event's JSON) as an EVENT message.
+func (fw Firmware) SendRawEvent(b []byte) { fw.c.sendJSON(b) }
+
 // Reply sends the session's answers, as for a frame from the host.
 func (fw Firmware) Reply(o session.Outcome) { fw.c.replies(o) }
 
@@ -141,6 +144,15 @@ func (c *Core) eventFrame(fr wire.Frame) {
 		return
 	}
 	if !done {
+		return
+	}
+	if r, _ := appevent.Route(msg); r.Kind == appevent.Raw {
+		// A Realtime-shaped event (§18, Stack-chan's tools): the Core
+		// only records it; a Raw hook plays the firmware's session.
+		c.raws = append(c.raws, append([]byte(nil), msg...))
+		if c.opt.Hooks.Raw != nil {
+			c.opt.Hooks.Raw(Firmware{c}, msg)
+		}
 		return
 	}
 	ev, err := appevent.DecodeInbound(msg, appevent.HostToFirmware)

@@ -409,3 +409,34 @@ func (h *Host) TakeChanged() bool {
 	h.changed = false
 	return c
 }
+
+// Error codes for callers across a process boundary (the LAN bridge and
+// the MCP server), one per error above.
+var errorCodes = []struct {
+	code string
+	err  error
+}{
+	{"no_dock", ErrNoDock}, {"no_catalog", ErrNoCatalog}, {"stale_catalog", ErrStaleCatalog},
+	{"unknown_tool", ErrUnknownTool}, {"bad_arguments", ErrBadArguments}, {"timeout", ErrTimeout},
+	{"dock_gone", ErrDockGone}, {"send_failed", ErrSendFailed}, {"busy", ErrTooManyCalls},
+}
+
+// ErrorCode names err ("error" when it is none of the package's errors).
+func ErrorCode(err error) string {
+	for _, c := range errorCodes {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	return "error"
+}
+
+// CodeError returns the error a code names (nil for an unknown code).
+func CodeError(code string) error {
+	for _, c := range errorCodes {
+		if c.code == code {
+			return c.err
+		}
+	}
+	return nil
+}
