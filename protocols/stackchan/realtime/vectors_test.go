@@ -74,12 +74,6 @@ func loadVectors(t *testing.T) vectors {
 	return v
 }
 
-var errNames = map[string]error{
-	"no_dock": ErrNoDock, "no_catalog": ErrNoCatalog, "stale_catalog": ErrStaleCatalog,
-	"unknown_tool": ErrUnknownTool, "bad_arguments": ErrBadArguments, "timeout": ErrTimeout,
-	"dock_gone": ErrDockGone, "send_failed": ErrSendFailed,
-}
-
 var slotNames = map[string]SlotKind{"created": SlotCreated, "updated": SlotUpdated, "call": SlotCall}
 
 func TestHostDecodeVectors(t *testing.T) {
@@ -116,7 +110,7 @@ func TestHostVectors(t *testing.T) {
 				case "call":
 					id, err := h.Call(st.UpdateID, st.Tool, st.Arguments, now)
 					if st.Error != "" {
-						if want := errNames[st.Error]; want == nil || !errors.Is(err, want) {
+						if want := CodeError(st.Error); want == nil || !errors.Is(err, want) {
 							t.Fatalf("%s: Call error %v, want %s", where, err, st.Error)
 						}
 					} else if err != nil || id != st.CallID {
@@ -144,7 +138,7 @@ func TestHostVectors(t *testing.T) {
 						if r.CallID != w.CallID || r.Output != w.Output {
 							t.Fatalf("%s: result %+v, want %+v", where, r, w)
 						}
-						if w.Error == "" && r.Err != nil || w.Error != "" && !errors.Is(r.Err, errNames[w.Error]) {
+						if w.Error == "" && r.Err != nil || w.Error != "" && !errors.Is(r.Err, CodeError(w.Error)) {
 							t.Fatalf("%s: result error %v, want %q", where, r.Err, w.Error)
 						}
 					}
