@@ -69,6 +69,8 @@ type server struct {
 	// each one puts a code on the Pi's screen, so a stranger gets a few
 	// tries, then one every pairEvery.
 	pairLimit *limiter
+	// ask reaches the dock for Stack-chan's tools (tools.go); nil: no routes.
+	ask askFunc
 }
 
 // Pairing requests per address: a burst of pairBurst, then one per
@@ -84,6 +86,7 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("POST "+hookbridge.PathEvent, s.event)
 	mux.HandleFunc("POST "+hookbridge.PathPair, s.pair)
 	mux.HandleFunc("POST "+hookbridge.PathPairConfirm, s.confirm)
+	s.toolRoutes(mux)
 	return s.guard(mux)
 }
 
