@@ -56,3 +56,11 @@ func Command(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// AddHint is what `claude-pi hook install` prints after installing the
+// hooks: how to give Claude Code Stack-chan's tools too. exe is the
+// claude-pi the hooks run, already shell-quoted.
+func AddHint(exe string) string {
+	return "Stack-chan's tools for Claude Code (needs a docked CoreS3): claude mcp add claude-pi -- " + exe + " mcp\n" +
+		"  Claude Code asks before each tool runs; with these hooks that prompt comes to the Pi."
+}
