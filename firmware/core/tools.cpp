@@ -100,7 +100,7 @@ std::string CharacterTools::Run(const std::string& name, const std::string& args
     const std::string* d = Arg(o, "direction");
     if (!d || !OneOf(*d, kDirections)) return "error: direction must be one of " + Enum(kDirections);
     if (!face_.lookAt) return "error: this face cannot move its eyes";
-    face_.lookAt(*d);
+    face_.lookAt(*d, now);
     return "looking " + *d;
   }
   if (name == "nod" || name == "shake") {
@@ -109,7 +109,7 @@ std::string CharacterTools::Run(const std::string& name, const std::string& args
     if (!err.empty()) return err;
     auto& f = name == "nod" ? face_.nod : face_.shake;
     if (!f) return "error: this face cannot " + name;
-    f(times);
+    f(times, now);
     return (name == "nod" ? "nodded " : "shook its head ") + std::to_string(times) + (times == 1 ? " time" : " times");
   }
   if (name == "say") {
@@ -122,7 +122,7 @@ std::string CharacterTools::Run(const std::string& name, const std::string& args
     FitSafe(*t, 4 * int(kMaxSayChars), nullptr, &hidden);
     if (hidden) return "error: text has invisible or control characters; send plain text";
     if (!face_.say) return "error: this face has no caption balloon";
-    face_.say(*t, SayHoldMs(*t));
+    face_.say(*t, SayHoldMs(*t), now);
     return "showing the caption";
   }
   return "error: no tool \"" + name.substr(0, 64) + "\"";

@@ -16,31 +16,30 @@ std::string FaceLine(const SimFace& f) {
   return s + "}}";
 }
 
-sc::FaceActions FaceActionsFor(SimFace& face, sc::Ui& ui, std::function<void(const std::string&)> emit,
-                               std::function<uint32_t()> now) {
+sc::ToolFace ToolFaceFor(SimFace& face, sc::Ui& ui, std::function<void(const std::string&)> emit) {
   auto changed = [&face, emit] { emit(FaceLine(face)); };
-  sc::FaceActions a;
+  sc::ToolFace a;
   a.setExpression = [&face, changed](const std::string& e) {
     face.expression = e;
     changed();
   };
-  a.lookAt = [&face, changed](const std::string& d) {
+  a.lookAt = [&face, changed](const std::string& d, uint32_t) {
     face.gaze = d;
     changed();
   };
-  a.nod = [&face, changed](int n) {
+  a.nod = [&face, changed](int n, uint32_t) {
     face.gesture = "nod";
     face.times = n;
     changed();
   };
-  a.shake = [&face, changed](int n) {
+  a.shake = [&face, changed](int n, uint32_t) {
     face.gesture = "shake";
     face.times = n;
     changed();
   };
-  a.say = [&face, &ui, changed, now](const std::string& t, uint32_t holdMs) {
+  a.say = [&face, &ui, changed](const std::string& t, uint32_t holdMs, uint32_t now) {
     face.caption = t;
-    face.captionUntil = now() + holdMs;
+    face.captionUntil = now + holdMs;
     if (face.captionUntil == 0) face.captionUntil = 1;
     ui.Caption(t);
     changed();

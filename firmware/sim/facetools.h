@@ -3,7 +3,7 @@
 //   {"face":{"expression":"happy","gaze":"left","gesture":"nod","times":2,"caption":"Hi"}}
 // so tests (and the Pi's e2e tests) can see what Claude made the face do.
 // When the rebuilt face lands, its API replaces Emit's body; the tools
-// only see FaceActions.
+// only see ToolFace.
 #pragma once
 
 #include <functional>
@@ -20,10 +20,9 @@ struct SimFace {
   uint32_t captionUntil = 0;  // now_ms when the balloon goes away; 0 = none
 };
 
-// FaceActionsFor returns actions that change face, show captions through
-// ui and emit each change; now() is the sim's clock.
-sc::FaceActions FaceActionsFor(SimFace& face, sc::Ui& ui, std::function<void(const std::string&)> emit,
-                               std::function<uint32_t()> now);
+// ToolFaceFor returns actions that change face, show captions through ui
+// and emit each change.
+sc::ToolFace ToolFaceFor(SimFace& face, sc::Ui& ui, std::function<void(const std::string&)> emit);
 // FaceLine is the control line for face.
 std::string FaceLine(const SimFace& face);
 // TickFace hides a caption whose time is up.

@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
   cfg.capabilities = caps;
   sc::Device dev(cfg, serial, speaker, mic, ui);
   sim::SimFace face;  // Stack-chan's tools (core/tools.h) act on it
-  sc::CharacterTools tools(sim::FaceActionsFor(face, ui, emit, [&] { return NowMs(); }));
+  sc::CharacterTools tools(sim::ToolFaceFor(face, ui, emit));
   sc::SendVia<sc::Device> toHost(dev);
   sc::RealtimeSession tooling(toHost, tools, sc::CharacterTools::Catalog(), sc::CharacterTools::Instructions(), token);
   dev.SetRealtime(&tooling);

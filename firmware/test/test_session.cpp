@@ -187,12 +187,12 @@ TEST_CASE("our session.update is what the host decodes: function tools with sche
 
 TEST_CASE("Stack-chan's tools act on the face and say what they did") {
   std::vector<std::string> did;
-  FaceActions face;
+  ToolFace face;
   face.setExpression = [&](const std::string& e) { did.push_back("expression " + e); };
-  face.lookAt = [&](const std::string& d) { did.push_back("look " + d); };
-  face.nod = [&](int n) { did.push_back("nod " + std::to_string(n)); };
-  face.shake = [&](int n) { did.push_back("shake " + std::to_string(n)); };
-  face.say = [&](const std::string& t, uint32_t ms) { did.push_back("say " + t + " " + std::to_string(ms)); };
+  face.lookAt = [&](const std::string& d, uint32_t) { did.push_back("look " + d); };
+  face.nod = [&](int n, uint32_t) { did.push_back("nod " + std::to_string(n)); };
+  face.shake = [&](int n, uint32_t) { did.push_back("shake " + std::to_string(n)); };
+  face.say = [&](const std::string& t, uint32_t ms, uint32_t) { did.push_back("say " + t + " " + std::to_string(ms)); };
   CharacterTools tools(face);
   struct Case {
     const char *name, *args, *output, *did;
@@ -227,7 +227,7 @@ TEST_CASE("Stack-chan's tools act on the face and say what they did") {
   }
   std::string long121(121, 'x');
   CHECK(tools.Run("say", "{\"text\":\"" + long121 + "\"}", 0) == "error: text is longer than 120 characters");
-  CHECK(CharacterTools(FaceActions{}).Run("nod", "{}", 0) == "error: this face cannot nod");
+  CHECK(CharacterTools(ToolFace{}).Run("nod", "{}", 0) == "error: this face cannot nod");
   CHECK(SayHoldMs(std::string(500, 'x')) == 8000);
 }
 
