@@ -16,6 +16,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
@@ -86,6 +87,10 @@ type Actor struct {
 	synths    map[uint64]synthCtx
 	stts      map[uint64]context.CancelFunc
 	stopped   bool
+	// Stack-chan's tools (tools.go): long polls held for a catalog change,
+	// and who asked for each call in flight.
+	held  []heldPoll
+	calls map[string]*actor.PID
 }
 
 // Receive handles the lifecycle, the approvals and buddy messages, and the
@@ -129,6 +134,12 @@ func (a *Actor) Receive(c actor.Context) {
 		a.turn(m, now)
 	case lan.State:
 		a.host.lanState(m, now)
+	case dockapi.GetCatalog:
+		a.getCatalog(c, m)
+	case dockapi.CallTool:
+		a.callTool(c, m, now)
+	case holdExpired:
+		a.answerHeld(c, m.at)
 	case lan.Reply:
 		// A terminal session's reply is said like the desktop's turns.
 		if text, err := json.Marshal(m.Text); err == nil {
@@ -188,6 +199,7 @@ func (a *Actor) start(c actor.Context) {
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.synths = make(map[uint64]synthCtx)
 	a.stts = make(map[uint64]context.CancelFunc)
+	a.calls = make(map[string]*actor.PID)
 	token := make([]byte, 4)
 	_, _ = rand.Read(token)
 	trust, err := loadTrust(a.opts.DataDir, a.opts, a.opts.Now())
@@ -425,6 +437,7 @@ func (a *Actor) turn(t Turn, now time.Time) {
 // timer and refreshes the description.
 func (a *Actor) flush(c actor.Context) {
 	for {
+		a.host.pumpTools(a.opts.Now())
 		tx, effects := a.host.takeTx(), a.host.takeEffects()
 		if len(tx) == 0 && len(effects) == 0 {
 			break
@@ -439,6 +452,7 @@ func (a *Actor) flush(c actor.Context) {
 			a.effect(c, e)
 		}
 	}
+	a.answerHeld(c, time.Time{})
 	a.plan()
 	a.h.SetDescription(a.describe())
 	if st := a.state(); st != a.published {
@@ -466,6 +480,8 @@ func (a *Actor) effect(c actor.Context, e any) {
 		}
 		c.Send(supervisor.ServicePID(a.system, a.opts.Approvals),
 			approvals.Decide{Source: e.Source, ID: e.ID, Decision: d, By: by})
+	case toolResultOut:
+		a.toolResult(c, e.Result)
 	case sttOut:
 		a.recognize(e)
 	case cancelSTTOut:

@@ -21,11 +21,12 @@ type fakeCore struct {
 	caps           wire.Caps
 
 	// Knobs, set before build.
-	garbage      bool          // garbage and a CRC-broken frame before each HELLO_ACK
-	creditStep   int           // >0: hand out the guard's credit in steps of this many bytes
-	noPresent    bool          // never answer approval.request with approval.presented
-	playbackTick time.Duration // simulated output step; 0 means 5 ms
-	micFrames    int           // MICROPHONE_PCM frames per tick once capturing (a 440 Hz tone)
+	garbage      bool                                   // garbage and a CRC-broken frame before each HELLO_ACK
+	creditStep   int                                    // >0: hand out the guard's credit in steps of this many bytes
+	noPresent    bool                                   // never answer approval.request with approval.presented
+	playbackTick time.Duration                          // simulated output step; 0 means 5 ms
+	micFrames    int                                    // MICROPHONE_PCM frames per tick once capturing (a 440 Hz tone)
+	raw          func(fw docktest.Firmware, msg []byte) // plays the firmware's tool session (tools_test.go)
 	// Knobs read under snapshot at any time.
 	errorAfter   int // >0: ERROR AUDIO_OUTPUT on the speaker after this many PCM frames
 	lostMicStops int // drop this many MIC_STOPs before answering one
@@ -56,7 +57,7 @@ func (f *fakeCore) build() {
 		Caps: f.caps, Unplugged: true, Tick: f.playbackTick, NoPresent: f.noPresent,
 		CreditStep: f.creditStep, MicFrames: f.micFrames,
 		Hooks: docktest.Hooks{Hello: f.hello, Control: f.control, Status: f.status,
-			PCM: f.speakerPCM, Reply: f.reply, Event: f.event},
+			PCM: f.speakerPCM, Reply: f.reply, Event: f.event, Raw: f.raw},
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/event"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/realtime"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
@@ -99,6 +100,10 @@ type host struct {
 	voice  voice
 	desk   desk
 	terms  terminals
+	// rt is the session layer (Stack-chan's tools, tools.go);
+	// toolsVersion counts its catalog changes.
+	rt           *realtime.Host
+	toolsVersion uint64
 
 	tx      []byte
 	effects []any
@@ -109,7 +114,7 @@ func newHost(cfg hostConfig) *host {
 	if cfg.volume != nil {
 		cfg.volume = new(*cfg.volume) // the caller's variable is not ours to keep
 	}
-	h := &host{cfg: cfg}
+	h := &host{cfg: cfg, rt: realtime.NewHost("pi-" + cfg.token)}
 	h.mirror.init()
 	h.conv.init()
 	return h
@@ -141,6 +146,7 @@ func (h *host) dropSessions(now time.Time) {
 	h.reasm.Reset()
 	h.ids, h.lastEvent = event.IDs{}, 0
 	h.mirror.transportLost()
+	h.rt.Lost()
 	h.statusSent = false
 	h.mediaSince = false
 }
@@ -166,6 +172,7 @@ func (h *host) tick(now time.Time) {
 	h.updateTask(now)
 	h.task.tick(h, now)
 	h.voice.tick(h, now)
+	h.rt.Tick(now)
 	h.speech.pump(h, now)
 	h.updateStatus()
 }
@@ -188,6 +195,7 @@ func (h *host) wake() (time.Time, bool) {
 		consider(h.terms.endsAt, !h.terms.endsAt.IsZero())
 		consider(h.speech.wake())
 		consider(h.voice.wake())
+		consider(h.rt.Wake())
 	}
 	return at, !at.IsZero()
 }
@@ -281,6 +289,7 @@ func (h *host) helloAck(f wire.Frame, now time.Time) {
 		h.sendSettings()
 		h.mirror.transportReady(h, now)
 		h.task.transportReady(h, now)
+		h.rt.Ready(now)
 	}
 	h.speech.pump(h, now)
 	h.updateStatus()
@@ -343,6 +352,10 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 		return
 	}
 	if !done {
+		return
+	}
+	if r, _ := appevent.Route(msg); r.Kind == appevent.Raw {
+		h.rawEvent(msg, now)
 		return
 	}
 	ev, err := appevent.DecodeInbound(msg, appevent.FirmwareToHost)

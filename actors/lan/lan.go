@@ -259,6 +259,7 @@ func (a *Actor) start(c actor.Context) {
 		limit:       newLimiter(10, 30),
 		clientLimit: newLimiter(100, 300),
 		pairLimit:   newLimiter(1/pairEvery.Seconds(), pairBurst),
+		ask:         askDock(system),
 	}
 	own := id.Certificate[0]
 	a.own = own

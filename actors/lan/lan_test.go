@@ -36,8 +36,9 @@ type rig struct {
 
 func newRig(t *testing.T) *rig { t.Helper(); return newRigWith(t, nil) }
 
-// newRigWith is newRig with the lan's Options changed by set (if not nil).
-func newRigWith(t *testing.T, set func(*Options)) *rig {
+// newRigWith is newRig with the lan's Options changed by set (if not nil),
+// and extra services in the tree.
+func newRigWith(t *testing.T, set func(*Options), extra ...supervisor.Service) *rig {
 	t.Helper()
 	o := Options{Listen: "127.0.0.1:0", DataDir: ""}
 	r := &rig{data: t.TempDir()}
@@ -54,10 +55,10 @@ func newRigWith(t *testing.T, set func(*Options)) *rig {
 	if set != nil {
 		set(&o)
 	}
-	r.tree = supervisortest.Start(t,
-		supervisor.Service{Name: "approvals", Policy: testPolicy, New: approvals.New(approvals.WithOwner(SourcePrefix+"*", "lan"))},
-		supervisor.Service{Name: "lan", DependsOn: []string{"approvals"}, Policy: testPolicy, New: New(o)},
-	)
+	r.tree = supervisortest.Start(t, append([]supervisor.Service{
+		{Name: "approvals", Policy: testPolicy, New: approvals.New(approvals.WithOwner(SourcePrefix+"*", "lan"))},
+		{Name: "lan", DependsOn: []string{"approvals"}, Policy: testPolicy, New: New(o)},
+	}, extra...)...)
 	r.system = r.tree.System()
 	return r
 }

@@ -61,6 +61,8 @@ type server struct {
 	// each one puts a code on the Pi's screen, so a stranger gets a few
 	// tries, then one every pairEvery.
 	pairLimit *limiter
+	// ask reaches the dock for Stack-chan's tools (tools.go); nil: no routes.
+	ask askFunc
 }
 
 // Pairing requests per address: a burst of pairBurst, then one per
@@ -83,6 +85,7 @@ func (s *server) handler() http.Handler {
 	}
 	mux.HandleFunc(hookbridge.PathPairV1, old)
 	mux.HandleFunc(hookbridge.PathPairConfirmV1, old)
+	s.toolRoutes(mux)
 	return s.guard(mux)
 }
 

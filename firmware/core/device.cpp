@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "session.h"
+
 namespace sc {
 
 const char* StatusName(uint8_t v) {
@@ -144,6 +146,7 @@ void Device::updateTransport() {
   if (t == transport_) return;
   bool wasReady = transport_ == TransportState::Ready;
   transport_ = t;
+  if (rt_) rt_->OnTransport(t);  // leaving ready forgets the tool session
   ui_.Link(t);
   if (wasReady) setTask(false);  // task.status only lives while ready (§17)
 }
@@ -329,9 +332,9 @@ void Device::handleEvent(const Frame& f, uint32_t now) {
   Classified c = Classify(r.message);
   if (c.route == Route::Raw) {
     stats_.rawEvents++;
-    // Ours: the Pi's claude_pi.settings; other Realtime-shaped events are
-    // optional (§18) and dropped.
-    handleSettings(r.message);
+    // Ours: the Pi's claude_pi.settings; other Realtime-shaped events (§18)
+    // go to the tool session when one is set, and are dropped otherwise.
+    if (!handleSettings(r.message) && rt_) rt_->OnRaw(r.message, transport_, now);
     return;
   }
   if (c.route == Route::Drop || !IsInbound(c.event.type)) {
@@ -624,6 +627,7 @@ void Device::Tick(uint32_t now) {
   }
   conv_.Tick(transport_, now);
   approvals_.Tick(now);
+  if (rt_) rt_->Tick(transport_, now);
   refreshUi();
   flush();
 }

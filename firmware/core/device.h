@@ -27,6 +27,8 @@
 
 namespace sc {
 
+class RealtimeSession;  // session.h: raw events (§18) go there when set
+
 struct DeviceConfig {
   /// Capabilities sent in HELLO_ACK (0xF7F release, 0xFFF diagnostics).
   /// With bit 7 (kCapDiagnostics) the Device sends DIAGNOSTICS frames.
@@ -100,6 +102,9 @@ class Device : private EventSender {
   const ApprovalSession& approvals() const { return approvals_; }
   // SetGlyphs: which characters the screen's font draws (safetext.h).
   void SetGlyphs(HasGlyph has) { approvals_.SetGlyphs(has); }
+  // SetRealtime hands raw events (§18) and the transport to s (or drops
+  // them again with nullptr); s must outlive the Device's use of it.
+  void SetRealtime(RealtimeSession* s) { rt_ = s; }
   const DeviceStats& stats() const { return stats_; }
   const ParserStats& parserStats() const { return parser_.stats(); }
   size_t txQueued() const { return tx_.bytes(); }
@@ -169,6 +174,7 @@ class Device : private EventSender {
   uint64_t played_ = 0;
   uint32_t playedRate_ = 0;
   DeviceStats stats_;
+  RealtimeSession* rt_ = nullptr;
   uint8_t scratch_[1024];
 
  public:

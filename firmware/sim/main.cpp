@@ -34,6 +34,8 @@
 #include "face_model.h"
 #include "raster.h"
 #include "usb_io.h"
+#include "facetools.h"
+#include "session.h"
 #include "wav.h"
 
 namespace {
@@ -231,6 +233,11 @@ int main(int argc, char** argv) {
   cfg.capabilities = caps;
   if (!settingsPath.empty()) cfg.settings = &settings;
   sc::Device dev(cfg, serial, speaker, mic, ui);
+  sim::SimFace toolFace;  // what Stack-chan's tools (core/tools.h) last did
+  sc::CharacterTools tools(sim::ToolFaceFor(toolFace, face, ui, emit));
+  sc::SendVia<sc::Device> toHost(dev);
+  sc::RealtimeSession tooling(toHost, tools, sc::CharacterTools::Catalog(), sc::CharacterTools::Instructions(), token);
+  dev.SetRealtime(&tooling);
 
   bool plugged = true;
   uint32_t now = NowMs();
@@ -321,6 +328,7 @@ int main(int argc, char** argv) {
       }
     }
     dev.Tick(now);
+    sim::TickFace(toolFace, ui, now);
   }
   if (!controlPath.empty()) unlink(controlPath.c_str());
   return 0;

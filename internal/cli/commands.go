@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/mcpserver"
 )
 
 // Version is this build's version and ExampleConfig the configuration
@@ -101,6 +102,7 @@ func commandTable() []command {
 			{name: "install", summary: "add the two hooks to ~/.claude/settings.json (--project)", run: hookInstallCommand},
 		}},
 		{name: "pair", args: "[HOST]", summary: "pair this computer with a Pi (--list, --revoke NAME)", run: pairCommand},
+		{name: "mcp", summary: "stdio MCP server for Claude Code: the docked Stack-chan's tools", run: mcpserver.Command},
 		{name: "version", summary: "print the version", run: versionCommand},
 		{name: "help", args: "[COMMAND]", summary: "this text, a command's flags, or \"help config\" for the\nconfiguration file with every key", run: helpCommand},
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/drivers/storage"
+	"github.com/claude-pi/claude-pi/internal/mcpserver"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
@@ -55,7 +56,11 @@ func hookInstall(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("hook install: %s is the temporary build of `go run`, deleted when it exits, so the hooks would break at once; nothing changed. "+
 			"Install a lasting binary and run it: `go install .` in the checkout, then `claude-pi hook install` (or pass --command /path/to/claude-pi)", *exe)
 	}
-	return editSettings(path, shellQuote(*exe), !*uninstall, time.Now(), stdout)
+	if err := editSettings(path, shellQuote(*exe), !*uninstall, time.Now(), stdout); err != nil || *uninstall {
+		return err
+	}
+	fmt.Fprintln(stdout, mcpserver.AddHint(shellQuote(*exe)))
+	return nil
 }
 
 // isGoRunBuild recognises the executable `go run` builds and deletes:

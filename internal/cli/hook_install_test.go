@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,5 +89,23 @@ func TestHookInstallRefusesGoRun(t *testing.T) {
 	// Removing the hooks needs no lasting binary.
 	if err := hookInstall([]string{"--settings", settings, "--command", "/tmp/go-build2837461/b001/exe/claude-pi", "--uninstall"}, &out, &errOut); err != nil {
 		t.Fatalf("uninstall from go run: %v", err)
+	}
+}
+
+func TestHookInstallOffersTheMCPServer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	var out bytes.Buffer
+	if err := hookInstall([]string{"--settings", path, "--command", "/opt/claude-pi"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "claude mcp add claude-pi -- /opt/claude-pi mcp") {
+		t.Fatalf("install output has no claude mcp add line:\n%s", out.String())
+	}
+	out.Reset()
+	if err := hookInstall([]string{"--settings", path, "--command", "/opt/claude-pi", "--uninstall"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "mcp add") {
+		t.Fatalf("uninstall offers the MCP server:\n%s", out.String())
 	}
 }

@@ -65,6 +65,9 @@ type Hooks struct {
 	Reply func(fw Firmware, r session.Reply)
 	// Event runs for each application event the host sent.
 	Event func(fw Firmware, e appevent.Event)
+	// Raw runs for each raw (Realtime-shaped, §18) event the host sent;
+	// msg is only borrowed.
+	Raw func(fw Firmware, msg []byte)
 }
 
 // Core is a CoreS3 on a pty. Its methods are safe for concurrent use.
@@ -93,6 +96,7 @@ type Core struct {
 	hellos     int
 	events     []appevent.Event
 	settings   []appevent.Settings // claude_pi.settings raw events
+	raws       [][]byte
 	violations []string
 
 	done chan struct{}
@@ -205,6 +209,20 @@ func (c *Core) Locked(fn func()) {
 	fn()
 }
 
+// Raws returns the raw events (Realtime-shaped JSON, §18) the host sent.
+func (c *Core) Raws() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]byte(nil), c.raws...)
+}
+
+// SendRawEvent sends b (a raw event's JSON) to the host as an EVENT message.
+func (c *Core) SendRawEvent(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sendJSON(b)
+}
+
 // Of returns the events of type T the host sent.
 func Of[T appevent.Event](c *Core) []T {
 	var out []T
@@ -267,6 +285,11 @@ func (c *Core) sendEvent(e appevent.Event) {
 		c.t.Errorf("fake CoreS3: %v", err)
 		return
 	}
+	c.sendJSON(b)
+}
+
+// sendJSON sends one EVENT message; it needs c.mu.
+func (c *Core) sendJSON(b []byte) {
 	frames, err := event.Chunk(c.ids.Next(), b, wire.MaxPayload)
 	if err != nil {
 		c.t.Errorf("fake CoreS3: %v", err)

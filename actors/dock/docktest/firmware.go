@@ -22,6 +22,9 @@ func (fw Firmware) Write(fr wire.Frame) { fw.c.write(fr) }
 // WriteRaw sends bytes to the host as they are, e.g. line noise.
 func (fw Firmware) WriteRaw(b []byte) { fw.c.writeRaw(b) }
 
+// SendRawEvent sends b (a raw event's JSON) as an EVENT message.
+func (fw Firmware) SendRawEvent(b []byte) { fw.c.sendJSON(b) }
+
 // Reply sends the session's answers, as for a frame from the host.
 func (fw Firmware) Reply(o session.Outcome) { fw.c.replies(o) }
 
@@ -143,9 +146,10 @@ func (c *Core) eventFrame(fr wire.Frame) {
 	if !done {
 		return
 	}
-	if r, err := appevent.Route(msg); err == nil && r.Kind == appevent.Raw {
-		// Raw events (no schema, spec §18): Claude_Pi's firmware takes
-		// claude_pi.settings and drops the rest, as any firmware may.
+	if r, _ := appevent.Route(msg); r.Kind == appevent.Raw {
+		// Raw events (no schema, spec §18). Claude_Pi's firmware takes
+		// claude_pi.settings; a Realtime-shaped event (Stack-chan's tools)
+		// is only recorded, and a Raw hook plays the firmware's session.
 		if r.Type == appevent.TypeSettings {
 			s, err := appevent.DecodeSettings(msg)
 			if err != nil {
@@ -153,6 +157,11 @@ func (c *Core) eventFrame(fr wire.Frame) {
 				return
 			}
 			c.settings = append(c.settings, s)
+			return
+		}
+		c.raws = append(c.raws, append([]byte(nil), msg...))
+		if c.opt.Hooks.Raw != nil {
+			c.opt.Hooks.Raw(Firmware{c}, msg)
 		}
 		return
 	}

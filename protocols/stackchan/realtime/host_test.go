@@ -1,0 +1,91 @@
+package realtime
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDecodeLimits(t *testing.T) {
+	tool := func(name, desc string) string {
+		return fmt.Sprintf(`{"type":"function","name":%q,"description":%q}`, name, desc)
+	}
+	var many []string
+	for i := range MaxTools + 1 {
+		many = append(many, tool(fmt.Sprintf("t%d", i), ""))
+	}
+	for _, tc := range []struct {
+		name, json string
+		want       error
+	}{
+		{"too many tools", `{"type":"session.update","event_id":"u","session":{"tools":[` + strings.Join(many, ",") + `]}}`, ErrCatalogLimit},
+		{"long description", `{"type":"session.update","event_id":"u","session":{"tools":[` + tool("a", strings.Repeat("x", MaxDescription+1)) + `]}}`, ErrCatalogLimit},
+		{"long instructions", `{"type":"session.update","event_id":"u","session":{"instructions":"` + strings.Repeat("x", MaxInstructions+1) + `"}}`, ErrCatalogLimit},
+		{"long output", `{"type":"conversation.item.create","event_id":"e","item":{"type":"function_call_output","call_id":"c","output":"` + strings.Repeat("x", MaxOutput+1) + `"}}`, ErrCatalogLimit},
+		{"long event id", `{"type":"response.create","event_id":"` + strings.Repeat("x", MaxEventID+1) + `"}`, ErrBadEvent},
+		{"invalid utf-8", "{\"type\":\"response.create\",\"event_id\":\"\xff\"}", ErrBadEvent},
+		{"other raw type", `{"type":"input_audio_buffer.append"}`, ErrUnknownType},
+		{"name 65 long", `{"type":"session.update","event_id":"u","session":{"tools":[` + tool(strings.Repeat("a", 65), "") + `]}}`, ErrBadEvent},
+	} {
+		if _, err := Decode([]byte(tc.json)); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	exact := `{"type":"session.update","event_id":"u","session":{"tools":[` + strings.Join(many[:MaxTools], ",") + `]}}`
+	if e, err := Decode([]byte(exact)); err != nil || len(e.Session.Tools) != MaxTools {
+		t.Errorf("%d tools refused: %v", MaxTools, err)
+	}
+}
+
+// TestWake: the host asks to be ticked for exactly the next deadline.
+func TestWake(t *testing.T) {
+	h := NewHost("h")
+	t0 := time.Unix(0, 0)
+	if _, ok := h.Wake(); ok {
+		t.Fatal("idle host wants a tick")
+	}
+	h.Ready(t0)
+	if err := h.Receive([]byte(`{"type":"session.update","event_id":"u","session":{"tools":[{"type":"function","name":"nod"}]}}`), t0); err != nil {
+		t.Fatal(err)
+	}
+	h.SendFailed(Slot{SlotUpdated, "u"}, t0)
+	if at, ok := h.Wake(); !ok || !at.Equal(t0.Add(AckRetry)) {
+		t.Fatalf("wake %v %v, want the ack retry", at, ok)
+	}
+	h.Tick(t0.Add(AckRetry))
+	if _, err := h.Call("", "nod", nil, t0.Add(AckRetry)); err != nil {
+		t.Fatal(err)
+	}
+	if at, ok := h.Wake(); !ok || !at.Equal(t0.Add(AckRetry+CallTimeout)) {
+		t.Fatalf("wake %v %v, want the call timeout", at, ok)
+	}
+}
+
+// TestTooManyCalls: calls in flight are bounded.
+func TestTooManyCalls(t *testing.T) {
+	h := NewHost("h")
+	t0 := time.Unix(0, 0)
+	h.Ready(t0)
+	_ = h.Receive([]byte(`{"type":"session.update","event_id":"u","session":{"tools":[{"type":"function","name":"nod"}]}}`), t0)
+	for range maxCalls {
+		if _, err := h.Call("", "nod", nil, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.Call("", "nod", nil, t0); !errors.Is(err, ErrTooManyCalls) {
+		t.Fatalf("call %d: %v", maxCalls+1, err)
+	}
+}
+
+func BenchmarkDecodeSessionUpdate(b *testing.B) {
+	in := []byte(`{"type":"session.update","event_id":"u1","session":{"instructions":"I am Stack-chan.","tools":[{"type":"function","name":"set_expression","description":"Set the face.","parameters":{"type":"object","properties":{"expression":{"type":"string","enum":["happy","sad","angry","sleepy","surprised","neutral"]}}}},{"type":"function","name":"nod","description":"Nod.","parameters":{"type":"object"}}]}}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := Decode(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
