@@ -27,7 +27,10 @@ var layer = map[string]int{
 	"actors":  3,
 	// internal/pisystem reads the machine for setup, doctor and the
 	// appliance's audio check.
-	"internal/pisystem":  3,
+	"internal/pisystem": 3,
+	// internal/mcpserver is `claude-pi mcp` on the developer's computer: a
+	// LAN client of the Pi, beside the hook's, under the command table.
+	"internal/mcpserver": 3,
 	"internal/appliance": 4,
 	"internal/cli":       5,
 	"main":               6,
@@ -38,7 +41,7 @@ func layerOf(dir string) (string, int, bool) {
 	if dir == "." {
 		return "main", layer["main"], true
 	}
-	for _, key := range []string{"internal/appliance", "internal/cli", "internal/pisystem"} {
+	for _, key := range []string{"internal/appliance", "internal/cli", "internal/pisystem", "internal/mcpserver"} {
 		if dir == key || strings.HasPrefix(dir, key+"/") {
 			return key, layer[key], true
 		}
