@@ -58,8 +58,8 @@ func hookPermissionCommand(ctx context.Context, args []string, stdin io.Reader, 
 	return nil
 }
 
-func hookEventCommand(ctx context.Context, args []string, stdin io.Reader, _, stderr io.Writer) error {
-	hookEvent(ctx, args, stdin, stderr)
+func hookEventCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	hookEvent(ctx, args, stdin, stdout, stderr)
 	return nil
 }
 
@@ -199,7 +199,7 @@ func withdrawWhenCLIEnds(ctx context.Context) context.Context {
 }
 
 // hookEvent is the async hook: it reports and forgets.
-func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) {
+func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) {
 	defer func() { recover() }()
 	if os.Getenv("CLAUDE_CODE_ENTRYPOINT") == "claude-desktop" {
 		return
@@ -228,10 +228,19 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Wr
 	if in.HookEventName == hookbridge.EventPostToolUse {
 		ev.Call = hookbridge.CallKey(in.ToolName, in.ToolInput)
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.wait)
+	ectx, cancel := context.WithTimeout(ctx, f.wait)
 	defer cancel()
-	if _, err := postToPi(ctx, f, hookbridge.PathEvent, ev); err != nil {
+	if _, err := postToPi(ectx, f, hookbridge.PathEvent, ev); err != nil {
 		fmt.Fprintf(stderr, "claude-pi hook: event not delivered: %v\n", err)
+		return
+	}
+	cancel()
+	if in.HookEventName == hookbridge.EventStop && ev.Reply != "" {
+		out, err := followUpOutput(ctx, f, ev.Session)
+		if err != nil {
+			fmt.Fprintf(stderr, "claude-pi hook: no spoken follow-up: %v\n", err)
+		}
+		stdout.Write(out)
 	}
 }
 

@@ -4,12 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // PathFollowUp is where a terminal session's Stop hook waits for a spoken
 // follow-up: the user swiped Stack-chan's head after Claude's reply was
 // said, and spoke the session's next message.
 const PathFollowUp = "/v1/follow-up"
+
+// MaxFollowUpWindow is the longest window a Pi may hold a Stop hook for
+// before anyone swiped ([voice] follow_up_seconds). The Pi ends the wait
+// at its own window; the hook gives up at this one, so a Pi that says
+// nothing cannot hold the terminal longer.
+const MaxFollowUpWindow = 30 * time.Second
 
 // MaxFollowUp bounds a follow-up's text: a sentence or two recognised
 // from a few seconds of speech.
