@@ -123,7 +123,7 @@ func TestClaudeCodeSpokenFollowUp(t *testing.T) {
 		// The second reply gets no swipe: its Stop hook lets Claude
 		// stop when the window ends, and not much later.
 		c.wait(t)
-		if waited := c.exited.Sub(next.at); waited > window+8*time.Second {
+		if waited := c.exited.Sub(next.at); waited > window+3*time.Second {
 			t.Errorf("claude -p exited %v after its last model request, want within the %v window (and the reply's turn)", waited, window)
 		}
 		if p := r.api.Prompts("follow-up"); len(p) != 2 {

@@ -206,7 +206,7 @@ func (f *followUp) sync(h *host) {
 func (f *followUp) tick(h *host, now time.Time) {
 	switch {
 	case f.phase == fuArmed && !now.Before(f.until):
-		*f = followUp{n: f.n, done: f.done, doneMsg: f.doneMsg}
+		f.end(h, hookbridge.FollowUpNone, "") // the hook goes before the lan's window ends
 	case f.phase == fuShowing && !f.sendAt.IsZero() && !now.Before(f.sendAt):
 		f.send(h)
 	case f.phase == fuShowing && f.sendAt.IsZero() && !now.Before(f.shownBy):

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -195,11 +194,18 @@ func TestFollowUp(t *testing.T) {
 			r.drain()
 			r.tick(followUpConfirm)
 		}, []string{"s1 listening", "s1 none"}, true, ""},
-		{"a swipe after the window is the summary", func(r *fuRig) {
+		{"no swipe: the hook is let go before the lan's window ends", func(r *fuRig) {
 			r.reply("s1", w)
-			r.at(w - followUpMargin)
-			r.swipe(opStart)
-		}, nil, false, ""},
+			r.tick(w - followUpMargin - time.Millisecond)
+			if len(r.outs) != 0 {
+				t.Errorf("let go %v early", r.outs)
+			}
+			if at, ok := r.h.wake(); !ok || at.After(r.now.Add(time.Millisecond)) {
+				t.Errorf("wake %v %v, want at the window's end", at, ok)
+			}
+			r.tick(time.Millisecond)
+			r.swipe(opStart) // after the window: the summary, not a follow-up
+		}, []string{"s1 none"}, false, ""},
 		{"follow-ups off: nothing armed", func(r *fuRig) {
 			r.reply("s1", 0)
 			r.swipe(opStart)
@@ -245,7 +251,7 @@ func TestFollowUp(t *testing.T) {
 			} else if i := bytes.LastIndex(r.tx, resolved); i < 0 || !bytes.Contains(r.tx[i:], []byte(`"message":"`+tc.says+`"`)) {
 				t.Errorf("card not resolved with %q", tc.says)
 			}
-			if r.h.fu.phase != fuIdle && !strings.Contains(tc.name, "after the window") {
+			if r.h.fu.phase != fuIdle {
 				t.Errorf("follow-up phase %d at the end, want idle", r.h.fu.phase)
 			}
 		})

@@ -201,9 +201,10 @@ func (s *server) followUp(w http.ResponseWriter, r *http.Request) {
 		w.Write(append(b, '\n'))
 		rc.Flush()
 	}
-	// The actor answers at once when nothing is offered; the window is
-	// counted here too, so a lost message cannot hold the terminal.
-	wait := time.NewTimer(s.followUpWindow + time.Second)
+	// The actor answers at once when nothing is offered, and the dock
+	// when its window ends; the window is counted here too, so that a
+	// dock that says nothing cannot hold the terminal longer.
+	wait := time.NewTimer(s.followUpWindow)
 	defer wait.Stop()
 	for {
 		select {
