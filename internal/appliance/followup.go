@@ -16,21 +16,18 @@ const defaultFollowUpSeconds = 10
 // window a terminal session's Stop hook waits for a head swipe, 0 when
 // off. It needs stt_command, which hears the sentence.
 func resolveFollowUp(v VoiceConfig, hasSTT bool) (time.Duration, error) {
-	if !v.FollowUp {
-		if v.FollowUpSeconds != 0 {
-			return 0, fmt.Errorf("voice.follow_up_seconds = %d without voice.follow_up = true: set both, or neither", v.FollowUpSeconds)
-		}
-		return 0, nil
-	}
-	if !hasSTT {
-		return 0, fmt.Errorf("voice.follow_up = true needs voice.stt_command, which hears the follow-up (see README, \"Talk to Claude through Stack-chan\")")
-	}
 	n := v.FollowUpSeconds
 	if n == 0 {
 		n = defaultFollowUpSeconds
 	}
 	if max := int(hookbridge.MaxFollowUpWindow / time.Second); n < 3 || n > max {
 		return 0, fmt.Errorf("voice.follow_up_seconds = %d: want 3..%d seconds", n, max)
+	}
+	if !v.FollowUp {
+		return 0, nil
+	}
+	if !hasSTT {
+		return 0, fmt.Errorf("voice.follow_up = true needs voice.stt_command, which hears the follow-up (see README, \"Talk to Claude through Stack-chan\")")
 	}
 	return time.Duration(n) * time.Second, nil
 }

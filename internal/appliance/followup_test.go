@@ -22,7 +22,8 @@ func TestResolveFollowUp(t *testing.T) {
 		{VoiceConfig{FollowUp: true, FollowUpSeconds: 31}, true, 0, "want 3..30"},
 		{VoiceConfig{FollowUp: true, FollowUpSeconds: 2}, true, 0, "want 3..30"},
 		{VoiceConfig{FollowUp: true, FollowUpSeconds: -1}, true, 0, "want 3..30"},
-		{VoiceConfig{FollowUpSeconds: 8}, true, 0, "without voice.follow_up"},
+		{VoiceConfig{FollowUpSeconds: 8}, false, 0, ""},
+		{VoiceConfig{FollowUpSeconds: 99}, false, 0, "want 3..30"},
 	} {
 		got, err := resolveFollowUp(tc.v, tc.stt)
 		if got != tc.want || (err == nil) != (tc.errHas == "") || (err != nil && !strings.Contains(err.Error(), tc.errHas)) {

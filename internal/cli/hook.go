@@ -47,7 +47,13 @@ async, for ` + strings.Join(eventHookNames, ", ") + `.
 It reports the event to the paired Pi, which shows what the session is
 doing. Nothing waits for a decision: Claude Code runs it in the background,
 and a Pi that does not take the report within 5 s is noted on stderr and
-forgotten. It always exits 0.`
+forgotten. It always exits 0.
+
+On a Stop that carries Claude's reply it then asks the Pi for a spoken
+follow-up ([voice] follow_up on the Pi): the Pi answers at once when there
+is none to wait for, and otherwise holds it for at most its window unless
+someone swiped the CoreS3's head. A follow-up is printed as
+{"decision":"block","reason":TEXT}, Claude's next instruction.`
 
 // hookEventDeadline bounds one event report, connect and answer together:
 // the hook is asynchronous, so nobody waits on it, but it must not linger.
