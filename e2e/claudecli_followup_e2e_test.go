@@ -65,12 +65,7 @@ func TestClaudeCodeSpokenFollowUp(t *testing.T) {
 	addr := a.lanAddr(t)
 	config := pairByButton(t, a, addr, "laptop")
 	a.awaitDock(t, "the dock's handshake")
-	home := t.TempDir()
-	install := exec.Command(hook, "hook", "install", "--user")
-	install.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("claude-pi hook install: %v\n%s", err, out)
-	}
+	home := installHooks(t, hook)
 	r := &claudeRig{bin: bin, home: home, api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}
 
 	// swipeAndShow runs claude -p as scenario name, waits for its reply on
@@ -175,23 +170,7 @@ func spokenWAV(t *testing.T, text string, d time.Duration) []byte {
 		f := src - float64(j)
 		pcm[i] = int16(float64(in[j])*(1-f) + float64(in[j+1])*f)
 	}
-	le := binary.LittleEndian
-	b := []byte("RIFF")
-	b = le.AppendUint32(b, uint32(36+2*n))
-	b = append(b, "WAVEfmt "...)
-	b = le.AppendUint32(b, 16)
-	b = le.AppendUint16(b, 1)
-	b = le.AppendUint16(b, 1)
-	b = le.AppendUint32(b, 16000)
-	b = le.AppendUint32(b, 32000)
-	b = le.AppendUint16(b, 2)
-	b = le.AppendUint16(b, 16)
-	b = append(b, "data"...)
-	b = le.AppendUint32(b, uint32(2*n))
-	for _, s := range pcm {
-		b = le.AppendUint16(b, uint16(s))
-	}
-	return b
+	return wav16k(pcm)
 }
 
 // wavSamples reads a mono 16-bit PCM WAV: its samples and rate.

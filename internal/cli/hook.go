@@ -261,41 +261,53 @@ func readHookInput(stdin io.Reader) (hookbridge.HookInput, error) {
 // postToPi sends one request to the paired Pi over pinned mutual TLS and
 // returns the 200 response body.
 func postToPi(ctx context.Context, f hookFlags, path string, v any) ([]byte, error) {
-	cs, err := loadCLIState(f.config)
+	resp, name, err := openPi(ctx, f, path, v)
 	if err != nil {
 		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s's answer: %v", name, err)
+	}
+	return b, nil
+}
+
+// openPi sends one request to the paired Pi over pinned mutual TLS and
+// returns its 2xx response, for the caller to read and close, and the
+// Pi's name.
+func openPi(ctx context.Context, f hookFlags, path string, v any) (*http.Response, string, error) {
+	cs, err := loadCLIState(f.config)
+	if err != nil {
+		return nil, "", err
 	}
 	pi, err := cs.pick(f.pi)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	id, err := cs.identity()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	body, _ := json.Marshal(v)
 	hc := piClient(id, pi.Pin, f.connect)
-	defer hc.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+pi.Addr+path, bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if ns, ok := procwatch.Started(); ok {
 		req.Header.Set(hookbridge.HeaderHookStarted, strconv.FormatInt(ns, 10))
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("reaching %s at %s: %v", pi.Name, pi.Addr, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s's answer: %v", pi.Name, err)
+		return nil, "", fmt.Errorf("reaching %s at %s: %v", pi.Name, pi.Addr, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("%s refused: %s: %s", pi.Name, resp.Status, strings.TrimSpace(string(b)))
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
+		return nil, "", fmt.Errorf("%s refused: %s: %s", pi.Name, resp.Status, strings.TrimSpace(string(b)))
 	}
-	return b, nil
+	return resp, pi.Name, nil
 }
 
 // piClient is an HTTPS client pinned to one Pi that gives up on an

@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/lan"
@@ -33,13 +30,14 @@ func followUpOutput(ctx context.Context, f hookFlags, session string) ([]byte, e
 	ctx, cancel := context.WithTimeout(ctx, hookbridge.MaxFollowUpWindow+hookConnectTimeout+lan.FollowUpHeard)
 	defer cancel()
 	ctx = withdrawWhenCLIEnds(ctx)
-	body, err := streamFromPi(ctx, f, hookbridge.PathFollowUp, hookbridge.FollowUpRequest{Session: session})
+	resp, _, err := openPi(ctx, f, hookbridge.PathFollowUp, hookbridge.FollowUpRequest{Session: session})
 	if err != nil {
 		return nil, err
 	}
-	defer body.Close()
-	lines := make(chan lineOrErr, 1)
-	go readLines(body, lines)
+	defer resp.Body.Close()
+	lines, done := make(chan lineOrErr), make(chan struct{})
+	defer close(done)
+	go readLines(resp.Body, lines, done)
 	wait := time.NewTimer(hookbridge.MaxFollowUpWindow + time.Second)
 	defer wait.Stop()
 	for {
@@ -73,52 +71,26 @@ type lineOrErr struct {
 }
 
 // readLines sends the body's lines, each at most MaxRequest bytes, then
-// an error (io.EOF at the end).
-func readLines(r io.Reader, out chan<- lineOrErr) {
+// the error that ended them, until done is closed.
+func readLines(r io.Reader, out chan<- lineOrErr, done <-chan struct{}) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), hookbridge.MaxRequest)
 	for sc.Scan() {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		out <- lineOrErr{b: append([]byte(nil), sc.Bytes()...)}
+		select {
+		case out <- lineOrErr{b: append([]byte(nil), sc.Bytes()...)}:
+		case <-done:
+			return
+		}
 	}
 	err := sc.Err()
 	if err == nil {
 		err = fmt.Errorf("the Pi ended the follow-up answer early: %w", io.ErrUnexpectedEOF)
 	}
-	out <- lineOrErr{err: err}
-}
-
-// streamFromPi is postToPi for an answer read as it comes: the caller
-// closes the body.
-func streamFromPi(ctx context.Context, f hookFlags, path string, v any) (io.ReadCloser, error) {
-	cs, err := loadCLIState(f.config)
-	if err != nil {
-		return nil, err
+	select {
+	case out <- lineOrErr{err: err}:
+	case <-done:
 	}
-	pi, err := cs.pick(f.pi)
-	if err != nil {
-		return nil, err
-	}
-	id, err := cs.identity()
-	if err != nil {
-		return nil, err
-	}
-	body, _ := json.Marshal(v)
-	hc := piClient(id, pi.Pin, f.connect)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+pi.Addr+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("reaching %s at %s: %v", pi.Name, pi.Addr, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		resp.Body.Close()
-		return nil, fmt.Errorf("%s refused: %s: %s", pi.Name, resp.Status, strings.TrimSpace(string(b)))
-	}
-	return resp.Body, nil
 }
