@@ -173,7 +173,9 @@ func (a *Actor) offerFollowUp(fp string, ev hookbridge.Event) time.Duration {
 	if a.o.FollowUpWindow <= 0 {
 		return 0
 	}
-	a.fu.offer(ev.Session, fp, a.o.Now())
+	now := a.o.Now()
+	a.fu.prune(now, a.o.FollowUpWindow) // a client's many sessions stay bounded by the window
+	a.fu.offer(ev.Session, fp, now)
 	return a.o.FollowUpWindow
 }
 
