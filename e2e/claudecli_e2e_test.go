@@ -44,6 +44,23 @@ func claudeBinary(t *testing.T) string {
 	return ""
 }
 
+// installHooks installs the hooks of the claude-pi binary hook the way
+// the README says, into a fresh HOME, and returns that HOME.
+func installHooks(t *testing.T, hook string) string {
+	t.Helper()
+	home := t.TempDir()
+	install := exec.Command(hook, "hook", "install", "--user")
+	install.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("claude-pi hook install: %v\n%s", err, out)
+	}
+	settings, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	if err != nil || !strings.Contains(string(settings), hook+" hook permission") {
+		t.Fatalf("settings.json after hook install (%v):\n%s", err, settings)
+	}
+	return home
+}
+
 // claudeEnv is what the CLI runs with: a private HOME, the fake API, and
 // nothing nonessential going out.
 func claudeEnv(home, api, config string, extra ...string) []string {
@@ -241,17 +258,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 	config := pairByButton(t, a, addr, "laptop")
 	a.awaitDock(t, "the dock's handshake")
 
-	// The hooks, installed the way the README says, into a fresh HOME.
-	home := t.TempDir()
-	install := exec.Command(hook, "hook", "install", "--user")
-	install.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("claude-pi hook install: %v\n%s", err, out)
-	}
-	settings, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
-	if err != nil || !strings.Contains(string(settings), hook+" hook permission") {
-		t.Fatalf("settings.json after hook install (%v):\n%s", err, settings)
-	}
+	home := installHooks(t, hook)
 	r := &claudeRig{bin: bin, home: home, api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}
 
 	t.Run("allow: the tool runs, and the reply is spoken", func(t *testing.T) {

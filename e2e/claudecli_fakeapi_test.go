@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // toolCall is one tool_use block the fake model sends.
@@ -56,12 +57,20 @@ type fakeAPI struct {
 	requests []string // method and path of every request, for the traffic check
 	results  map[string][]toolResult
 	turns    map[string]int // tool-calling turns answered, by scenario
+	// prompts are the user's text blocks since the model last spoke, of
+	// each request, by scenario, in the order the requests came.
+	prompts map[string][]timedTexts
+}
+
+type timedTexts struct {
+	at    time.Time
+	texts []string
 }
 
 var scenarioTag = regexp.MustCompile(`\[\[scenario:([a-z0-9-]+)\]\]`)
 
 func newFakeAPI(t *testing.T) *fakeAPI {
-	f := &fakeAPI{t: t, plans: map[string]plan{}, results: map[string][]toolResult{}, turns: map[string]int{}}
+	f := &fakeAPI{t: t, plans: map[string]plan{}, results: map[string][]toolResult{}, turns: map[string]int{}, prompts: map[string][]timedTexts{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -162,6 +171,22 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Lock()
+	if name != "" && len(req.Tools) > 0 {
+		// The user's texts since the model last spoke: the prompt, or
+		// what a Stop hook's block handed on.
+		var texts []string
+		for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != "assistant"; i-- {
+			if req.Messages[i].Role != "user" {
+				continue
+			}
+			for _, b := range blocks(req.Messages[i].Content) {
+				if b.Type == "text" {
+					texts = append(texts, b.Text)
+				}
+			}
+		}
+		f.prompts[name] = append(f.prompts[name], timedTexts{time.Now(), texts})
+	}
 	p, ok := f.plans[name]
 	if ok && len(results) > 0 {
 		f.results[name] = results
@@ -265,4 +290,11 @@ func splitIn(s string, n int) []string {
 		s, n = s[k:], n-1
 	}
 	return append(out, s)
+}
+
+// Prompts are the user texts of the scenario's model requests so far.
+func (f *fakeAPI) Prompts(name string) []timedTexts {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]timedTexts(nil), f.prompts[name]...)
 }

@@ -67,7 +67,16 @@ func TestFirmwareE2EVoiceApproval(t *testing.T) {
 
 // toneWAV is d of a 440 Hz tone, 16 kHz mono 16-bit.
 func toneWAV(d time.Duration) []byte {
-	n := int(d.Seconds() * 16000)
+	pcm := make([]int16, int(d.Seconds()*16000))
+	for i := range pcm {
+		pcm[i] = int16(8000 * math.Sin(2*math.Pi*440*float64(i)/16000))
+	}
+	return wav16k(pcm)
+}
+
+// wav16k is pcm as a 16 kHz mono 16-bit WAV file.
+func wav16k(pcm []int16) []byte {
+	n := len(pcm)
 	le := binary.LittleEndian
 	b := []byte("RIFF")
 	b = le.AppendUint32(b, uint32(36+2*n))
@@ -81,8 +90,8 @@ func toneWAV(d time.Duration) []byte {
 	b = le.AppendUint16(b, 16)
 	b = append(b, "data"...)
 	b = le.AppendUint32(b, uint32(2*n))
-	for i := range n {
-		b = le.AppendUint16(b, uint16(int16(8000*math.Sin(2*math.Pi*440*float64(i)/16000))))
+	for _, s := range pcm {
+		b = le.AppendUint16(b, uint16(s))
 	}
 	return b
 }

@@ -145,6 +145,7 @@ func (a *Actor) Receive(c actor.Context) {
 		if text, err := json.Marshal(m.Text); err == nil {
 			a.turn(Turn{Role: "assistant", Content: text}, now)
 		}
+		a.host.fu.reply(a.host, m, now)
 
 	case AcceptDock:
 		a.accept(m, now)
@@ -496,6 +497,8 @@ func (a *Actor) effect(c actor.Context, e any) {
 			sc.cancel()
 			delete(a.synths, e.Utt)
 		}
+	case followUpOut:
+		c.Send(supervisor.ServicePID(a.system, a.opts.LAN), lan.FollowUp(e))
 	case closeOut:
 		a.h.Logger().Error("CoreS3 handshake failed; retrying", "err", e.Err, "after", a.opts.Retry)
 		a.closePort()

@@ -104,6 +104,7 @@ type host struct {
 	// toolsVersion counts its catalog changes.
 	rt           *realtime.Host
 	toolsVersion uint64
+	fu           followUp
 
 	tx      []byte
 	effects []any
@@ -143,6 +144,7 @@ func (h *host) detach(now time.Time) {
 func (h *host) dropSessions(now time.Time) {
 	h.speech.lost(h, now)
 	h.voice.lost(h)
+	h.fu.lost(h)
 	h.reasm.Reset()
 	h.ids, h.lastEvent = event.IDs{}, 0
 	h.mirror.transportLost()
@@ -173,6 +175,7 @@ func (h *host) tick(now time.Time) {
 	h.task.tick(h, now)
 	h.voice.tick(h, now)
 	h.rt.Tick(now)
+	h.fu.tick(h, now)
 	h.speech.pump(h, now)
 	h.updateStatus()
 }
@@ -196,6 +199,7 @@ func (h *host) wake() (time.Time, bool) {
 		consider(h.speech.wake())
 		consider(h.voice.wake())
 		consider(h.rt.Wake())
+		consider(h.fu.wake())
 	}
 	return at, !at.IsZero()
 }
@@ -365,9 +369,13 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 	}
 	switch e := ev.(type) {
 	case appevent.ApprovalPresented:
-		h.mirror.presented(e.RequestID)
+		if !h.fu.presented(e.RequestID, now) {
+			h.mirror.presented(e.RequestID)
+		}
 	case appevent.ApprovalResponse:
-		h.mirror.response(h, e, now)
+		if !h.fu.response(h, e, now) {
+			h.mirror.response(h, e, now)
+		}
 	case appevent.ConversationStart:
 		h.conversation(e.RequestID, opStart, now)
 	case appevent.ConversationStop:
@@ -452,6 +460,7 @@ func (h *host) updateStatus() {
 	if h.phase != ready {
 		return
 	}
+	h.fu.sync(h)
 	want := h.speech.status()
 	if s, ok := h.voice.status(); ok && h.speech.cur == nil {
 		want = s

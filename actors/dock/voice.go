@@ -76,7 +76,7 @@ func (v *voice) spoken(h *host, utt uint64, ok bool, now time.Time) {
 		v.phase = voiceIdle
 		return
 	}
-	if h.mirror.byReq[v.prompt] == nil {
+	if v.prompt != followUpPrompt && h.mirror.byReq[v.prompt] == nil {
 		h.cfg.log.Info("voice approval dropped: the prompt was answered meanwhile")
 		v.phase = voiceIdle
 		return
@@ -261,6 +261,10 @@ func (v *voice) recognized(h *host, job uint64, text string, err error, now time
 		return // cancelled meanwhile
 	}
 	v.phase = voiceIdle
+	if v.prompt == followUpPrompt {
+		h.fu.heard(h, text, err, now)
+		return
+	}
 	if err != nil {
 		h.cfg.log.Warn("speech recognition failed; nothing decided", "err", err)
 		h.speech.say(h, utterance{kind: sayConversation, text: notCaught}, now)

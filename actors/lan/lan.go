@@ -53,6 +53,10 @@ type Options struct {
 	// sessions (the dock): it gets a Reply for each Stop that carries
 	// one. None when empty.
 	Speak string
+	// FollowUpWindow is how long a terminal session's Stop hook waits
+	// for a head swipe on the dock after its reply ([voice] follow_up);
+	// off when zero (followup.go).
+	FollowUpWindow time.Duration
 	// PairTimeout is how long a pairing request waits for the button;
 	// 2 min when zero.
 	PairTimeout time.Duration
@@ -151,6 +155,7 @@ type Actor struct {
 	serving sync.WaitGroup
 
 	waiters map[key]chan answer
+	fu      followUps
 	// own is the Pi's certificate (DER), the one the TLS sessions show.
 	own []byte
 	// nonces rations the Pi's pairing nonces (pairing.go).
@@ -168,7 +173,7 @@ func (a *Actor) Receive(c actor.Context) {
 	if a.subs.Receive(c, func() any { return a.state() }) {
 		return
 	}
-	if a.st != nil && a.receivePairing(c.Message()) {
+	if a.st != nil && (a.receivePairing(c.Message()) || a.receiveFollowUp(c)) {
 		return
 	}
 	switch m := c.Message().(type) {
@@ -193,7 +198,8 @@ func (a *Actor) Receive(c actor.Context) {
 		m.reply <- answer{http.StatusNoContent, struct{}{}}
 		a.apply(c, ch, "moved on")
 		if m.ev.Event == hookbridge.EventStop && m.ev.Reply != "" && a.o.Speak != "" {
-			c.Send(supervisor.ServicePID(a.system, a.o.Speak), Reply{Session: m.ev.Session, Project: m.ev.Project, Text: m.ev.Reply})
+			c.Send(supervisor.ServicePID(a.system, a.o.Speak), Reply{Session: m.ev.Session, Project: m.ev.Project, Text: m.ev.Reply,
+				FollowUp: a.offerFollowUp(m.fp, m.ev)})
 		}
 	case withdraw:
 		if ch, ok := a.st.remove(m.k); ok {
@@ -261,6 +267,7 @@ func (a *Actor) start(c actor.Context) {
 		pairLimit:   newLimiter(1/pairEvery.Seconds(), pairBurst),
 		ask:         askDock(system),
 	}
+	s.followUpWindow = a.o.FollowUpWindow
 	own := id.Certificate[0]
 	a.own = own
 	a.srv = &http.Server{

@@ -29,6 +29,10 @@ type RevokeResult struct {
 type Reply struct {
 	Session, Project string
 	Text             string
+	// FollowUp is the window in which a head swipe on the dock answers
+	// this reply with a spoken follow-up (lan.FollowUp); 0: none is
+	// waited for.
+	FollowUp time.Duration
 }
 
 // GetState asks for the current State (answered with Respond). A

@@ -47,6 +47,8 @@ type server struct {
 	device  string
 	maxWait time.Duration
 	pairTTL time.Duration
+	// followUpWindow is Options.FollowUpWindow (followup.go).
+	followUpWindow time.Duration
 	// hold is the server's ReadTimeout: the slack added when a long
 	// wait extends a connection's deadlines.
 	hold  time.Duration
@@ -76,6 +78,7 @@ func (s *server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+hookbridge.PathPermission, s.permission)
 	mux.HandleFunc("POST "+hookbridge.PathEvent, s.event)
+	mux.HandleFunc("POST "+hookbridge.PathFollowUp, s.followUp)
 	mux.HandleFunc("POST "+hookbridge.PathPair, s.pairCommit)
 	mux.HandleFunc("POST "+hookbridge.PathPairReveal, s.pairReveal)
 	mux.HandleFunc("POST "+hookbridge.PathPairConfirm, s.confirm)

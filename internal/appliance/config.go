@@ -93,6 +93,11 @@ type TTSConfig struct {
 type VoiceConfig struct {
 	STTCommand    string `toml:"stt_command"`
 	ListenSeconds int    `toml:"listen_seconds"`
+	// FollowUp turns on spoken follow-ups to terminal sessions: a head
+	// swipe within FollowUpSeconds (default 10) of a reply, and the
+	// sentence heard goes to the session as its next message.
+	FollowUp        bool `toml:"follow_up"`
+	FollowUpSeconds int  `toml:"follow_up_seconds"`
 }
 
 // ServiceConfig is a [services.NAME] table: overrides of the service's

@@ -311,6 +311,8 @@ func resolveTTS(t TTSConfig) (TTSConfig, error) {
 type voiceSettings struct {
 	stt    []string
 	listen time.Duration
+	// followUp is the follow-up window ([voice] follow_up); 0 = off.
+	followUp time.Duration
 }
 
 // resolveVoice splits voice.stt_command the way a shell would, without ever
@@ -332,6 +334,9 @@ func resolveVoice(v VoiceConfig) (voiceSettings, error) {
 		return s, fmt.Errorf("voice.stt_command = %q: the program name is empty", v.STTCommand)
 	}
 	s.stt = words
+	if s.followUp, err = resolveFollowUp(v, len(words) > 0); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 

@@ -47,7 +47,13 @@ async, for ` + strings.Join(eventHookNames, ", ") + `.
 It reports the event to the paired Pi, which shows what the session is
 doing. Nothing waits for a decision: Claude Code runs it in the background,
 and a Pi that does not take the report within 5 s is noted on stderr and
-forgotten. It always exits 0.`
+forgotten. It always exits 0.
+
+On a Stop that carries Claude's reply it then asks the Pi for a spoken
+follow-up ([voice] follow_up on the Pi): the Pi answers at once when there
+is none to wait for, and otherwise holds it for at most its window unless
+someone swiped the CoreS3's head. A follow-up is printed as
+{"decision":"block","reason":TEXT}, Claude's next instruction.`
 
 // hookEventDeadline bounds one event report, connect and answer together:
 // the hook is asynchronous, so nobody waits on it, but it must not linger.
@@ -58,8 +64,8 @@ func hookPermissionCommand(ctx context.Context, args []string, stdin io.Reader, 
 	return nil
 }
 
-func hookEventCommand(ctx context.Context, args []string, stdin io.Reader, _, stderr io.Writer) error {
-	hookEvent(ctx, args, stdin, stderr)
+func hookEventCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	hookEvent(ctx, args, stdin, stdout, stderr)
 	return nil
 }
 
@@ -199,7 +205,7 @@ func withdrawWhenCLIEnds(ctx context.Context) context.Context {
 }
 
 // hookEvent is the async hook: it reports and forgets.
-func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) {
+func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) {
 	defer func() { recover() }()
 	if os.Getenv("CLAUDE_CODE_ENTRYPOINT") == "claude-desktop" {
 		return
@@ -228,10 +234,19 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stderr io.Wr
 	if in.HookEventName == hookbridge.EventPostToolUse {
 		ev.Call = hookbridge.CallKey(in.ToolName, in.ToolInput)
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.wait)
+	ectx, cancel := context.WithTimeout(ctx, f.wait)
 	defer cancel()
-	if _, err := postToPi(ctx, f, hookbridge.PathEvent, ev); err != nil {
+	if _, err := postToPi(ectx, f, hookbridge.PathEvent, ev); err != nil {
 		fmt.Fprintf(stderr, "claude-pi hook: event not delivered: %v\n", err)
+		return
+	}
+	cancel()
+	if in.HookEventName == hookbridge.EventStop && ev.Reply != "" {
+		out, err := followUpOutput(ctx, f, ev.Session)
+		if err != nil {
+			fmt.Fprintf(stderr, "claude-pi hook: no spoken follow-up: %v\n", err)
+		}
+		stdout.Write(out)
 	}
 }
 
@@ -246,41 +261,53 @@ func readHookInput(stdin io.Reader) (hookbridge.HookInput, error) {
 // postToPi sends one request to the paired Pi over pinned mutual TLS and
 // returns the 200 response body.
 func postToPi(ctx context.Context, f hookFlags, path string, v any) ([]byte, error) {
-	cs, err := loadCLIState(f.config)
+	resp, name, err := openPi(ctx, f, path, v)
 	if err != nil {
 		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s's answer: %v", name, err)
+	}
+	return b, nil
+}
+
+// openPi sends one request to the paired Pi over pinned mutual TLS and
+// returns its 2xx response, for the caller to read and close, and the
+// Pi's name.
+func openPi(ctx context.Context, f hookFlags, path string, v any) (*http.Response, string, error) {
+	cs, err := loadCLIState(f.config)
+	if err != nil {
+		return nil, "", err
 	}
 	pi, err := cs.pick(f.pi)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	id, err := cs.identity()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	body, _ := json.Marshal(v)
 	hc := piClient(id, pi.Pin, f.connect)
-	defer hc.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+pi.Addr+path, bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if ns, ok := procwatch.Started(); ok {
 		req.Header.Set(hookbridge.HeaderHookStarted, strconv.FormatInt(ns, 10))
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("reaching %s at %s: %v", pi.Name, pi.Addr, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s's answer: %v", pi.Name, err)
+		return nil, "", fmt.Errorf("reaching %s at %s: %v", pi.Name, pi.Addr, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("%s refused: %s: %s", pi.Name, resp.Status, strings.TrimSpace(string(b)))
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
+		return nil, "", fmt.Errorf("%s refused: %s: %s", pi.Name, resp.Status, strings.TrimSpace(string(b)))
 	}
-	return b, nil
+	return resp, pi.Name, nil
 }
 
 // piClient is an HTTPS client pinned to one Pi that gives up on an

@@ -109,6 +109,9 @@ func editSettings(path, exe string, install bool, now time.Time, stdout io.Write
 	// unreachable), and it always exits 0 with nothing on stdout, so it
 	// never keeps Claude from stopping.
 	delete(want[hookbridge.EventStop], "async")
+	// With [voice] follow_up the Stop hook may wait for a spoken
+	// follow-up (hook_followup.go): its timeout covers that wait.
+	want[hookbridge.EventStop]["timeout"] = int(stopHookTimeout.Seconds())
 	events := append([]string{"PermissionRequest"}, eventHookNames...)
 	for _, ev := range events {
 		already := hasExact(hooks[ev], want[ev])

@@ -48,11 +48,14 @@ type pi struct {
 	events chan any // approvals events, as the UI gets them
 }
 
-func startPi(t *testing.T) *pi {
+func startPi(t *testing.T, configure ...func(*appliance.Config)) *pi {
 	t.Helper()
 	data := t.TempDir()
 	c := appliancetest.SimConfig(t)
 	c.DataDir, c.LAN.Listen = data, "127.0.0.1:0"
+	for _, f := range configure {
+		f(&c)
+	}
 	s, err := appliance.Resolve(c, "test.toml", appliancetest.Host(t))
 	if err != nil {
 		t.Fatal(err)
