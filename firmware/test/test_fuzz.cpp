@@ -10,6 +10,7 @@
 #include "helpers.h"
 #include "json.h"
 #include "settings.h"
+#include "fuzz/session_harness.h"
 
 #include <fstream>
 
@@ -202,4 +203,38 @@ TEST_CASE("fuzz: claude_pi.settings decoder on mutated events, checked against n
     }
   }
   if (iters >= 100) CHECK(ok > 0);
+}
+
+TEST_CASE("fuzz: the session decoder and Stack-chan's tools on mutated raw events (the libFuzzer harness)") {
+  uint64_t seed = Seed();
+  int iters = Iters() / 20;  // each input is a session with a face: ~20x a settings event
+  std::printf("fuzz session: seed=%llu iterations=%d\n", (unsigned long long)seed, iters);
+  std::vector<std::string> corpus;
+  {
+    std::ifstream f(std::string(STACKCHAN_FUZZ_SEEDS_DIR) + "/session.txt");
+    std::string line;
+    while (std::getline(f, line))
+      if (!line.empty()) corpus.push_back(line);
+  }
+  REQUIRE(corpus.size() >= 10);
+  // The seeds reach the tools: one by one, and as one session.
+  std::string all;
+  uint64_t ranOk = 0;
+  for (const std::string& c : corpus) {
+    fuzz::SessionRun r = fuzz::FuzzSession(c);
+    CHECK_MESSAGE(r.broke == nullptr, c << ": " << r.broke);
+    ranOk += r.ranOk;
+    all += c + "\n";
+  }
+  CHECK(ranOk >= 6);
+  fuzz::SessionRun whole = fuzz::FuzzSession(all);
+  CHECK(whole.broke == nullptr);
+  CHECK(whole.ranOk >= 6);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < iters; it++) {
+    std::string in;
+    for (int k = 1 + int(rng() % 4); k > 0; k--) in += Mutated(corpus, rng, "\"\\{}:,0123u\n") + "\n";
+    fuzz::SessionRun r = fuzz::FuzzSession(in);
+    if (r.broke) FAIL(r.broke << " on input:\n" << in);
+  }
 }
