@@ -11,8 +11,9 @@
 // called, so the same seed and the same inputs give the same frames
 // whatever the caller's frame rate (test/test_face.cpp).
 //
-// For a tool runtime (session.*): SetExpression, LookAt, Nod, Shake and
-// Caption are the face's actions; each takes effect at the next Frame.
+// For a tool runtime (session.*, through face_tools.h): SetExpression,
+// LookAt, Nod, Shake, ShowCaption and Say are the face's actions; each takes
+// effect at the next Frame.
 #pragma once
 
 #include <cstdint>
