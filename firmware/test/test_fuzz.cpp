@@ -36,6 +36,15 @@ std::string Mutated(const std::vector<std::string>& corpus, std::mt19937_64& rng
   }
   return m;
 }
+// SeedLines: the non-empty lines of a seed file in test/fuzz/seeds.
+std::vector<std::string> SeedLines(const char* name) {
+  std::vector<std::string> out;
+  std::ifstream f(std::string(STACKCHAN_FUZZ_SEEDS_DIR) + "/" + name);
+  std::string line;
+  while (std::getline(f, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
 }  // namespace
 
 TEST_CASE("fuzz: parser over mutated frame streams finds every intact frame") {
@@ -174,13 +183,7 @@ TEST_CASE("fuzz: claude_pi.settings decoder on mutated events, checked against n
   int iters = Iters();
   std::printf("fuzz settings: seed=%llu iterations=%d\n", (unsigned long long)seed, iters);
   std::mt19937_64 rng(seed);
-  std::vector<std::string> corpus;
-  {
-    std::ifstream f(std::string(STACKCHAN_FUZZ_SEEDS_DIR) + "/settings.txt");
-    std::string line;
-    while (std::getline(f, line))
-      if (!line.empty()) corpus.push_back(line);
-  }
+  std::vector<std::string> corpus = SeedLines("settings.txt");
   REQUIRE(corpus.size() >= 4);
   uint64_t ok = 0;
   for (int it = 0; it < iters; it++) {
@@ -209,13 +212,7 @@ TEST_CASE("fuzz: the session decoder and Stack-chan's tools on mutated raw event
   uint64_t seed = Seed();
   int iters = Iters() / 20;  // each input is a session with a face: ~20x a settings event
   std::printf("fuzz session: seed=%llu iterations=%d\n", (unsigned long long)seed, iters);
-  std::vector<std::string> corpus;
-  {
-    std::ifstream f(std::string(STACKCHAN_FUZZ_SEEDS_DIR) + "/session.txt");
-    std::string line;
-    while (std::getline(f, line))
-      if (!line.empty()) corpus.push_back(line);
-  }
+  std::vector<std::string> corpus = SeedLines("session.txt");
   REQUIRE(corpus.size() >= 10);
   // The seeds reach the tools: one by one, and as one session.
   std::string all;
