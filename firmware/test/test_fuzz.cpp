@@ -219,7 +219,7 @@ TEST_CASE("fuzz: the session decoder and Stack-chan's tools on mutated raw event
   uint64_t ranOk = 0;
   for (const std::string& c : corpus) {
     fuzz::SessionRun r = fuzz::FuzzSession(c);
-    CHECK_MESSAGE(r.broke == nullptr, c << ": " << r.broke);
+    CHECK_MESSAGE(r.broke == nullptr, c << ": " << std::string(r.broke ? r.broke : ""));
     ranOk += r.ranOk;
     all += c + "\n";
   }
@@ -232,6 +232,6 @@ TEST_CASE("fuzz: the session decoder and Stack-chan's tools on mutated raw event
     std::string in;
     for (int k = 1 + int(rng() % 4); k > 0; k--) in += Mutated(corpus, rng, "\"\\{}:,0123u\n") + "\n";
     fuzz::SessionRun r = fuzz::FuzzSession(in);
-    if (r.broke) FAIL(r.broke << " on input:\n" << in);
+    if (r.broke) FAIL(std::string(r.broke) << " on input:\n" << in);
   }
 }
