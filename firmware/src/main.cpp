@@ -164,8 +164,10 @@ class NvsSettings : public sc::SettingsStore {
 SemaphoreHandle_t gUiLock;
 sc::FaceModel* gFace;  // guarded by gUiLock
 
-// WithUi runs f holding the UI lock (the protocol task's side of it).
-void WithUi(const std::function<void()>& f) {
+// WithUi runs f holding the UI lock (the protocol task's side of it). A
+// template, so UiSink's calls (the mouth: every 125 ms) wrap nothing on the heap.
+template <typename F>
+void WithUi(F f) {
   xSemaphoreTake(gUiLock, portMAX_DELAY);
   f();
   xSemaphoreGive(gUiLock);
@@ -263,7 +265,7 @@ void setup() {
   gDev->SetGlyphs(FaceHasGlyph);  // what efont lacks shows as a U+XXXX box
   // The tools' session: set before the worker starts, so no raw event is
   // missed; its event ids carry the boot token, unique across boots.
-  gTools = new sc::CharacterTools(sc::ToolFaceOver(*gFace, WithUi));
+  gTools = new sc::CharacterTools(sc::ToolFaceOver(*gFace, [](const std::function<void()>& f) { WithUi(f); }));
   gToHost = new sc::SendVia<sc::Device>(*gDev);
   gToolSession = new sc::RealtimeSession(*gToHost, *gTools, sc::CharacterTools::Catalog(),
                                          sc::CharacterTools::Instructions(), token);
