@@ -55,11 +55,20 @@ void FaceModel::LookAt(float x, float y, uint32_t now) {
   lookUntil_ = now + kLookHoldMs;
 }
 
-void FaceModel::startGesture(bool nod, uint32_t now) {
+void FaceModel::startGesture(bool nod, int times, uint32_t now) {
   advance(now);
+  times = times < 1 ? 1 : times > 9 ? 9 : times;
   gesture_ = true;
   gestureNod_ = nod;
   gestureAt_ = now;
+  gestureMs_ = kGestureMs * uint32_t(times);
+}
+
+void FaceModel::Say(const std::string& text, uint32_t holdMs, uint32_t now) {
+  advance(now);
+  caption_ = text;
+  captionHeld_ = !text.empty();
+  captionUntil_ = now + holdMs;
 }
 
 // advance moves the schedule to now. Each next event is timed from the
@@ -102,7 +111,11 @@ void FaceModel::advance(uint32_t now) {
       saccadeAt_ += rand(kSaccadeMinMs, kSaccadeMaxMs);
     }
   }
-  if (gesture_ && now - gestureAt_ >= kGestureMs) gesture_ = false;
+  if (gesture_ && now - gestureAt_ >= gestureMs_) gesture_ = false;
+  if (captionHeld_ && int32_t(now - captionUntil_) >= 0) {
+    captionHeld_ = false;
+    caption_.clear();
+  }
   if (refusal_ && now - refusalAt_ >= kRefusalShowMs) refusal_ = false;
   if (volumeShown_ && now - volumeAt_ >= kVolumeShowMs) volumeShown_ = false;
   now_ = now;

@@ -11,8 +11,9 @@
 // called, so the same seed and the same inputs give the same frames
 // whatever the caller's frame rate (test/test_face.cpp).
 //
-// For a tool runtime (session.*): SetExpression, LookAt, Nod, Shake and
-// Caption are the face's actions; each takes effect at the next Frame.
+// For a tool runtime (session.*, through face_tools.h): SetExpression,
+// LookAt, Nod, Shake, ShowCaption and Say are the face's actions; each takes
+// effect at the next Frame.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,7 @@ constexpr uint32_t kBlinkMinMs = 2000, kBlinkMaxMs = 6000, kBlinkMs = 180;
 constexpr uint32_t kSaccadeMinMs = 1000, kSaccadeMaxMs = 4000;
 constexpr uint32_t kBreathPeriodMs = 4000;
 constexpr int kBreathPx = 2;
-constexpr uint32_t kGestureMs = 600;     // a nod or a shake: two swings
+constexpr uint32_t kGestureMs = 600;     // one nod or shake: two swings; Nod(now, 3) takes 1.8 s
 constexpr uint32_t kLookHoldMs = 3000;   // LookAt holds the gaze this long
 constexpr uint32_t kRefusalShowMs = 10000;  // the "blocked: why" banner
 constexpr uint32_t kVolumeShowMs = 1500;    // the volume bar after a change
@@ -58,10 +59,14 @@ class FaceActions {
   virtual void SetExpression(Expression e) = 0;
   // LookAt: x, y in -1..1 (right, down positive), held kLookHoldMs.
   virtual void LookAt(float x, float y, uint32_t now) = 0;
-  virtual void Nod(uint32_t now) = 0;
-  virtual void Shake(uint32_t now) = 0;
+  // Nod, Shake: times gestures of kGestureMs, one after the other.
+  virtual void Nod(uint32_t now, int times = 1) = 0;
+  virtual void Shake(uint32_t now, int times = 1) = 0;
   // ShowCaption: the balloon's text ("" hides it), as SPEAKER_TEXT shows.
   virtual void ShowCaption(const std::string& text) = 0;
+  // Say shows text in the balloon for holdMs from now, then hides it,
+  // unless a later caption (ShowCaption, SPEAKER_TEXT) replaced it first.
+  virtual void Say(const std::string& text, uint32_t holdMs, uint32_t now) = 0;
 };
 
 // Pose is the animated part of one frame.
@@ -80,7 +85,10 @@ class FaceModel : public Ui, public FaceActions {
   // ---- Ui: what the Device reports
   void Status(uint8_t v) override { status_ = v; }
   void Task(bool running) override { task_ = running; }
-  void Caption(const std::string& text) override { caption_ = text; }
+  void Caption(const std::string& text) override {
+    caption_ = text;
+    captionHeld_ = false;
+  }
   void Mouth(float open) override { mouth_ = open < 0 ? 0 : open > 1 ? 1 : open; }
   void Approval(const ApprovalView& v) override { approval_ = v; }
   void Conversation(ConvState s, const std::string& error) override;
@@ -94,9 +102,10 @@ class FaceModel : public Ui, public FaceActions {
   // LookAt points the eyes at (x, y), each -1..1 (right, down positive),
   // for kLookHoldMs; then the saccades resume.
   void LookAt(float x, float y, uint32_t now) override;
-  void Nod(uint32_t now) override { startGesture(true, now); }
-  void Shake(uint32_t now) override { startGesture(false, now); }
+  void Nod(uint32_t now, int times = 1) override { startGesture(true, times, now); }
+  void Shake(uint32_t now, int times = 1) override { startGesture(false, times, now); }
   void ShowCaption(const std::string& text) override { Caption(text); }
+  void Say(const std::string& text, uint32_t holdMs, uint32_t now) override;
   // Glyphs: which characters the device font draws (escape boxes otherwise).
   void SetGlyphs(HasGlyph has) { has_ = has; }
 
@@ -112,7 +121,7 @@ class FaceModel : public Ui, public FaceActions {
  private:
   uint32_t rand(uint32_t lo, uint32_t hi);
   void advance(uint32_t now);
-  void startGesture(bool nod, uint32_t now);
+  void startGesture(bool nod, int times, uint32_t now);
   void drawFace(const Pose& p, uint32_t now);
   void drawEye(int cx, int cy, bool left, const Pose& p, uint32_t color);
   void drawMouth(int cx, int cy, uint32_t color);
@@ -133,7 +142,9 @@ class FaceModel : public Ui, public FaceActions {
   bool looking_ = false;
   uint32_t lookUntil_ = 0;
   bool gesture_ = false, gestureNod_ = false;
-  uint32_t gestureAt_ = 0;
+  uint32_t gestureAt_ = 0, gestureMs_ = kGestureMs;
+  bool captionHeld_ = false;  // a Say caption, hidden at captionUntil_
+  uint32_t captionUntil_ = 0;
   bool playing_ = false, playingNext_ = false;
   // inputs
   uint8_t status_ = 0;

@@ -3,7 +3,7 @@
 // reached only through ToolFace, so the drawing code (src/ on the CoreS3,
 // sim/ in the simulator) can change without touching this file. The
 // callbacks mirror the face model's FaceActions (SetExpression, LookAt,
-// Nod, Shake, ShowCaption), so an adapter to it is one line each.
+// Nod, Shake, Say); face_tools.h is the adapter the sim and the CoreS3 use.
 #pragma once
 
 #include <functional>

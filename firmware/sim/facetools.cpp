@@ -1,5 +1,6 @@
 #include "facetools.h"
 
+#include "face_tools.h"
 #include "json.h"
 
 namespace sim {
@@ -16,49 +17,49 @@ std::string FaceLine(const SimFace& f) {
   return s + "}}";
 }
 
-sc::ToolFace ToolFaceFor(SimFace& face, sc::FaceActions& model, sc::Ui& ui,
+sc::ToolFace ToolFaceFor(SimFace& face, sc::FaceActions& model, sc::Ui& echo,
                          std::function<void(const std::string&)> emit) {
+  sc::ToolFace drawn = sc::ToolFaceOver(model);
   auto changed = [&face, emit] { emit(FaceLine(face)); };
   sc::ToolFace a;
-  a.setExpression = [&face, &model, changed](const std::string& e) {
-    sc::Expression x;
-    if (sc::ParseExpression(e, &x)) model.SetExpression(x);
+  a.setExpression = [&face, drawn, changed](const std::string& e) {
+    drawn.setExpression(e);
     face.expression = e;
     changed();
   };
-  a.lookAt = [&face, &model, changed](const std::string& d, uint32_t now) {
-    float x = d == "left" ? -1 : d == "right" ? 1 : 0, y = d == "up" ? -1 : d == "down" ? 1 : 0;
-    model.LookAt(x, y, now);
+  a.lookAt = [&face, drawn, changed](const std::string& d, uint32_t now) {
+    drawn.lookAt(d, now);
     face.gaze = d;
     changed();
   };
-  a.nod = [&face, &model, changed](int n, uint32_t now) {
-    model.Nod(now);
+  a.nod = [&face, drawn, changed](int n, uint32_t now) {
+    drawn.nod(n, now);
     face.gesture = "nod";
     face.times = n;
     changed();
   };
-  a.shake = [&face, &model, changed](int n, uint32_t now) {
-    model.Shake(now);
+  a.shake = [&face, drawn, changed](int n, uint32_t now) {
+    drawn.shake(n, now);
     face.gesture = "shake";
     face.times = n;
     changed();
   };
-  a.say = [&face, &ui, changed](const std::string& t, uint32_t holdMs, uint32_t now) {
+  a.say = [&face, &echo, drawn, changed](const std::string& t, uint32_t holdMs, uint32_t now) {
+    drawn.say(t, holdMs, now);
     face.caption = t;
     face.captionUntil = now + holdMs;
     if (face.captionUntil == 0) face.captionUntil = 1;
-    ui.Caption(t);
+    echo.Caption(t);
     changed();
   };
   return a;
 }
 
-void TickFace(SimFace& face, sc::Ui& ui, uint32_t now) {
+void TickFace(SimFace& face, sc::Ui& echo, uint32_t now) {
   if (face.captionUntil && int32_t(now - face.captionUntil) >= 0) {
     face.captionUntil = 0;
     face.caption.clear();
-    ui.Caption("");
+    echo.Caption("");
   }
 }
 

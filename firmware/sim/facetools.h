@@ -1,10 +1,9 @@
 // The simulator's face for Stack-chan's tools (core/tools.h): each call
-// changes SimFace and is reported on the control socket as one line,
+// drives the living face through the shared adapter (core/face_tools.h, as
+// on the CoreS3), so the screenshots show what Claude made the face do, and
+// is also kept in SimFace and reported on the control socket as one line,
 //   {"face":{"expression":"happy","gaze":"left","gesture":"nod","times":2,"caption":"Hi"}}
-// so tests (and the Pi's e2e tests) can see what Claude made the face do.
-// Each call also drives the living face (core/face_model.h FaceActions),
-// so the screenshots show what Claude made the face do; the tools only see
-// ToolFace.
+// so tests (and the Pi's e2e tests) can see it.
 #pragma once
 
 #include <functional>
@@ -22,13 +21,14 @@ struct SimFace {
   uint32_t captionUntil = 0;  // now_ms when the balloon goes away; 0 = none
 };
 
-// ToolFaceFor returns actions that change face and the drawn model, show
-// captions through ui and emit each change.
-sc::ToolFace ToolFaceFor(SimFace& face, sc::FaceActions& model, sc::Ui& ui,
+// ToolFaceFor returns actions that change the drawn model (which holds a
+// said caption for its time itself) and face, echo a caption as a ui line
+// through echo (the JSON sink, not the model) and emit each change.
+sc::ToolFace ToolFaceFor(SimFace& face, sc::FaceActions& model, sc::Ui& echo,
                          std::function<void(const std::string&)> emit);
 // FaceLine is the control line for face.
 std::string FaceLine(const SimFace& face);
-// TickFace hides a caption whose time is up.
-void TickFace(SimFace& face, sc::Ui& ui, uint32_t now);
+// TickFace reports (through echo) a said caption whose time is up.
+void TickFace(SimFace& face, sc::Ui& echo, uint32_t now);
 
 }  // namespace sim

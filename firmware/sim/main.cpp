@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
   if (!settingsPath.empty()) cfg.settings = &settings;
   sc::Device dev(cfg, serial, speaker, mic, ui);
   sim::SimFace toolFace;  // what Stack-chan's tools (core/tools.h) last did
-  sc::CharacterTools tools(sim::ToolFaceFor(toolFace, face, ui, emit));
+  sc::CharacterTools tools(sim::ToolFaceFor(toolFace, face, json, emit));
   sc::SendVia<sc::Device> toHost(dev);
   sc::RealtimeSession tooling(toHost, tools, sc::CharacterTools::Catalog(), sc::CharacterTools::Instructions(), token);
   dev.SetRealtime(&tooling);
@@ -328,7 +328,7 @@ int main(int argc, char** argv) {
       }
     }
     dev.Tick(now);
-    sim::TickFace(toolFace, ui, now);
+    sim::TickFace(toolFace, json, now);
   }
   if (!controlPath.empty()) unlink(controlPath.c_str());
   return 0;

@@ -1,6 +1,8 @@
 #include "screens.h"
 
 #include "apps.h"
+#include "face_tools.h"
+#include "tools.h"
 
 namespace sim {
 
@@ -27,10 +29,24 @@ void WithStatus(FaceModel& m, uint32_t) {
   m.Status(uint8_t(V));
 }
 
-void Expr(FaceModel& m, sc::Expression e) {
+// Tool runs one of Stack-chan's tools (core/tools.h) on m through the
+// adapter the sim and the CoreS3 share (core/face_tools.h), at.
+void Tool(FaceModel& m, const char* name, const char* args, uint32_t at) {
   Ready(m);
-  m.SetExpression(e);
+  sc::CharacterTools(sc::ToolFaceOver(m)).Run(name, args, at);
 }
+
+template <const char* Name, const char* Args>
+void ToolNow(FaceModel& m, uint32_t now) {
+  Tool(m, Name, Args, now);
+}
+
+constexpr char kSetExpression[] = "set_expression", kLookAt[] = "look_at";
+constexpr char kHappy[] = R"({"expression":"happy"})", kSad[] = R"({"expression":"sad"})",
+               kAngry[] = R"({"expression":"angry"})", kSurprised[] = R"({"expression":"surprised"})",
+               kSleepy[] = R"({"expression":"sleepy"})", kDoubtful[] = R"({"expression":"doubtful"})";
+constexpr char kLeft[] = R"({"direction":"left"})", kRight[] = R"({"direction":"right"})",
+               kUp[] = R"({"direction":"up"})", kDown[] = R"({"direction":"down"})";
 
 const std::vector<Screen> kScreens = {
     {"disconnected", "no USB host: asleep, grey, \"no USB host\"",
@@ -105,17 +121,23 @@ const std::vector<Screen> kScreens = {
        s.OnRequest(ev, now);
        m.Approval(s.View());
      }},
-    {"happy", "SetExpression(happy)", [](FaceModel& m, uint32_t) { Expr(m, sc::Expression::Happy); }},
-    {"sad", "SetExpression(sad)", [](FaceModel& m, uint32_t) { Expr(m, sc::Expression::Sad); }},
-    {"angry", "SetExpression(angry)", [](FaceModel& m, uint32_t) { Expr(m, sc::Expression::Angry); }},
-    {"surprised", "SetExpression(surprised)", [](FaceModel& m, uint32_t) { Expr(m, sc::Expression::Surprised); }},
-    {"sleepy", "SetExpression(sleepy)", [](FaceModel& m, uint32_t) { Expr(m, sc::Expression::Sleepy); }},
-    {"doubtful", "SetExpression(doubtful)", [](FaceModel& m, uint32_t) { Expr(m, sc::Expression::Doubtful); }},
-    {"look-right", "LookAt(1, 0): the eyes hold a gaze for 3 s",
-     [](FaceModel& m, uint32_t now) {
-       Ready(m);
-       m.LookAt(1, 0, now);
-     }},
+    // What each of Stack-chan's tools does (claude-pi mcp; README "Stack-chan's tools").
+    {"happy", "set_expression happy: the lower half of each eye cut, a wider mouth", ToolNow<kSetExpression, kHappy>},
+    {"sad", "set_expression sad: lids slope down to the outside, a short mouth", ToolNow<kSetExpression, kSad>},
+    {"angry", "set_expression angry: lids slope down to the nose", ToolNow<kSetExpression, kAngry>},
+    {"surprised", "set_expression surprised: bigger eyes, an O mouth", ToolNow<kSetExpression, kSurprised>},
+    {"sleepy", "set_expression sleepy: eyes at most 40% open", ToolNow<kSetExpression, kSleepy>},
+    {"doubtful", "set_expression doubtful: the right eye half shut", ToolNow<kSetExpression, kDoubtful>},
+    {"look-left", "look_at left: the eyes hold the gaze for 3 s, then wander again", ToolNow<kLookAt, kLeft>},
+    {"look-right", "look_at right", ToolNow<kLookAt, kRight>},
+    {"look-up", "look_at up", ToolNow<kLookAt, kUp>},
+    {"look-down", "look_at down", ToolNow<kLookAt, kDown>},
+    {"nod", "nod times 3, 675 ms in: the second nod at its lowest (each nod 600 ms)",
+     [](FaceModel& m, uint32_t now) { Tool(m, "nod", R"({"times":3})", now - 675); }},
+    {"shake", "shake times 2, 675 ms in: the second shake at its right",
+     [](FaceModel& m, uint32_t now) { Tool(m, "shake", R"({"times":2})", now - 675); }},
+    {"say", "say: the caption balloon, held about 2 s + 60 ms a character, then gone",
+     [](FaceModel& m, uint32_t now) { Tool(m, "say", R"({"text":"Hi! I'm Stack-chan. Tests pass."})", now); }},
 };
 
 }  // namespace

@@ -9,7 +9,10 @@
 // drains the RX ring by core/usb_io.h's rules. loop() (core 1) draws the
 // FaceModel's frame and reads the touch panel. They talk through a FreeRTOS
 // queue (touches) and a mutex-guarded FaceModel (what to draw), so drawing
-// never blocks USB reception (spec §20.2).
+// never blocks USB reception (spec §20.2). Stack-chan's tools (core/tools.h,
+// offered to the host over the session layer, core/session.h) run on the
+// protocol task too and reach the face through core/face_tools.h, each
+// action under the same lock.
 #include <Arduino.h>
 #include <M5Unified.h>
 #include <Preferences.h>
@@ -17,9 +20,14 @@
 #include <soc/soc.h>
 #include <soc/usb_serial_jtag_reg.h>
 
+#include <functional>
+
 #include "device.h"
 #include "face.h"
 #include "face_model.h"
+#include "face_tools.h"
+#include "session.h"
+#include "tools.h"
 #include "usb_io.h"
 #include "usb_presence.h"
 
@@ -156,6 +164,15 @@ class NvsSettings : public sc::SettingsStore {
 SemaphoreHandle_t gUiLock;
 sc::FaceModel* gFace;  // guarded by gUiLock
 
+// WithUi runs f holding the UI lock (the protocol task's side of it). A
+// template, so UiSink's calls (the mouth: every 125 ms) wrap nothing on the heap.
+template <typename F>
+void WithUi(F f) {
+  xSemaphoreTake(gUiLock, portMAX_DELAY);
+  f();
+  xSemaphoreGive(gUiLock);
+}
+
 class UiSink : public sc::Ui {
  public:
   void Status(uint8_t v) override { with([&] { gFace->Status(v); }); }
@@ -172,9 +189,7 @@ class UiSink : public sc::Ui {
  private:
   template <typename F>
   void with(F f) {
-    xSemaphoreTake(gUiLock, portMAX_DELAY);
-    f();
-    xSemaphoreGive(gUiLock);
+    WithUi(f);
   }
 };
 
@@ -189,6 +204,10 @@ UiSink gSink;
 NvsSettings gSettings;
 sc::Device* gDev;
 TaskHandle_t gWorker;
+// Stack-chan's tools: the catalog, its runner and the host-facing session.
+sc::CharacterTools* gTools;
+sc::SendVia<sc::Device>* gToHost;
+sc::RealtimeSession* gToolSession;
 
 // The CDC driver's readable (and TX-done) callback runs in the event loop
 // task: it only wakes the worker.
@@ -244,6 +263,13 @@ void setup() {
   dc.bootToken = token;
   gDev = new sc::Device(dc, gUsb, gSpeaker, gMic, gSink);
   gDev->SetGlyphs(FaceHasGlyph);  // what efont lacks shows as a U+XXXX box
+  // The tools' session: set before the worker starts, so no raw event is
+  // missed; its event ids carry the boot token, unique across boots.
+  gTools = new sc::CharacterTools(sc::ToolFaceOver(*gFace, [](const std::function<void()>& f) { WithUi(f); }));
+  gToHost = new sc::SendVia<sc::Device>(*gDev);
+  gToolSession = new sc::RealtimeSession(*gToHost, *gTools, sc::CharacterTools::Catalog(),
+                                         sc::CharacterTools::Instructions(), token);
+  gDev->SetRealtime(gToolSession);
 
   FaceBegin(M5.Display);
   xTaskCreatePinnedToCore(ProtocolTask, "dock", 8192, nullptr, 5, &gWorker, 0);

@@ -316,11 +316,43 @@ TEST_CASE("screens: volume, approval, expressions") {
   CHECK(a.At(kLeftEyeX, kEyeY) == 0);                      // no face behind it
   // Every expression draws a different frame; none is the neutral one.
   std::set<uint64_t> hashes = {sim::Render(ScreenNamed("ready")).Hash()};
-  for (const char* n : {"happy", "sad", "angry", "surprised", "sleepy", "doubtful", "look-right"})
-    CHECK(hashes.insert(sim::Render(ScreenNamed(n)).Hash()).second);
+  for (const char* n : {"happy", "sad", "angry", "surprised", "sleepy", "doubtful", "look-left", "look-right", "look-up",
+                        "look-down", "nod", "shake", "say"})
+    CHECK_MESSAGE(hashes.insert(sim::Render(ScreenNamed(n)).Hash()).second, n);
   sim::Canvas happy = Shot("happy");
   CHECK(happy.At(kLeftEyeX, kEyeY - 8) == kFaceWhite);
   CHECK(happy.At(kLeftEyeX, kEyeY + 6) == 0);  // the lower half cut away
+}
+
+// The tool screens are drawn through the real tools (sim/screens.cpp Tool):
+// where the eyes and the head went, and the said caption.
+TEST_CASE("screens: Stack-chan's tools move the eyes, the head and the balloon") {
+  sim::Canvas ready = Shot("ready");
+  CHECK(ready.At(kLeftEyeX, kEyeY) == kFaceWhite);
+  struct Case {
+    const char* name;
+    int dx, dy;  // where the left eye's centre went
+  } moved[] = {{"look-left", -10, 0}, {"look-right", 10, 0}, {"look-up", 0, -6}, {"look-down", 0, 6},
+               {"nod", 0, 8},         {"shake", 10, 0}};
+  for (const Case& c : moved) {
+    CAPTURE(c.name);
+    sim::Canvas s = Shot(c.name);
+    // The eye (r 12) moved by (dx, dy): white just inside its new edge on
+    // the side it moved to, black just outside.
+    int x = kLeftEyeX + c.dx, y = kEyeY + c.dy;
+    CHECK(s.At(x, y) == kFaceWhite);
+    if (c.dx) CHECK(s.At(x + (c.dx > 0 ? kEyeR - 1 : -kEyeR + 1), y) == kFaceWhite);
+    if (c.dx) CHECK(s.At(x - (c.dx > 0 ? kEyeR + 1 : -kEyeR - 1), y) == 0);
+    if (c.dy) CHECK(s.At(x, y + (c.dy > 0 ? kEyeR - 1 : -kEyeR + 1)) == kFaceWhite);
+    if (c.dy) CHECK(s.At(x, y - (c.dy > 0 ? kEyeR + 1 : -kEyeR - 1)) == 0);
+  }
+  // Nod and shake move the mouth with the head; a gaze does not.
+  CHECK(Shot("nod").At(kMouthX, kMouthY + 9) == kFaceWhite);
+  CHECK(Shot("look-down").At(kMouthX, kMouthY) == kFaceWhite);
+  std::string say = sim::Render(ScreenNamed("say")).Describe();
+  CHECK(say.find("Stack-chan") != std::string::npos);
+  CHECK(Bottom(Shot("say"), kFaceWhite) > 5000);
+  CHECK(Bottom(ready, kFaceWhite) == 0);
 }
 
 TEST_CASE("screens: every kept PNG in docs/screens is what the renderer draws now") {

@@ -10,6 +10,7 @@
 #include "helpers.h"
 #include "json.h"
 #include "settings.h"
+#include "fuzz/session_harness.h"
 
 #include <fstream>
 
@@ -34,6 +35,15 @@ std::string Mutated(const std::vector<std::string>& corpus, std::mt19937_64& rng
     }
   }
   return m;
+}
+// SeedLines: the non-empty lines of a seed file in test/fuzz/seeds.
+std::vector<std::string> SeedLines(const char* name) {
+  std::vector<std::string> out;
+  std::ifstream f(std::string(STACKCHAN_FUZZ_SEEDS_DIR) + "/" + name);
+  std::string line;
+  while (std::getline(f, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
 }
 }  // namespace
 
@@ -173,13 +183,7 @@ TEST_CASE("fuzz: claude_pi.settings decoder on mutated events, checked against n
   int iters = Iters();
   std::printf("fuzz settings: seed=%llu iterations=%d\n", (unsigned long long)seed, iters);
   std::mt19937_64 rng(seed);
-  std::vector<std::string> corpus;
-  {
-    std::ifstream f(std::string(STACKCHAN_FUZZ_SEEDS_DIR) + "/settings.txt");
-    std::string line;
-    while (std::getline(f, line))
-      if (!line.empty()) corpus.push_back(line);
-  }
+  std::vector<std::string> corpus = SeedLines("settings.txt");
   REQUIRE(corpus.size() >= 4);
   uint64_t ok = 0;
   for (int it = 0; it < iters; it++) {
@@ -202,4 +206,32 @@ TEST_CASE("fuzz: claude_pi.settings decoder on mutated events, checked against n
     }
   }
   if (iters >= 100) CHECK(ok > 0);
+}
+
+TEST_CASE("fuzz: the session decoder and Stack-chan's tools on mutated raw events (the libFuzzer harness)") {
+  uint64_t seed = Seed();
+  int iters = Iters() / 20;  // each input is a session with a face: ~20x a settings event
+  std::printf("fuzz session: seed=%llu iterations=%d\n", (unsigned long long)seed, iters);
+  std::vector<std::string> corpus = SeedLines("session.txt");
+  REQUIRE(corpus.size() >= 10);
+  // The seeds reach the tools: one by one, and as one session.
+  std::string all;
+  uint64_t ranOk = 0;
+  for (const std::string& c : corpus) {
+    fuzz::SessionRun r = fuzz::FuzzSession(c);
+    CHECK_MESSAGE(r.broke == nullptr, c << ": " << std::string(r.broke ? r.broke : ""));
+    ranOk += r.ranOk;
+    all += c + "\n";
+  }
+  CHECK(ranOk >= 6);
+  fuzz::SessionRun whole = fuzz::FuzzSession(all);
+  CHECK(whole.broke == nullptr);
+  CHECK(whole.ranOk >= 6);
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < iters; it++) {
+    std::string in;
+    for (int k = 1 + int(rng() % 4); k > 0; k--) in += Mutated(corpus, rng, "\"\\{}:,0123u\n") + "\n";
+    fuzz::SessionRun r = fuzz::FuzzSession(in);
+    if (r.broke) FAIL(std::string(r.broke) << " on input:\n" << in);
+  }
 }

@@ -1,13 +1,16 @@
 // Optional libFuzzer target (`make fuzz`, clang only): the first byte picks
 // the parser (frame stream, odd), the EVENT decoder (JSON + v1 validation,
-// 0 mod 4) or the claude_pi.settings decoder (2 mod 4); contract: no crash,
-// no sanitizer report, frames re-encode identically, a decoded volume is
-// 0..100. Seeds: test/fuzz/seeds (make fuzz copies them in).
+// 0 mod 8), the claude_pi.settings decoder (2 mod 4) or the session layer's
+// decoder with Stack-chan's tools (4 mod 8: raw events one a line,
+// session_harness.h); contract: no crash, no sanitizer report, frames
+// re-encode identically, a decoded volume is 0..100, and the session's
+// rules (session_harness.h). Seeds: test/fuzz/seeds (make fuzz copies them in).
 #include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "appevent.h"
+#include "session_harness.h"
 #include "settings.h"
 #include "wire.h"
 
@@ -28,6 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     sc::SettingsDecode d = sc::DecodeSettingsEvent(msg, &ev, &why);
     if (d == sc::SettingsDecode::Ok && (ev.eventId.empty() || (ev.hasVolume && ev.volume > 100))) __builtin_trap();
     if (d == sc::SettingsDecode::Invalid && why[0] == 0) __builtin_trap();
+  } else if (data[0] & 4) {
+    std::string raw(reinterpret_cast<const char*>(data + 1), size - 1);
+    if (sc::fuzz::FuzzSession(raw).broke) __builtin_trap();
   } else {
     std::string msg(reinterpret_cast<const char*>(data + 1), size - 1);
     sc::Classified c = sc::Classify(msg);
