@@ -116,15 +116,15 @@ func (a *Actor) Receive(c actor.Context) {
 		a.reload()
 
 	case approvals.Pending:
-		a.host.mirror.pending(a.host, m.Prompts, now)
+		a.host.mirror.pending(m.Prompts, now)
 	case approvals.PromptAppeared:
-		a.host.mirror.appeared(a.host, m.Prompt, now, true)
+		a.host.mirror.appeared(m.Prompt, now, true)
 	case approvals.PromptResolved:
-		a.host.mirror.resolve(a.host, m.Prompt, resolvedMessage(m.How, m.By))
+		a.host.mirror.resolve(m.Prompt, resolvedMessage(m.How, m.By))
 	case approvals.PromptRearmed:
-		a.host.mirror.rearmed(a.host, m.Prompt)
+		a.host.mirror.rearmed(m.Prompt)
 	case approvals.LinkChanged:
-		a.host.mirror.link(a.host, m.Source, m.Up, now)
+		a.host.mirror.link(m.Source, m.Up, now)
 	case approvals.PromptDecided, approvals.DecideResult:
 	case buddy.State:
 		a.buddyState(m, now)

@@ -106,7 +106,7 @@ func (r *fuRig) event(e appevent.Event) {
 		}
 	case appevent.ApprovalResponse:
 		if !r.h.fu.response(r.h, e, r.now) {
-			r.h.mirror.response(r.h, e, r.now)
+			r.h.mirror.response(e, r.now)
 		}
 	}
 	r.drain()

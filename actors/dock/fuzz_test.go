@@ -28,7 +28,7 @@ func FuzzHostFrames(f *testing.F) {
 		t0 := time.Unix(1000, 0)
 		h := testHost()
 		h.attach(t0)
-		h.mirror.appeared(h, prompt, t0, true)
+		h.mirror.appeared(prompt, t0, true)
 		var p wire.Parser
 		p.Feed(b)
 		now := t0

@@ -116,7 +116,7 @@ func newHost(cfg hostConfig) *host {
 		cfg.volume = new(*cfg.volume) // the caller's variable is not ours to keep
 	}
 	h := &host{cfg: cfg, rt: realtime.NewHost("pi-" + cfg.token)}
-	h.mirror.init()
+	h.mirror.init(h, cfg.displayOnly, cfg.log)
 	h.conv.init()
 	return h
 }
@@ -170,7 +170,7 @@ func (h *host) tick(now time.Time) {
 	if h.phase != ready {
 		return
 	}
-	h.mirror.tick(h, now)
+	h.mirror.tick(now)
 	h.updateTask(now)
 	h.task.tick(h, now)
 	h.voice.tick(h, now)
@@ -193,7 +193,7 @@ func (h *host) wake() (time.Time, bool) {
 		consider(h.helloNext, true)
 		consider(h.helloStart.Add(helloGiveUp), true)
 	case ready:
-		consider(h.mirror.wake(h))
+		consider(h.mirror.wake())
 		consider(h.task.wake(h))
 		consider(h.terms.endsAt, !h.terms.endsAt.IsZero())
 		consider(h.speech.wake())
@@ -291,7 +291,7 @@ func (h *host) helloAck(f wire.Frame, now time.Time) {
 		h.cfg.log.Warn(audioOnlyNote)
 	} else {
 		h.sendSettings()
-		h.mirror.transportReady(h, now)
+		h.mirror.transportReady(now)
 		h.task.transportReady(h, now)
 		h.rt.Ready(now)
 	}
@@ -374,7 +374,7 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 		}
 	case appevent.ApprovalResponse:
 		if !h.fu.response(h, e, now) {
-			h.mirror.response(h, e, now)
+			h.mirror.response(e, now)
 		}
 	case appevent.ConversationStart:
 		h.conversation(e.RequestID, opStart, now)
@@ -383,6 +383,20 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 	}
 	h.updateStatus()
 }
+
+// announce speaks a prompt's announcement, if prompts are spoken (the
+// mirror's sink).
+func (h *host) announce(reqID, text string, now time.Time) {
+	if h.cfg.speakPrompts {
+		h.speech.say(h, utterance{kind: sayPrompt, text: text, prompt: reqID}, now)
+	}
+}
+
+// unannounce drops the announcement of a prompt that went away.
+func (h *host) unannounce(reqID string) { h.speech.forgetPrompt(h, reqID) }
+
+// decide hands a decision on the CoreS3 to the approvals actor.
+func (h *host) decide(d decideOut) { h.effects = append(h.effects, d) }
 
 // sendControl appends a CONTROL frame with the next control sequence.
 func (h *host) sendControl(f wire.Frame) {

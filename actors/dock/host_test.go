@@ -157,7 +157,7 @@ func TestLaterHelloAckDropsSessions(t *testing.T) {
 	h := testHost()
 	h.attach(t0)
 	h.frame(ack(wire.FirmwareCaps, 4096), t0)
-	h.mirror.appeared(h, prompt, t0, false)
+	h.mirror.appeared(prompt, t0, false)
 	sent(t, h)
 	h.frame(ack(wire.FirmwareCaps, 4096), t0.Add(500*time.Millisecond)) // duplicate: ignored
 	if fs := sent(t, h); len(fs) != 0 {
@@ -247,7 +247,7 @@ func TestErrorBeforeHelloRehandshakes(t *testing.T) {
 			h := testHost()
 			h.attach(t0)
 			h.frame(ack(wire.FirmwareCaps, 4096), t0)
-			h.mirror.appeared(h, prompt, t0, false)
+			h.mirror.appeared(prompt, t0, false)
 			var evID uint16
 			for _, f := range sent(t, h) {
 				if f.Type == wire.TypeEvent {

@@ -19,7 +19,7 @@ func voiceHost(t testing.TB, t0 time.Time) *host {
 		assistantMax: 200, token: "t", log: slog.New(slog.DiscardHandler)})
 	h.attach(t0)
 	h.frame(ack(wire.FirmwareCaps, 4096), t0)
-	h.mirror.appeared(h, prompt, t0, false)
+	h.mirror.appeared(prompt, t0, false)
 	h.takeTx()
 	h.takeEffects()
 	return h
