@@ -117,6 +117,7 @@ func newHost(cfg hostConfig) *host {
 	}
 	h := &host{cfg: cfg, rt: realtime.NewHost("pi-" + cfg.token)}
 	h.mirror.init(h, cfg.displayOnly, cfg.log)
+	h.task.out, h.task.token = h, cfg.token
 	h.conv.init()
 	return h
 }
@@ -172,7 +173,7 @@ func (h *host) tick(now time.Time) {
 	}
 	h.mirror.tick(now)
 	h.updateTask(now)
-	h.task.tick(h, now)
+	h.task.tick(now)
 	h.voice.tick(h, now)
 	h.rt.Tick(now)
 	h.fu.tick(h, now)
@@ -194,7 +195,7 @@ func (h *host) wake() (time.Time, bool) {
 		consider(h.helloStart.Add(helloGiveUp), true)
 	case ready:
 		consider(h.mirror.wake())
-		consider(h.task.wake(h))
+		consider(h.task.wake())
 		consider(h.terms.endsAt, !h.terms.endsAt.IsZero())
 		consider(h.speech.wake())
 		consider(h.voice.wake())
@@ -292,7 +293,7 @@ func (h *host) helloAck(f wire.Frame, now time.Time) {
 	} else {
 		h.sendSettings()
 		h.mirror.transportReady(now)
-		h.task.transportReady(h, now)
+		h.task.transportReady(now)
 		h.rt.Ready(now)
 	}
 	h.speech.pump(h, now)

@@ -363,22 +363,24 @@ func (m *mirror) wake() (time.Time, bool) {
 
 // taskState mirrors "is Claude running something" as task.status (spec §17).
 type taskState struct {
+	out      eventSink
+	token    string // per-incarnation part of the event ids
 	known    bool
 	running  bool
 	n        int
 	nextSend time.Time
 }
 
-func (t *taskState) set(h *host, running bool, now time.Time) {
+func (t *taskState) set(running bool, now time.Time) {
 	if t.known && t.running == running {
 		return
 	}
 	t.known, t.running = true, running
-	t.send(h, now)
+	t.send(now)
 }
 
-func (t *taskState) send(h *host, now time.Time) {
-	if !h.eventReady() {
+func (t *taskState) send(now time.Time) {
+	if !t.out.eventReady() {
 		return
 	}
 	t.n++
@@ -386,23 +388,23 @@ func (t *taskState) send(h *host, now time.Time) {
 	if t.running {
 		state = appevent.TaskRunning
 	}
-	h.sendEvent(appevent.NewTaskStatus("task-"+h.cfg.token+"-"+strconv.Itoa(t.n), state))
+	t.out.sendEvent(appevent.NewTaskStatus("task-"+t.token+"-"+strconv.Itoa(t.n), state))
 	t.nextSend = now.Add(appevent.TaskStatusRefresh)
 }
 
-func (t *taskState) transportReady(h *host, now time.Time) {
+func (t *taskState) transportReady(now time.Time) {
 	if !t.known {
 		t.known = true // idle until the buddy says otherwise
 	}
-	t.send(h, now)
+	t.send(now)
 }
 
-func (t *taskState) tick(h *host, now time.Time) {
+func (t *taskState) tick(now time.Time) {
 	if t.running && !now.Before(t.nextSend) {
-		t.send(h, now)
+		t.send(now)
 	}
 }
 
-func (t *taskState) wake(h *host) (time.Time, bool) {
-	return t.nextSend, h.eventReady() && t.running
+func (t *taskState) wake() (time.Time, bool) {
+	return t.nextSend, t.out.eventReady() && t.running
 }
