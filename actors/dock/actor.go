@@ -145,7 +145,7 @@ func (a *Actor) Receive(c actor.Context) {
 		if text, err := json.Marshal(m.Text); err == nil {
 			a.turn(Turn{Role: "assistant", Content: text}, now)
 		}
-		a.host.fu.reply(a.host, m, now)
+		a.host.followUpReply(m, now)
 
 	case AcceptDock:
 		a.accept(m, now)

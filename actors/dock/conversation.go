@@ -91,14 +91,14 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 	case op == opStop:
 		h.speech.stopConversation(h)
 		h.voice.cancel(h, now)
-		h.fu.stopped(h)
+		h.followUpStopped()
 		res = appevent.NewConversationResult(id, true, appevent.StateStandby, "")
 	case !h.cfg.hasTTS:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "no text-to-speech on "+pbuddy.DeviceName)
 	case h.fu.armed(now):
 		// A terminal session's reply was just said: this swipe is the
 		// user's turn to answer it (followup.go).
-		h.fu.swiped(h, now)
+		h.followUpSwiped(now)
 		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
 	case !h.cfg.speakConversation:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "spoken answers are turned off on "+pbuddy.DeviceName)

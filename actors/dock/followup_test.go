@@ -53,7 +53,7 @@ func (r *fuRig) drain() {
 func (r *fuRig) at(d time.Duration) { r.now = r.now.Add(d) }
 
 func (r *fuRig) reply(session string, window time.Duration) {
-	r.h.fu.reply(r.h, lan.Reply{Session: session, Text: "Done.", FollowUp: window}, r.now)
+	r.h.followUpReply(lan.Reply{Session: session, Text: "Done.", FollowUp: window}, r.now)
 	r.drain()
 }
 
@@ -105,7 +105,7 @@ func (r *fuRig) event(e appevent.Event) {
 			r.h.mirror.presented(e.RequestID)
 		}
 	case appevent.ApprovalResponse:
-		if !r.h.fu.response(r.h, e, r.now) {
+		if !r.h.followUpResponse(e, r.now) {
 			r.h.mirror.response(e, r.now)
 		}
 	}

@@ -145,7 +145,7 @@ func (h *host) detach(now time.Time) {
 func (h *host) dropSessions(now time.Time) {
 	h.speech.lost(h, now)
 	h.voice.lost(h)
-	h.fu.lost(h)
+	h.followUpLost()
 	h.reasm.Reset()
 	h.ids, h.lastEvent = event.IDs{}, 0
 	h.mirror.transportLost()
@@ -176,7 +176,7 @@ func (h *host) tick(now time.Time) {
 	h.task.tick(now)
 	h.voice.tick(h, now)
 	h.rt.Tick(now)
-	h.fu.tick(h, now)
+	h.followUpTick(now)
 	h.speech.pump(h, now)
 	h.updateStatus()
 }
@@ -374,7 +374,7 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 			h.mirror.presented(e.RequestID)
 		}
 	case appevent.ApprovalResponse:
-		if !h.fu.response(h, e, now) {
+		if !h.followUpResponse(e, now) {
 			h.mirror.response(e, now)
 		}
 	case appevent.ConversationStart:
@@ -475,7 +475,7 @@ func (h *host) updateStatus() {
 	if h.phase != ready {
 		return
 	}
-	h.fu.sync(h)
+	h.syncFollowUp()
 	want := h.speech.status()
 	if s, ok := h.voice.status(); ok && h.speech.cur == nil {
 		want = s

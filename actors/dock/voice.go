@@ -262,7 +262,7 @@ func (v *voice) recognized(h *host, job uint64, text string, err error, now time
 	}
 	v.phase = voiceIdle
 	if v.prompt == followUpPrompt {
-		h.fu.heard(h, text, err, now)
+		h.followUpHeard(text, err, now)
 		return
 	}
 	if err != nil {
