@@ -188,7 +188,7 @@ func (a *Actor) Receive(c actor.Context) {
 			cancel()
 			delete(a.stts, m.job)
 		}
-		a.host.voice.recognized(a.host, m.job, m.text, m.err, now)
+		a.host.recognized(m.job, m.text, m.err, now)
 	default:
 		return
 	}

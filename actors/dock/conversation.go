@@ -90,7 +90,7 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 	switch {
 	case op == opStop:
 		h.speech.stopConversation(h)
-		h.voice.cancel(h, now)
+		h.cancelVoice(now)
 		h.followUpStopped()
 		res = appevent.NewConversationResult(id, true, appevent.StateStandby, "")
 	case !h.cfg.hasTTS:
@@ -108,9 +108,9 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 		if h.voiceAvailable() && h.speech.nextUtt != before {
 			// The summary ends asking about the first prompt; its answer
 			// is listened for once the summary has been heard.
-			h.voice.begin(h, h.speech.nextUtt, h.mirror.list[0].reqID, now)
+			h.beginVoice(h.speech.nextUtt, h.mirror.list[0].reqID, now)
 		} else {
-			h.voice.cancel(h, now)
+			h.cancelVoice(now)
 		}
 		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
 	}

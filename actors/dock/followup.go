@@ -98,14 +98,14 @@ func (f *followUp) armed(now time.Time) bool {
 // plays), then the microphone once the cue was heard.
 func (h *host) followUpSwiped(now time.Time) {
 	f := &h.fu
-	h.voice.cancel(h, now)
+	h.cancelVoice(now)
 	before := h.speech.nextUtt
 	h.speech.say(h, utterance{kind: sayConversation, text: followUpCue}, now)
 	if h.speech.nextUtt == before {
 		h.endFollowUp(hookbridge.FollowUpNone, "")
 		return
 	}
-	h.voice.begin(h, h.speech.nextUtt, followUpPrompt, now)
+	h.beginVoice(h.speech.nextUtt, followUpPrompt, now)
 	f.phase = fuVoice
 	h.tellFollowUp(f.session, hookbridge.FollowUpListening, "")
 }

@@ -70,7 +70,7 @@ func (r *fuRig) hear(text string, err error) {
 	if h.voice.phase != voiceAwaitSpeech || h.voice.prompt != followUpPrompt {
 		r.t.Fatalf("no follow-up cue waiting (voice phase %d)", h.voice.phase)
 	}
-	h.voice.spoken(h, h.voice.utt, true, r.now)
+	h.voiceSpoken(h.voice.utt, true, r.now)
 	id := controls(sent(r.t, h), wire.CtrlMicStart)[0].StreamID
 	h.frame(wire.MicStartedFrame(id, 0), r.now)
 	for i := range int(time.Second / (20 * time.Millisecond)) {
@@ -86,7 +86,7 @@ func (r *fuRig) hear(text string, err error) {
 	if job == 0 {
 		r.t.Fatal("no STT job after the follow-up's recording")
 	}
-	h.voice.recognized(h, job, text, err, r.now)
+	h.recognized(job, text, err, r.now)
 	r.drain()
 }
 

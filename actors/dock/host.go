@@ -144,7 +144,7 @@ func (h *host) detach(now time.Time) {
 // is ready again.
 func (h *host) dropSessions(now time.Time) {
 	h.speech.lost(h, now)
-	h.voice.lost(h)
+	h.voiceLost()
 	h.followUpLost()
 	h.reasm.Reset()
 	h.ids, h.lastEvent = event.IDs{}, 0
@@ -174,7 +174,7 @@ func (h *host) tick(now time.Time) {
 	h.mirror.tick(now)
 	h.updateTask(now)
 	h.task.tick(now)
-	h.voice.tick(h, now)
+	h.voiceTick(now)
 	h.rt.Tick(now)
 	h.followUpTick(now)
 	h.speech.pump(h, now)
@@ -214,7 +214,7 @@ func (h *host) frame(f wire.Frame, now time.Time) {
 		h.eventFrame(f, now)
 	case wire.TypeMicPCM:
 		if h.phase == ready {
-			h.voice.pcmFrame(h, f, now)
+			h.micPCM(f, now)
 			h.updateStatus()
 		}
 	default:
@@ -247,11 +247,11 @@ func (h *host) control(f wire.Frame, now time.Time) {
 	case wire.CtrlSpeakerDone:
 		h.speech.done(h, f.StreamID, now)
 	case wire.CtrlMicStarted:
-		if !h.voice.started(h, f.StreamID, now) {
+		if !h.micStarted(f.StreamID, now) {
 			h.cfg.log.Debug("stale MIC_STARTED ignored", "stream", f.StreamID)
 		}
 	case wire.CtrlMicStopped:
-		if !h.voice.stopped(h, f.StreamID, now) {
+		if !h.micStopped(f.StreamID, now) {
 			h.cfg.log.Debug("stale MIC_STOPPED ignored", "stream", f.StreamID)
 		}
 		h.speech.pump(h, now) // the media is free again
@@ -311,7 +311,7 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: CoreS3 refused HELLO with %s", code)})
 		return
 	}
-	if h.speech.firmwareError(h, f.StreamID, code, now) || h.voice.firmwareError(h, f.StreamID, code, now) {
+	if h.speech.firmwareError(h, f.StreamID, code, now) || h.micError(f.StreamID, code, now) {
 		h.speech.pump(h, now)
 		h.updateStatus()
 		return

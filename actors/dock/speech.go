@@ -92,7 +92,7 @@ func (s *speech) pump(h *host, now time.Time) {
 		u := s.queue[0]
 		s.queue = s.queue[1:]
 		if now.Sub(u.at) > staleSpeech {
-			h.voice.spoken(h, u.id, false, now)
+			h.voiceSpoken(u.id, false, now)
 			continue
 		}
 		u.rate = speakerRate(h.neg.Peer)
@@ -168,7 +168,7 @@ func (s *speech) synthDone(h *host, utt uint64, index int, pcm []byte, err error
 		if u.sender == nil {
 			h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 			s.cur = nil // nothing to say after all
-			h.voice.spoken(h, u.id, false, now)
+			h.voiceSpoken(u.id, false, now)
 			s.pump(h, now)
 			return
 		}
@@ -210,7 +210,7 @@ func (s *speech) flush(h *host, now time.Time) {
 	}
 	s.cur, s.waitStart = nil, time.Time{}
 	// Before pump: a voice approval takes the media for the microphone.
-	h.voice.spoken(h, u.id, u.sender.State() == session.SenderDone, now)
+	h.voiceSpoken(u.id, u.sender.State() == session.SenderDone, now)
 	s.pump(h, now)
 }
 
@@ -280,7 +280,7 @@ func (s *speech) abort(h *host) {
 	}
 	h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 	s.cur, s.waitStart = nil, time.Time{}
-	h.voice.spoken(h, u.id, false, time.Time{})
+	h.voiceSpoken(u.id, false, time.Time{})
 }
 
 // newStream allocates a media stream id, shared by speaker and microphone
