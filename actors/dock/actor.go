@@ -182,7 +182,7 @@ func (a *Actor) Receive(c actor.Context) {
 			a.lost(m.err, now)
 		}
 	case synthResult:
-		a.host.speech.synthDone(a.host, m.utt, m.index, m.pcm, m.err, now)
+		a.host.synthDone(m.utt, m.index, m.pcm, m.err, now)
 	case sttResult:
 		if cancel, ok := a.stts[m.job]; ok {
 			cancel()
@@ -430,7 +430,7 @@ func (a *Actor) turn(t Turn, now time.Time) {
 		return
 	}
 	if text := assistantText(t.Content, a.opts.AssistantMax); text != "" {
-		a.host.speech.say(a.host, utterance{kind: sayAssistant, text: text}, now)
+		a.host.say(utterance{kind: sayAssistant, text: text}, now)
 	}
 }
 

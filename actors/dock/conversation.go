@@ -89,7 +89,7 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 	var res appevent.ConversationResult
 	switch {
 	case op == opStop:
-		h.speech.stopConversation(h)
+		h.silenceConversation()
 		h.cancelVoice(now)
 		h.followUpStopped()
 		res = appevent.NewConversationResult(id, true, appevent.StateStandby, "")
@@ -104,7 +104,7 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "spoken answers are turned off on "+pbuddy.DeviceName)
 	default:
 		before := h.speech.nextUtt
-		h.speech.say(h, utterance{kind: sayConversation, text: h.summary()}, now)
+		h.say(utterance{kind: sayConversation, text: h.summary()}, now)
 		if h.voiceAvailable() && h.speech.nextUtt != before {
 			// The summary ends asking about the first prompt; its answer
 			// is listened for once the summary has been heard.

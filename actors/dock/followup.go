@@ -100,7 +100,7 @@ func (h *host) followUpSwiped(now time.Time) {
 	f := &h.fu
 	h.cancelVoice(now)
 	before := h.speech.nextUtt
-	h.speech.say(h, utterance{kind: sayConversation, text: followUpCue}, now)
+	h.say(utterance{kind: sayConversation, text: followUpCue}, now)
 	if h.speech.nextUtt == before {
 		h.endFollowUp(hookbridge.FollowUpNone, "")
 		return
@@ -121,7 +121,7 @@ func (h *host) followUpHeard(text string, err error, now time.Time) {
 		if err != nil {
 			h.cfg.log.Warn("speech recognition failed; no follow-up sent", "err", err)
 		}
-		h.speech.say(h, utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: notCaught}, now)
 		h.endFollowUp(hookbridge.FollowUpNone, "")
 		return
 	}

@@ -143,7 +143,7 @@ func (h *host) detach(now time.Time) {
 // partial EVENT messages. Approvals and task status are re-sent once EVENT
 // is ready again.
 func (h *host) dropSessions(now time.Time) {
-	h.speech.lost(h, now)
+	h.speechLost(now)
 	h.voiceLost()
 	h.followUpLost()
 	h.reasm.Reset()
@@ -177,7 +177,7 @@ func (h *host) tick(now time.Time) {
 	h.voiceTick(now)
 	h.rt.Tick(now)
 	h.followUpTick(now)
-	h.speech.pump(h, now)
+	h.pumpSpeech(now)
 	h.updateStatus()
 }
 
@@ -243,9 +243,9 @@ func (h *host) control(f wire.Frame, now time.Time) {
 			h.cfg.log.Warn("bad SPEAKER_CREDIT ignored", "stream", f.StreamID, "err", err)
 			return
 		}
-		h.speech.credit(h, f.StreamID, inc, now)
+		h.speakerCredit(f.StreamID, inc, now)
 	case wire.CtrlSpeakerDone:
-		h.speech.done(h, f.StreamID, now)
+		h.speakerDone(f.StreamID, now)
 	case wire.CtrlMicStarted:
 		if !h.micStarted(f.StreamID, now) {
 			h.cfg.log.Debug("stale MIC_STARTED ignored", "stream", f.StreamID)
@@ -254,7 +254,7 @@ func (h *host) control(f wire.Frame, now time.Time) {
 		if !h.micStopped(f.StreamID, now) {
 			h.cfg.log.Debug("stale MIC_STOPPED ignored", "stream", f.StreamID)
 		}
-		h.speech.pump(h, now) // the media is free again
+		h.pumpSpeech(now) // the media is free again
 	default:
 		h.cfg.log.Warn("unexpected control frame from the CoreS3 ignored", "code", code.String(), "stream", f.StreamID)
 	}
@@ -296,7 +296,7 @@ func (h *host) helloAck(f wire.Frame, now time.Time) {
 		h.task.transportReady(now)
 		h.rt.Ready(now)
 	}
-	h.speech.pump(h, now)
+	h.pumpSpeech(now)
 	h.updateStatus()
 }
 
@@ -311,8 +311,8 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: CoreS3 refused HELLO with %s", code)})
 		return
 	}
-	if h.speech.firmwareError(h, f.StreamID, code, now) || h.micError(f.StreamID, code, now) {
-		h.speech.pump(h, now)
+	if h.speakerError(f.StreamID, code, now) || h.micError(f.StreamID, code, now) {
+		h.pumpSpeech(now)
 		h.updateStatus()
 		return
 	}
@@ -389,12 +389,9 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 // mirror's sink).
 func (h *host) announce(reqID, text string, now time.Time) {
 	if h.cfg.speakPrompts {
-		h.speech.say(h, utterance{kind: sayPrompt, text: text, prompt: reqID}, now)
+		h.say(utterance{kind: sayPrompt, text: text, prompt: reqID}, now)
 	}
 }
-
-// unannounce drops the announcement of a prompt that went away.
-func (h *host) unannounce(reqID string) { h.speech.forgetPrompt(h, reqID) }
 
 // decide hands a decision on the CoreS3 to the approvals actor.
 func (h *host) decide(d decideOut) { h.effects = append(h.effects, d) }

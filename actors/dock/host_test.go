@@ -194,9 +194,9 @@ func BenchmarkSpeakSecond(b *testing.B) {
 		h.frame(ack(wire.FirmwareCaps, 4096), t0)
 		h.takeTx()
 		var dock session.Dock
-		h.speech.say(h, utterance{kind: sayAssistant, text: "One second."}, t0)
+		h.say(utterance{kind: sayAssistant, text: "One second."}, t0)
 		h.takeEffects()
-		h.speech.synthDone(h, h.speech.cur.id, 0, pcm, nil, t0)
+		h.synthDone(h.speech.cur.id, 0, pcm, nil, t0)
 		now := t0
 		for h.speech.cur != nil {
 			var p wire.Parser
@@ -216,12 +216,12 @@ func BenchmarkSpeakSecond(b *testing.B) {
 			for _, r := range replies {
 				switch r.Code {
 				case wire.CtrlSpeakerCredit:
-					h.speech.credit(h, r.StreamID, r.Value, now)
+					h.speakerCredit(r.StreamID, r.Value, now)
 				case wire.CtrlSpeakerDone:
-					h.speech.done(h, r.StreamID, now)
+					h.speakerDone(r.StreamID, now)
 				}
 			}
-			h.speech.flush(h, now)
+			h.flushSpeech(now)
 		}
 	}
 }

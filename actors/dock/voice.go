@@ -136,7 +136,7 @@ func (h *host) flushVoice(now time.Time) {
 	case len(v.pcm) == 0:
 		h.cfg.log.Info("nothing heard; nothing decided")
 		v.phase = voiceIdle
-		h.speech.say(h, utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: notCaught}, now)
 	default:
 		if err != nil {
 			h.cfg.log.Warn("CoreS3 did not confirm MIC_STOP; recognizing what was heard", "err", err)
@@ -283,13 +283,13 @@ func (h *host) recognized(job uint64, text string, err error, now time.Time) {
 	}
 	if err != nil {
 		h.cfg.log.Warn("speech recognition failed; nothing decided", "err", err)
-		h.speech.say(h, utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: notCaught}, now)
 		return
 	}
 	verdict := parseVerdict(text)
 	h.cfg.log.Info("heard", "text", shorten(text, 80), "verdict", verdict.String())
 	if verdict == verdictNone {
-		h.speech.say(h, utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: notCaught}, now)
 		return
 	}
 	e := h.mirror.byReq[v.prompt]
@@ -302,7 +302,7 @@ func (h *host) recognized(job uint64, text string, err error, now time.Time) {
 		// approvals would refuse it. The user answers again once the
 		// prompt is back.
 		h.cfg.log.Info("voice answer not taken: the prompt's link is down", "request", v.prompt)
-		h.speech.say(h, utterance{kind: sayConversation, text: notReachable}, now)
+		h.say(utterance{kind: sayConversation, text: notReachable}, now)
 		return
 	}
 	e.decided = true
