@@ -144,8 +144,8 @@ func (f *followUp) presented(reqID string, now time.Time) bool {
 	return true
 }
 
-// followUpResponse takes the card's OK (send now) or NG (cancel); false when the
-// response is not for a follow-up card.
+// followUpResponse takes the card's OK (send now) or NG (cancel); false when
+// the response is not for a follow-up card.
 func (h *host) followUpResponse(r appevent.ApprovalResponse, now time.Time) bool {
 	f := &h.fu
 	switch {
@@ -163,8 +163,8 @@ func (h *host) followUpResponse(r appevent.ApprovalResponse, now time.Time) bool
 	return false
 }
 
-// followUpStopped is a backward swipe (conversation.stop): it cancels a follow-up
-// being heard or shown.
+// followUpStopped is a backward swipe (conversation.stop): it cancels a
+// follow-up being heard or shown.
 func (h *host) followUpStopped() {
 	f := &h.fu
 	switch f.phase {
@@ -206,9 +206,9 @@ func (h *host) tellFollowUp(session, state, text string) {
 	h.effects = append(h.effects, followUpOut{Session: session, State: state, Text: text})
 }
 
-// syncFollowUp notices a voice session that ended without a recognition (nothing
-// heard, the cue not spoken, the microphone failed, another conversation
-// took over).
+// syncFollowUp notices a voice session that ended without a recognition
+// (nothing heard, the cue not spoken, the microphone failed, another
+// conversation took over).
 func (h *host) syncFollowUp() {
 	f := &h.fu
 	if f.phase == fuVoice && (h.voice.phase == voiceIdle || h.voice.prompt != followUpPrompt) {

@@ -124,7 +124,8 @@ func speakerRate(c wire.Caps) int {
 	return 8000
 }
 
-// requestSynth asks for the next sentence while less than localQueue is buffered.
+// requestSynth asks for the next sentence while less than localQueue is
+// buffered.
 func (h *host) requestSynth() {
 	s := &h.speech
 	u := s.cur
@@ -187,7 +188,8 @@ func (h *host) synthDone(utt uint64, index int, pcm []byte, err error, now time.
 	h.pumpSpeech(now)
 }
 
-// flushSpeech sends what the speaker session may send now and ends it when over.
+// flushSpeech sends what the speaker session may send now and ends it when
+// over.
 func (h *host) flushSpeech(now time.Time) {
 	s := &h.speech
 	u := s.cur
