@@ -222,7 +222,7 @@ func (h *host) flushSpeech(now time.Time) {
 		h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 	}
 	s.cur, s.waitStart = nil, time.Time{}
-	// Before pump: a voice approval takes the media for the microphone.
+	// Before pumpSpeech: a voice approval takes the media for the microphone.
 	h.voiceSpoken(u.id, u.sender.State() == session.SenderDone, now)
 	h.pumpSpeech(now)
 }
