@@ -116,15 +116,15 @@ func (a *Actor) Receive(c actor.Context) {
 		a.reload()
 
 	case approvals.Pending:
-		a.host.mirror.pending(a.host, m.Prompts, now)
+		a.host.mirror.pending(m.Prompts, now)
 	case approvals.PromptAppeared:
-		a.host.mirror.appeared(a.host, m.Prompt, now, true)
+		a.host.mirror.appeared(m.Prompt, now, true)
 	case approvals.PromptResolved:
-		a.host.mirror.resolve(a.host, m.Prompt, resolvedMessage(m.How, m.By))
+		a.host.mirror.resolve(m.Prompt, resolvedMessage(m.How, m.By))
 	case approvals.PromptRearmed:
-		a.host.mirror.rearmed(a.host, m.Prompt)
+		a.host.mirror.rearmed(m.Prompt)
 	case approvals.LinkChanged:
-		a.host.mirror.link(a.host, m.Source, m.Up, now)
+		a.host.mirror.link(m.Source, m.Up, now)
 	case approvals.PromptDecided, approvals.DecideResult:
 	case buddy.State:
 		a.buddyState(m, now)
@@ -145,7 +145,7 @@ func (a *Actor) Receive(c actor.Context) {
 		if text, err := json.Marshal(m.Text); err == nil {
 			a.turn(Turn{Role: "assistant", Content: text}, now)
 		}
-		a.host.fu.reply(a.host, m, now)
+		a.host.followUpReply(m, now)
 
 	case AcceptDock:
 		a.accept(m, now)
@@ -182,13 +182,13 @@ func (a *Actor) Receive(c actor.Context) {
 			a.lost(m.err, now)
 		}
 	case synthResult:
-		a.host.speech.synthDone(a.host, m.utt, m.index, m.pcm, m.err, now)
+		a.host.synthDone(m.utt, m.index, m.pcm, m.err, now)
 	case sttResult:
 		if cancel, ok := a.stts[m.job]; ok {
 			cancel()
 			delete(a.stts, m.job)
 		}
-		a.host.voice.recognized(a.host, m.job, m.text, m.err, now)
+		a.host.recognized(m.job, m.text, m.err, now)
 	default:
 		return
 	}
@@ -430,7 +430,7 @@ func (a *Actor) turn(t Turn, now time.Time) {
 		return
 	}
 	if text := assistantText(t.Content, a.opts.AssistantMax); text != "" {
-		a.host.speech.say(a.host, utterance{kind: sayAssistant, text: text}, now)
+		a.host.say(utterance{kind: sayAssistant, text: text}, now)
 	}
 }
 

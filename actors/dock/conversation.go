@@ -89,28 +89,28 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 	var res appevent.ConversationResult
 	switch {
 	case op == opStop:
-		h.speech.stopConversation(h)
-		h.voice.cancel(h, now)
-		h.fu.stopped(h)
+		h.silenceConversation()
+		h.cancelVoice(now)
+		h.followUpStopped()
 		res = appevent.NewConversationResult(id, true, appevent.StateStandby, "")
 	case !h.cfg.hasTTS:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "no text-to-speech on "+pbuddy.DeviceName)
 	case h.fu.armed(now):
 		// A terminal session's reply was just said: this swipe is the
 		// user's turn to answer it (followup.go).
-		h.fu.swiped(h, now)
+		h.followUpSwiped(now)
 		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
 	case !h.cfg.speakConversation:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "spoken answers are turned off on "+pbuddy.DeviceName)
 	default:
 		before := h.speech.nextUtt
-		h.speech.say(h, utterance{kind: sayConversation, text: h.summary()}, now)
+		h.say(utterance{kind: sayConversation, text: h.summary()}, now)
 		if h.voiceAvailable() && h.speech.nextUtt != before {
 			// The summary ends asking about the first prompt; its answer
 			// is listened for once the summary has been heard.
-			h.voice.begin(h, h.speech.nextUtt, h.mirror.list[0].reqID, now)
+			h.beginVoice(h.speech.nextUtt, h.mirror.list[0].reqID, now)
 		} else {
-			h.voice.cancel(h, now)
+			h.cancelVoice(now)
 		}
 		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
 	}

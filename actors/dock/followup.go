@@ -47,7 +47,11 @@ const (
 // followUpOut tells the lan service where the follow-up to Session is.
 type followUpOut lan.FollowUp
 
-// followUp is the host's one follow-up at a time.
+// followUp is the host's one follow-up at a time. Its steps that drive the
+// speaker, the microphone and the lan are host methods (followUpReply,
+// followUpSwiped, ...): a follow-up is a sequence across those parts, so a
+// sink would name most of the host. What reads only its own state
+// (armed, presented, wake) stays here.
 type followUp struct {
 	phase   followUpPhase
 	session string
@@ -62,24 +66,25 @@ type followUp struct {
 	done, doneMsg string
 }
 
-// available reports whether a follow-up can be heard now: STT and TTS
+// followUpAvailable reports whether a follow-up can be heard now: STT and TTS
 // set up, a dock that may decide, EVENT ready and a microphone.
 func (h *host) followUpAvailable() bool {
 	return h.cfg.voice && h.eventReady() && h.neg.Peer.Has(wire.CapMicPCM)
 }
 
-// reply takes a terminal session's reply. With a window and a
+// followUpReply takes a terminal session's reply. With a window and a
 // microphone dock it arms; otherwise the session's hook is let go at once.
-func (f *followUp) reply(h *host, r lan.Reply, now time.Time) {
+func (h *host) followUpReply(r lan.Reply, now time.Time) {
+	f := &h.fu
 	if r.FollowUp <= 0 {
 		return
 	}
 	if !h.followUpAvailable() || f.phase == fuVoice || f.phase == fuShowing {
-		f.tell(h, r.Session, hookbridge.FollowUpNone, "")
+		h.tellFollowUp(r.Session, hookbridge.FollowUpNone, "")
 		return
 	}
 	if f.phase == fuArmed && f.session != r.Session {
-		f.tell(h, f.session, hookbridge.FollowUpNone, "")
+		h.tellFollowUp(f.session, hookbridge.FollowUpNone, "")
 	}
 	f.phase, f.session, f.until = fuArmed, r.Session, now.Add(r.FollowUp-followUpMargin)
 }
@@ -89,23 +94,25 @@ func (f *followUp) armed(now time.Time) bool {
 	return f.phase == fuArmed && now.Before(f.until)
 }
 
-// swiped starts listening: the cue (preempting the reply, if it still
+// followUpSwiped starts listening: the cue (preempting the reply, if it still
 // plays), then the microphone once the cue was heard.
-func (f *followUp) swiped(h *host, now time.Time) {
-	h.voice.cancel(h, now)
+func (h *host) followUpSwiped(now time.Time) {
+	f := &h.fu
+	h.cancelVoice(now)
 	before := h.speech.nextUtt
-	h.speech.say(h, utterance{kind: sayConversation, text: followUpCue}, now)
+	h.say(utterance{kind: sayConversation, text: followUpCue}, now)
 	if h.speech.nextUtt == before {
-		f.end(h, hookbridge.FollowUpNone, "")
+		h.endFollowUp(hookbridge.FollowUpNone, "")
 		return
 	}
-	h.voice.begin(h, h.speech.nextUtt, followUpPrompt, now)
+	h.beginVoice(h.speech.nextUtt, followUpPrompt, now)
 	f.phase = fuVoice
-	f.tell(h, f.session, hookbridge.FollowUpListening, "")
+	h.tellFollowUp(f.session, hookbridge.FollowUpListening, "")
 }
 
-// heard takes the recogniser's answer to the follow-up's recording.
-func (f *followUp) heard(h *host, text string, err error, now time.Time) {
+// followUpHeard takes the recogniser's answer to the follow-up's recording.
+func (h *host) followUpHeard(text string, err error, now time.Time) {
+	f := &h.fu
 	if f.phase != fuVoice {
 		return
 	}
@@ -114,8 +121,8 @@ func (f *followUp) heard(h *host, text string, err error, now time.Time) {
 		if err != nil {
 			h.cfg.log.Warn("speech recognition failed; no follow-up sent", "err", err)
 		}
-		h.speech.say(h, utterance{kind: sayConversation, text: notCaught}, now)
-		f.end(h, hookbridge.FollowUpNone, "")
+		h.say(utterance{kind: sayConversation, text: notCaught}, now)
+		h.endFollowUp(hookbridge.FollowUpNone, "")
 		return
 	}
 	f.n++
@@ -137,15 +144,16 @@ func (f *followUp) presented(reqID string, now time.Time) bool {
 	return true
 }
 
-// response takes the card's OK (send now) or NG (cancel); false when the
-// response is not for a follow-up card.
-func (f *followUp) response(h *host, r appevent.ApprovalResponse, now time.Time) bool {
+// followUpResponse takes the card's OK (send now) or NG (cancel); false when
+// the response is not for a follow-up card.
+func (h *host) followUpResponse(r appevent.ApprovalResponse, now time.Time) bool {
+	f := &h.fu
 	switch {
 	case f.phase == fuShowing && r.RequestID == f.reqID:
 		if r.Decision == appevent.Approve {
-			f.send(h)
+			h.sendFollowUp()
 		} else {
-			f.cancelCard(h, "cancelled on the CoreS3")
+			h.cancelFollowUp("cancelled on the CoreS3")
 		}
 		return true
 	case r.RequestID != "" && r.RequestID == f.done:
@@ -155,64 +163,71 @@ func (f *followUp) response(h *host, r appevent.ApprovalResponse, now time.Time)
 	return false
 }
 
-// stopped is a backward swipe (conversation.stop): it cancels a follow-up
-// being heard or shown.
-func (f *followUp) stopped(h *host) {
+// followUpStopped is a backward swipe (conversation.stop): it cancels a
+// follow-up being heard or shown.
+func (h *host) followUpStopped() {
+	f := &h.fu
 	switch f.phase {
 	case fuVoice:
-		f.end(h, hookbridge.FollowUpNone, "")
+		h.endFollowUp(hookbridge.FollowUpNone, "")
 	case fuShowing:
-		f.cancelCard(h, "cancelled by a backward swipe")
+		h.cancelFollowUp("cancelled by a backward swipe")
 	}
 }
 
-func (f *followUp) send(h *host) {
+func (h *host) sendFollowUp() {
+	f := &h.fu
 	h.cfg.log.Info("follow-up sent to its terminal session", "session", f.session)
-	f.resolve(h, followUpSent)
-	f.end(h, hookbridge.FollowUpText, f.text)
+	h.resolveFollowUp(followUpSent)
+	h.endFollowUp(hookbridge.FollowUpText, f.text)
 }
 
-func (f *followUp) cancelCard(h *host, why string) {
+func (h *host) cancelFollowUp(why string) {
+	f := &h.fu
 	h.cfg.log.Info("follow-up not sent: "+why, "session", f.session)
-	f.resolve(h, followUpKept)
-	f.end(h, hookbridge.FollowUpNone, "")
+	h.resolveFollowUp(followUpKept)
+	h.endFollowUp(hookbridge.FollowUpNone, "")
 }
 
-func (f *followUp) resolve(h *host, msg string) {
+func (h *host) resolveFollowUp(msg string) {
+	f := &h.fu
 	h.sendEvent(appevent.NewApprovalResolved(f.reqID, msg))
 	f.done, f.doneMsg = f.reqID, msg
 }
 
-// end tells the session's hook the outcome and goes idle.
-func (f *followUp) end(h *host, state, text string) {
-	f.tell(h, f.session, state, text)
+// endFollowUp tells the session's hook the outcome and goes idle.
+func (h *host) endFollowUp(state, text string) {
+	f := &h.fu
+	h.tellFollowUp(f.session, state, text)
 	*f = followUp{n: f.n, done: f.done, doneMsg: f.doneMsg}
 }
 
-func (f *followUp) tell(h *host, session, state, text string) {
+func (h *host) tellFollowUp(session, state, text string) {
 	h.effects = append(h.effects, followUpOut{Session: session, State: state, Text: text})
 }
 
-// sync notices a voice session that ended without a recognition (nothing
-// heard, the cue not spoken, the microphone failed, another conversation
-// took over).
-func (f *followUp) sync(h *host) {
+// syncFollowUp notices a voice session that ended without a recognition
+// (nothing heard, the cue not spoken, the microphone failed, another
+// conversation took over).
+func (h *host) syncFollowUp() {
+	f := &h.fu
 	if f.phase == fuVoice && (h.voice.phase == voiceIdle || h.voice.prompt != followUpPrompt) {
-		f.end(h, hookbridge.FollowUpNone, "")
+		h.endFollowUp(hookbridge.FollowUpNone, "")
 	}
 }
 
-// tick sends or drops the card when its time comes, and disarms.
-func (f *followUp) tick(h *host, now time.Time) {
+// followUpTick sends or drops the card when its time comes, and disarms.
+func (h *host) followUpTick(now time.Time) {
+	f := &h.fu
 	switch {
 	case f.phase == fuArmed && !now.Before(f.until):
-		f.end(h, hookbridge.FollowUpNone, "") // the hook goes before the lan's window ends
+		h.endFollowUp(hookbridge.FollowUpNone, "") // the hook goes before the lan's window ends
 	case f.phase == fuShowing && !f.sendAt.IsZero() && !now.Before(f.sendAt):
-		f.send(h)
+		h.sendFollowUp()
 	case f.phase == fuShowing && f.sendAt.IsZero() && !now.Before(f.shownBy):
-		f.cancelCard(h, "the CoreS3 did not show it")
+		h.cancelFollowUp("the CoreS3 did not show it")
 	}
-	f.sync(h)
+	h.syncFollowUp()
 }
 
 func (f *followUp) wake() (time.Time, bool) {
@@ -227,14 +242,15 @@ func (f *followUp) wake() (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// lost: the CoreS3 dropped its sessions; what it was hearing or showing
+// followUpLost: the CoreS3 dropped its sessions; what it was hearing or showing
 // is gone with them, and nothing is sent unseen.
-func (f *followUp) lost(h *host) {
+func (h *host) followUpLost() {
+	f := &h.fu
 	switch f.phase {
 	case fuVoice, fuShowing:
 		h.cfg.log.Info("follow-up not sent: the CoreS3 lost its sessions", "session", f.session)
-		f.end(h, hookbridge.FollowUpNone, "")
+		h.endFollowUp(hookbridge.FollowUpNone, "")
 	case fuArmed:
-		f.end(h, hookbridge.FollowUpNone, "")
+		h.endFollowUp(hookbridge.FollowUpNone, "")
 	}
 }

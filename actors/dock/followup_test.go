@@ -53,7 +53,7 @@ func (r *fuRig) drain() {
 func (r *fuRig) at(d time.Duration) { r.now = r.now.Add(d) }
 
 func (r *fuRig) reply(session string, window time.Duration) {
-	r.h.fu.reply(r.h, lan.Reply{Session: session, Text: "Done.", FollowUp: window}, r.now)
+	r.h.followUpReply(lan.Reply{Session: session, Text: "Done.", FollowUp: window}, r.now)
 	r.drain()
 }
 
@@ -70,7 +70,7 @@ func (r *fuRig) hear(text string, err error) {
 	if h.voice.phase != voiceAwaitSpeech || h.voice.prompt != followUpPrompt {
 		r.t.Fatalf("no follow-up cue waiting (voice phase %d)", h.voice.phase)
 	}
-	h.voice.spoken(h, h.voice.utt, true, r.now)
+	h.voiceSpoken(h.voice.utt, true, r.now)
 	id := controls(sent(r.t, h), wire.CtrlMicStart)[0].StreamID
 	h.frame(wire.MicStartedFrame(id, 0), r.now)
 	for i := range int(time.Second / (20 * time.Millisecond)) {
@@ -86,7 +86,7 @@ func (r *fuRig) hear(text string, err error) {
 	if job == 0 {
 		r.t.Fatal("no STT job after the follow-up's recording")
 	}
-	h.voice.recognized(h, job, text, err, r.now)
+	h.recognized(job, text, err, r.now)
 	r.drain()
 }
 
@@ -105,8 +105,8 @@ func (r *fuRig) event(e appevent.Event) {
 			r.h.mirror.presented(e.RequestID)
 		}
 	case appevent.ApprovalResponse:
-		if !r.h.fu.response(r.h, e, r.now) {
-			r.h.mirror.response(r.h, e, r.now)
+		if !r.h.followUpResponse(e, r.now) {
+			r.h.mirror.response(e, r.now)
 		}
 	}
 	r.drain()

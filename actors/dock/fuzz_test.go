@@ -28,7 +28,7 @@ func FuzzHostFrames(f *testing.F) {
 		t0 := time.Unix(1000, 0)
 		h := testHost()
 		h.attach(t0)
-		h.mirror.appeared(h, prompt, t0, true)
+		h.mirror.appeared(prompt, t0, true)
 		var p wire.Parser
 		p.Feed(b)
 		now := t0
@@ -36,7 +36,7 @@ func FuzzHostFrames(f *testing.F) {
 			now = now.Add(10 * time.Millisecond)
 			h.frame(fr, now)
 			if h.speech.cur != nil && h.speech.cur.inflight {
-				h.speech.synthDone(h, h.speech.cur.id, h.speech.cur.next-1, make([]byte, 9600), nil, now)
+				h.synthDone(h.speech.cur.id, h.speech.cur.next-1, make([]byte, 9600), nil, now)
 			}
 		}
 		h.tick(now.Add(time.Second))

@@ -116,7 +116,8 @@ func newHost(cfg hostConfig) *host {
 		cfg.volume = new(*cfg.volume) // the caller's variable is not ours to keep
 	}
 	h := &host{cfg: cfg, rt: realtime.NewHost("pi-" + cfg.token)}
-	h.mirror.init()
+	h.mirror.init(h, cfg.displayOnly, cfg.log)
+	h.task.out, h.task.token = h, cfg.token
 	h.conv.init()
 	return h
 }
@@ -142,9 +143,9 @@ func (h *host) detach(now time.Time) {
 // partial EVENT messages. Approvals and task status are re-sent once EVENT
 // is ready again.
 func (h *host) dropSessions(now time.Time) {
-	h.speech.lost(h, now)
-	h.voice.lost(h)
-	h.fu.lost(h)
+	h.speechLost(now)
+	h.voiceLost()
+	h.followUpLost()
 	h.reasm.Reset()
 	h.ids, h.lastEvent = event.IDs{}, 0
 	h.mirror.transportLost()
@@ -170,13 +171,13 @@ func (h *host) tick(now time.Time) {
 	if h.phase != ready {
 		return
 	}
-	h.mirror.tick(h, now)
+	h.mirror.tick(now)
 	h.updateTask(now)
-	h.task.tick(h, now)
-	h.voice.tick(h, now)
+	h.task.tick(now)
+	h.voiceTick(now)
 	h.rt.Tick(now)
-	h.fu.tick(h, now)
-	h.speech.pump(h, now)
+	h.followUpTick(now)
+	h.pumpSpeech(now)
 	h.updateStatus()
 }
 
@@ -193,8 +194,8 @@ func (h *host) wake() (time.Time, bool) {
 		consider(h.helloNext, true)
 		consider(h.helloStart.Add(helloGiveUp), true)
 	case ready:
-		consider(h.mirror.wake(h))
-		consider(h.task.wake(h))
+		consider(h.mirror.wake())
+		consider(h.task.wake())
 		consider(h.terms.endsAt, !h.terms.endsAt.IsZero())
 		consider(h.speech.wake())
 		consider(h.voice.wake())
@@ -213,7 +214,7 @@ func (h *host) frame(f wire.Frame, now time.Time) {
 		h.eventFrame(f, now)
 	case wire.TypeMicPCM:
 		if h.phase == ready {
-			h.voice.pcmFrame(h, f, now)
+			h.micPCM(f, now)
 			h.updateStatus()
 		}
 	default:
@@ -242,18 +243,18 @@ func (h *host) control(f wire.Frame, now time.Time) {
 			h.cfg.log.Warn("bad SPEAKER_CREDIT ignored", "stream", f.StreamID, "err", err)
 			return
 		}
-		h.speech.credit(h, f.StreamID, inc, now)
+		h.speakerCredit(f.StreamID, inc, now)
 	case wire.CtrlSpeakerDone:
-		h.speech.done(h, f.StreamID, now)
+		h.speakerDone(f.StreamID, now)
 	case wire.CtrlMicStarted:
-		if !h.voice.started(h, f.StreamID, now) {
+		if !h.micStarted(f.StreamID, now) {
 			h.cfg.log.Debug("stale MIC_STARTED ignored", "stream", f.StreamID)
 		}
 	case wire.CtrlMicStopped:
-		if !h.voice.stopped(h, f.StreamID, now) {
+		if !h.micStopped(f.StreamID, now) {
 			h.cfg.log.Debug("stale MIC_STOPPED ignored", "stream", f.StreamID)
 		}
-		h.speech.pump(h, now) // the media is free again
+		h.pumpSpeech(now) // the media is free again
 	default:
 		h.cfg.log.Warn("unexpected control frame from the CoreS3 ignored", "code", code.String(), "stream", f.StreamID)
 	}
@@ -291,11 +292,11 @@ func (h *host) helloAck(f wire.Frame, now time.Time) {
 		h.cfg.log.Warn(audioOnlyNote)
 	} else {
 		h.sendSettings()
-		h.mirror.transportReady(h, now)
-		h.task.transportReady(h, now)
+		h.mirror.transportReady(now)
+		h.task.transportReady(now)
 		h.rt.Ready(now)
 	}
-	h.speech.pump(h, now)
+	h.pumpSpeech(now)
 	h.updateStatus()
 }
 
@@ -310,8 +311,8 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: CoreS3 refused HELLO with %s", code)})
 		return
 	}
-	if h.speech.firmwareError(h, f.StreamID, code, now) || h.voice.firmwareError(h, f.StreamID, code, now) {
-		h.speech.pump(h, now)
+	if h.speakerError(f.StreamID, code, now) || h.micError(f.StreamID, code, now) {
+		h.pumpSpeech(now)
 		h.updateStatus()
 		return
 	}
@@ -373,8 +374,8 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 			h.mirror.presented(e.RequestID)
 		}
 	case appevent.ApprovalResponse:
-		if !h.fu.response(h, e, now) {
-			h.mirror.response(h, e, now)
+		if !h.followUpResponse(e, now) {
+			h.mirror.response(e, now)
 		}
 	case appevent.ConversationStart:
 		h.conversation(e.RequestID, opStart, now)
@@ -383,6 +384,17 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 	}
 	h.updateStatus()
 }
+
+// announce speaks a prompt's announcement, if prompts are spoken (the
+// mirror's sink).
+func (h *host) announce(reqID, text string, now time.Time) {
+	if h.cfg.speakPrompts {
+		h.say(utterance{kind: sayPrompt, text: text, prompt: reqID}, now)
+	}
+}
+
+// decide hands a decision on the CoreS3 to the approvals actor.
+func (h *host) decide(d decideOut) { h.effects = append(h.effects, d) }
 
 // sendControl appends a CONTROL frame with the next control sequence.
 func (h *host) sendControl(f wire.Frame) {
@@ -460,7 +472,7 @@ func (h *host) updateStatus() {
 	if h.phase != ready {
 		return
 	}
-	h.fu.sync(h)
+	h.syncFollowUp()
 	want := h.speech.status()
 	if s, ok := h.voice.status(); ok && h.speech.cur == nil {
 		want = s

@@ -157,7 +157,7 @@ func TestLaterHelloAckDropsSessions(t *testing.T) {
 	h := testHost()
 	h.attach(t0)
 	h.frame(ack(wire.FirmwareCaps, 4096), t0)
-	h.mirror.appeared(h, prompt, t0, false)
+	h.mirror.appeared(prompt, t0, false)
 	sent(t, h)
 	h.frame(ack(wire.FirmwareCaps, 4096), t0.Add(500*time.Millisecond)) // duplicate: ignored
 	if fs := sent(t, h); len(fs) != 0 {
@@ -194,9 +194,9 @@ func BenchmarkSpeakSecond(b *testing.B) {
 		h.frame(ack(wire.FirmwareCaps, 4096), t0)
 		h.takeTx()
 		var dock session.Dock
-		h.speech.say(h, utterance{kind: sayAssistant, text: "One second."}, t0)
+		h.say(utterance{kind: sayAssistant, text: "One second."}, t0)
 		h.takeEffects()
-		h.speech.synthDone(h, h.speech.cur.id, 0, pcm, nil, t0)
+		h.synthDone(h.speech.cur.id, 0, pcm, nil, t0)
 		now := t0
 		for h.speech.cur != nil {
 			var p wire.Parser
@@ -216,12 +216,12 @@ func BenchmarkSpeakSecond(b *testing.B) {
 			for _, r := range replies {
 				switch r.Code {
 				case wire.CtrlSpeakerCredit:
-					h.speech.credit(h, r.StreamID, r.Value, now)
+					h.speakerCredit(r.StreamID, r.Value, now)
 				case wire.CtrlSpeakerDone:
-					h.speech.done(h, r.StreamID, now)
+					h.speakerDone(r.StreamID, now)
 				}
 			}
-			h.speech.flush(h, now)
+			h.flushSpeech(now)
 		}
 	}
 }
@@ -247,7 +247,7 @@ func TestErrorBeforeHelloRehandshakes(t *testing.T) {
 			h := testHost()
 			h.attach(t0)
 			h.frame(ack(wire.FirmwareCaps, 4096), t0)
-			h.mirror.appeared(h, prompt, t0, false)
+			h.mirror.appeared(prompt, t0, false)
 			var evID uint16
 			for _, f := range sent(t, h) {
 				if f.Type == wire.TypeEvent {

@@ -3,6 +3,7 @@ package dock
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,8 +124,29 @@ type mirrored struct {
 	suspended bool      // its source's link is down
 }
 
+// eventSink is the way to the CoreS3's screen: EVENT messages, sent only
+// while EVENT is ready (sendEvent drops them otherwise).
+type eventSink interface {
+	eventReady() bool
+	sendEvent(appevent.Event)
+}
+
+// mirrorSink is what the mirror needs from the host beside the screen: the
+// speaker for a prompt's announcement and the approvals actor for a
+// decision.
+type mirrorSink interface {
+	eventSink
+	announce(reqID, text string, now time.Time)
+	unannounce(reqID string)
+	decide(decideOut)
+}
+
 // mirror keeps the approvals actor's prompts on the CoreS3 (spec §16.2).
 type mirror struct {
+	out         mirrorSink
+	displayOnly bool // dock.approvals = false
+	log         *slog.Logger
+
 	list     []*mirrored // arrival order
 	byReq    map[string]*mirrored
 	down     map[string]bool // sources whose link is down
@@ -132,7 +154,8 @@ type mirror struct {
 	order    []string // resolved ids, oldest first
 }
 
-func (m *mirror) init() {
+func (m *mirror) init(out mirrorSink, displayOnly bool, log *slog.Logger) {
+	m.out, m.displayOnly, m.log = out, displayOnly, log
 	m.byReq = make(map[string]*mirrored)
 	m.down = make(map[string]bool)
 	m.resolved = make(map[string]string)
@@ -141,18 +164,18 @@ func (m *mirror) init() {
 func (m *mirror) count() int { return len(m.list) }
 
 // pending replaces the set with the approvals actor's snapshot.
-func (m *mirror) pending(h *host, views []approvals.PromptView, now time.Time) {
+func (m *mirror) pending(views []approvals.PromptView, now time.Time) {
 	keep := make(map[string]bool, len(views))
 	for _, v := range views {
 		keep[requestID(v.Source, v.ID)] = true
 	}
 	for _, e := range append([]*mirrored(nil), m.list...) {
 		if !keep[e.reqID] {
-			m.resolve(h, e.prompt, resolvedMessage(approvals.AnsweredElsewhere, ""))
+			m.resolve(e.prompt, resolvedMessage(approvals.AnsweredElsewhere, ""))
 		}
 	}
 	for _, v := range views {
-		m.appeared(h, v.Prompt, now, false)
+		m.appeared(v.Prompt, now, false)
 		if e := m.byReq[requestID(v.Source, v.ID)]; e != nil && v.Decided && v.By == "CoreS3" {
 			e.decided = true
 		}
@@ -161,7 +184,7 @@ func (m *mirror) pending(h *host, views []approvals.PromptView, now time.Time) {
 
 // appeared adds p and sends its request at once. It returns false for a
 // prompt already mirrored.
-func (m *mirror) appeared(h *host, p approvals.Prompt, now time.Time, announce bool) bool {
+func (m *mirror) appeared(p approvals.Prompt, now time.Time, announce bool) bool {
 	id := requestID(p.Source, p.ID)
 	if m.byReq[id] != nil {
 		return false
@@ -171,10 +194,10 @@ func (m *mirror) appeared(h *host, p approvals.Prompt, now time.Time, announce b
 	m.byReq[id] = e
 	delete(m.resolved, id)
 	if !e.suspended {
-		m.send(h, e, now)
+		m.send(e, now)
 	}
-	if announce && h.cfg.speakPrompts {
-		h.speech.say(h, utterance{kind: sayPrompt, text: announcement(p), prompt: id}, now)
+	if announce {
+		m.out.announce(id, announcement(p), now)
 	}
 	return true
 }
@@ -199,13 +222,13 @@ func announcement(p approvals.Prompt) string {
 	return s
 }
 
-func (m *mirror) send(h *host, e *mirrored, now time.Time) {
+func (m *mirror) send(e *mirrored, now time.Time) {
 	e.nextSend = now.Add(appevent.ApprovalResendInterval)
-	h.sendEvent(approvalRequest(e.reqID, e.prompt))
+	m.out.sendEvent(approvalRequest(e.reqID, e.prompt))
 }
 
 // resolve removes p and tells the CoreS3 why.
-func (m *mirror) resolve(h *host, p approvals.Prompt, msg string) {
+func (m *mirror) resolve(p approvals.Prompt, msg string) {
 	id := requestID(p.Source, p.ID)
 	if e := m.byReq[id]; e != nil {
 		delete(m.byReq, id)
@@ -224,22 +247,22 @@ func (m *mirror) resolve(h *host, p approvals.Prompt, msg string) {
 		}
 	}
 	m.resolved[id] = msg
-	h.speech.forgetPrompt(h, id)
-	h.sendEvent(appevent.NewApprovalResolved(id, msg))
+	m.out.unannounce(id)
+	m.out.sendEvent(appevent.NewApprovalResolved(id, msg))
 }
 
 // rearmed: approvals cleared its decided flag after a lost write. The CoreS3
 // keeps its own decision and resends it, but we answer a prompt from the
 // CoreS3 at most once, so the user decides again on the Pi or the desktop.
-func (m *mirror) rearmed(h *host, p approvals.Prompt) {
+func (m *mirror) rearmed(p approvals.Prompt) {
 	if e := m.byReq[requestID(p.Source, p.ID)]; e != nil {
-		h.cfg.log.Info("prompt re-armed; a CoreS3 decision is not sent twice", "request", e.reqID)
+		m.log.Info("prompt re-armed; a CoreS3 decision is not sent twice", "request", e.reqID)
 	}
 }
 
 // link records a source's link going down (suspend its prompts) or up
 // (present them again, which lifts the suspension).
-func (m *mirror) link(h *host, source string, up bool, now time.Time) {
+func (m *mirror) link(source string, up bool, now time.Time) {
 	if up {
 		delete(m.down, source)
 	} else {
@@ -252,9 +275,9 @@ func (m *mirror) link(h *host, source string, up bool, now time.Time) {
 		e.suspended = !up
 		if up {
 			e.presented = false
-			m.send(h, e, now)
+			m.send(e, now)
 		} else {
-			h.sendEvent(appevent.NewApprovalSuspended(e.reqID))
+			m.out.sendEvent(appevent.NewApprovalSuspended(e.reqID))
 		}
 	}
 }
@@ -266,22 +289,22 @@ func (m *mirror) presented(reqID string) {
 }
 
 // response acts on the first approval.response for a pending prompt only.
-func (m *mirror) response(h *host, r appevent.ApprovalResponse, now time.Time) {
+func (m *mirror) response(r appevent.ApprovalResponse, now time.Time) {
 	e := m.byReq[r.RequestID]
 	if e == nil {
 		msg, ok := m.resolved[r.RequestID]
 		if !ok {
 			msg = "no longer pending"
 		}
-		h.sendEvent(appevent.NewApprovalResolved(r.RequestID, msg))
+		m.out.sendEvent(appevent.NewApprovalResolved(r.RequestID, msg))
 		return
 	}
 	e.presented = true
-	if h.cfg.displayOnly {
+	if m.displayOnly {
 		// dock.approvals = false: the CoreS3 only shows prompts. Resolving
 		// it there stops the firmware's resends and tells the person why.
-		h.cfg.log.Info("approval.response from a display-only dock ignored (dock.approvals = false)", "request", e.reqID)
-		h.sendEvent(appevent.NewApprovalResolved(e.reqID, DisplayOnlyNote))
+		m.log.Info("approval.response from a display-only dock ignored (dock.approvals = false)", "request", e.reqID)
+		m.out.sendEvent(appevent.NewApprovalResolved(e.reqID, DisplayOnlyNote))
 		return
 	}
 	if e.decided {
@@ -292,11 +315,11 @@ func (m *mirror) response(h *host, r appevent.ApprovalResponse, now time.Time) {
 		// would refuse it. Not counting it keeps the CoreS3's one answer
 		// for when the prompt is confirmed: the firmware resends its
 		// decision when approval.request lifts the suspension.
-		h.cfg.log.Info("approval.response while suspended: not sent, the source's link is down", "request", e.reqID)
+		m.log.Info("approval.response while suspended: not sent, the source's link is down", "request", e.reqID)
 		return
 	}
 	e.decided = true
-	h.effects = append(h.effects, decideOut{Source: e.prompt.Source, ID: e.prompt.ID, Approve: r.Decision == appevent.Approve})
+	m.out.decide(decideOut{Source: e.prompt.Source, ID: e.prompt.ID, Approve: r.Decision == appevent.Approve})
 }
 
 // transportLost: the CoreS3 forgot everything; keep the prompts.
@@ -307,27 +330,27 @@ func (m *mirror) transportLost() {
 }
 
 // transportReady restores the screen after a (re)handshake (spec §16.2).
-func (m *mirror) transportReady(h *host, now time.Time) {
+func (m *mirror) transportReady(now time.Time) {
 	for _, e := range m.list {
 		e.presented = false
-		m.send(h, e, now)
+		m.send(e, now)
 		if e.suspended {
-			h.sendEvent(appevent.NewApprovalSuspended(e.reqID))
+			m.out.sendEvent(appevent.NewApprovalSuspended(e.reqID))
 		}
 	}
 }
 
-func (m *mirror) tick(h *host, now time.Time) {
+func (m *mirror) tick(now time.Time) {
 	for _, e := range m.list {
 		if !e.presented && !e.suspended && !now.Before(e.nextSend) {
-			m.send(h, e, now)
+			m.send(e, now)
 		}
 	}
 }
 
-func (m *mirror) wake(h *host) (time.Time, bool) {
+func (m *mirror) wake() (time.Time, bool) {
 	var at time.Time
-	if !h.eventReady() {
+	if !m.out.eventReady() {
 		return at, false
 	}
 	for _, e := range m.list {
@@ -340,22 +363,24 @@ func (m *mirror) wake(h *host) (time.Time, bool) {
 
 // taskState mirrors "is Claude running something" as task.status (spec §17).
 type taskState struct {
+	out      eventSink
+	token    string // per-incarnation part of the event ids
 	known    bool
 	running  bool
 	n        int
 	nextSend time.Time
 }
 
-func (t *taskState) set(h *host, running bool, now time.Time) {
+func (t *taskState) set(running bool, now time.Time) {
 	if t.known && t.running == running {
 		return
 	}
 	t.known, t.running = true, running
-	t.send(h, now)
+	t.send(now)
 }
 
-func (t *taskState) send(h *host, now time.Time) {
-	if !h.eventReady() {
+func (t *taskState) send(now time.Time) {
+	if !t.out.eventReady() {
 		return
 	}
 	t.n++
@@ -363,23 +388,23 @@ func (t *taskState) send(h *host, now time.Time) {
 	if t.running {
 		state = appevent.TaskRunning
 	}
-	h.sendEvent(appevent.NewTaskStatus("task-"+h.cfg.token+"-"+strconv.Itoa(t.n), state))
+	t.out.sendEvent(appevent.NewTaskStatus("task-"+t.token+"-"+strconv.Itoa(t.n), state))
 	t.nextSend = now.Add(appevent.TaskStatusRefresh)
 }
 
-func (t *taskState) transportReady(h *host, now time.Time) {
+func (t *taskState) transportReady(now time.Time) {
 	if !t.known {
 		t.known = true // idle until the buddy says otherwise
 	}
-	t.send(h, now)
+	t.send(now)
 }
 
-func (t *taskState) tick(h *host, now time.Time) {
+func (t *taskState) tick(now time.Time) {
 	if t.running && !now.Before(t.nextSend) {
-		t.send(h, now)
+		t.send(now)
 	}
 }
 
-func (t *taskState) wake(h *host) (time.Time, bool) {
-	return t.nextSend, h.eventReady() && t.running
+func (t *taskState) wake() (time.Time, bool) {
+	return t.nextSend, t.out.eventReady() && t.running
 }

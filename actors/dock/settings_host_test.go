@@ -150,7 +150,7 @@ func TestDisplayOnlyDockDecidesNothing(t *testing.T) {
 	p := approvals.Prompt{Source: "desktop", ID: "toolu_1", Tool: "Bash", Hint: "rm -rf build"}
 	for _, displayOnly := range []bool{false, true} {
 		h := readyHost(t, t0, func(c *hostConfig) { c.displayOnly = displayOnly })
-		h.mirror.appeared(h, p, t0, true)
+		h.mirror.appeared(p, t0, true)
 		reqs := appOf[appevent.ApprovalRequest](messages(t, h))
 		if len(reqs) != 1 {
 			t.Fatalf("displayOnly=%v: approval.request sent %d times, want once (the prompt is still shown)", displayOnly, len(reqs))

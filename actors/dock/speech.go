@@ -44,7 +44,13 @@ type utterance struct {
 	sender    *session.SpeakerSender
 }
 
-// speech is the queue of utterances and the one speaker session.
+// speech is the queue of utterances and the one speaker session. Its
+// steps are host methods (say, pumpSpeech, synthDone, speakerCredit, ...):
+// the speaker writes frames with the host's control sequence, needs the
+// negotiated caps, hands the media to the microphone when an utterance
+// ends and yields it while the microphone is open, so a sink would name
+// most of the host. What reads only the queue (has, speaking, newStream,
+// wake, status, activity) stays here.
 type speech struct {
 	queue      []*utterance
 	cur        *utterance
@@ -59,7 +65,8 @@ type speech struct {
 }
 
 // say queues u, preempting a less important utterance that is playing.
-func (s *speech) say(h *host, u utterance, now time.Time) {
+func (h *host) say(u utterance, now time.Time) {
+	s := &h.speech
 	if !h.cfg.hasTTS {
 		return
 	}
@@ -80,19 +87,20 @@ func (s *speech) say(h *host, u utterance, now time.Time) {
 	}
 	if s.cur != nil && s.cur.kind < u.kind {
 		h.cfg.log.Info("speech superseded", "text", shorten(s.cur.text, 40))
-		s.abort(h)
+		h.abortSpeech()
 	}
-	s.pump(h, now)
+	h.pumpSpeech(now)
 }
 
-// pump starts the next utterance and keeps synthesis and frames moving.
-func (s *speech) pump(h *host, now time.Time) {
+// pumpSpeech starts the next utterance and keeps synthesis and frames moving.
+func (h *host) pumpSpeech(now time.Time) {
+	s := &h.speech
 	// The microphone holds the media while it is open (half duplex).
 	for s.cur == nil && h.phase == ready && !h.voice.holdsMedia() && len(s.queue) > 0 {
 		u := s.queue[0]
 		s.queue = s.queue[1:]
 		if now.Sub(u.at) > staleSpeech {
-			h.voice.spoken(h, u.id, false, now)
+			h.voiceSpoken(u.id, false, now)
 			continue
 		}
 		u.rate = speakerRate(h.neg.Peer)
@@ -101,8 +109,8 @@ func (s *speech) pump(h *host, now time.Time) {
 	if s.cur == nil {
 		return
 	}
-	s.request(h)
-	s.flush(h, now)
+	h.requestSynth()
+	h.flushSpeech(now)
 }
 
 // speakerRate picks 24 kHz when the firmware allows it (spec §12.6).
@@ -116,8 +124,10 @@ func speakerRate(c wire.Caps) int {
 	return 8000
 }
 
-// request asks for the next sentence while less than localQueue is buffered.
-func (s *speech) request(h *host) {
+// requestSynth asks for the next sentence while less than localQueue is
+// buffered.
+func (h *host) requestSynth() {
+	s := &h.speech
 	u := s.cur
 	if u == nil || u.inflight || u.next >= len(u.sentences) {
 		return
@@ -131,7 +141,8 @@ func (s *speech) request(h *host) {
 }
 
 // synthDone takes the PCM of sentence index of utterance utt.
-func (s *speech) synthDone(h *host, utt uint64, index int, pcm []byte, err error, now time.Time) {
+func (h *host) synthDone(utt uint64, index int, pcm []byte, err error, now time.Time) {
+	s := &h.speech
 	u := s.cur
 	if u == nil || u.id != utt {
 		return // superseded or lost meanwhile
@@ -140,8 +151,8 @@ func (s *speech) synthDone(h *host, utt uint64, index int, pcm []byte, err error
 	if err != nil {
 		h.cfg.log.Warn("speech synthesis failed", "err", err, "sentence", shorten(u.sentences[index], 40))
 		s.synthErr = err
-		s.abort(h)
-		s.pump(h, now)
+		h.abortSpeech()
+		h.pumpSpeech(now)
 		return
 	}
 	s.synthErr = nil
@@ -168,17 +179,19 @@ func (s *speech) synthDone(h *host, utt uint64, index int, pcm []byte, err error
 		if u.sender == nil {
 			h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 			s.cur = nil // nothing to say after all
-			h.voice.spoken(h, u.id, false, now)
-			s.pump(h, now)
+			h.voiceSpoken(u.id, false, now)
+			h.pumpSpeech(now)
 			return
 		}
 		u.sender.Finish()
 	}
-	s.pump(h, now)
+	h.pumpSpeech(now)
 }
 
-// flush sends what the speaker session may send now and ends it when over.
-func (s *speech) flush(h *host, now time.Time) {
+// flushSpeech sends what the speaker session may send now and ends it when
+// over.
+func (h *host) flushSpeech(now time.Time) {
+	s := &h.speech
 	u := s.cur
 	if u == nil || u.sender == nil {
 		return
@@ -195,7 +208,7 @@ func (s *speech) flush(h *host, now time.Time) {
 		if u.sender.Buffered() > 0 && s.waitStart.IsZero() {
 			s.waitStart = now
 		}
-		s.request(h)
+		h.requestSynth()
 		return
 	case session.SenderStarting, session.SenderAwaitCredit, session.SenderEnding:
 		return
@@ -209,12 +222,13 @@ func (s *speech) flush(h *host, now time.Time) {
 		h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 	}
 	s.cur, s.waitStart = nil, time.Time{}
-	// Before pump: a voice approval takes the media for the microphone.
-	h.voice.spoken(h, u.id, u.sender.State() == session.SenderDone, now)
-	s.pump(h, now)
+	// Before pumpSpeech: a voice approval takes the media for the microphone.
+	h.voiceSpoken(u.id, u.sender.State() == session.SenderDone, now)
+	h.pumpSpeech(now)
 }
 
-func (s *speech) credit(h *host, stream uint16, inc uint32, now time.Time) {
+func (h *host) speakerCredit(stream uint16, inc uint32, now time.Time) {
+	s := &h.speech
 	u := s.cur
 	if u == nil || u.sender == nil {
 		return
@@ -230,31 +244,34 @@ func (s *speech) credit(h *host, stream uint16, inc uint32, now time.Time) {
 	case session.CreditZero:
 		h.cfg.log.Warn("SPEAKER_CREDIT of 0 bytes", "stream", stream)
 	}
-	s.flush(h, now)
+	h.flushSpeech(now)
 }
 
-func (s *speech) done(h *host, stream uint16, now time.Time) {
+func (h *host) speakerDone(stream uint16, now time.Time) {
+	s := &h.speech
 	if u := s.cur; u != nil && u.sender != nil && u.sender.OnDone(stream) {
-		s.flush(h, now)
+		h.flushSpeech(now)
 	}
 }
 
-// firmwareError fails the speaker session an ERROR names; other streams
+// speakerError fails the speaker session an ERROR names; other streams
 // are not ours.
-func (s *speech) firmwareError(h *host, stream uint16, code wire.ErrorCode, now time.Time) bool {
+func (h *host) speakerError(stream uint16, code wire.ErrorCode, now time.Time) bool {
+	s := &h.speech
 	u := s.cur
 	if u == nil || u.sender == nil || !u.sender.OnError(stream, code) {
 		return false
 	}
 	h.cfg.log.Error("CoreS3 ERROR on the speaker stream; speech dropped", "stream", stream, "code", code.String())
-	s.flush(h, now)
+	h.flushSpeech(now)
 	return true
 }
 
-// lost: the firmware dropped its sessions (new HELLO_ACK, unplug). The
+// speechLost: the firmware dropped its sessions (new HELLO_ACK, unplug). The
 // interrupted utterance is dropped; what is queued waits for the next
 // handshake.
-func (s *speech) lost(h *host, now time.Time) {
+func (h *host) speechLost(now time.Time) {
+	s := &h.speech
 	u := s.cur
 	if u == nil {
 		return
@@ -267,8 +284,9 @@ func (s *speech) lost(h *host, now time.Time) {
 	s.cur, s.waitStart = nil, time.Time{}
 }
 
-// abort stops the current utterance (barge-in), without waiting for DONE.
-func (s *speech) abort(h *host) {
+// abortSpeech stops the current utterance (barge-in), without waiting for DONE.
+func (h *host) abortSpeech() {
+	s := &h.speech
 	u := s.cur
 	if u == nil {
 		return
@@ -280,7 +298,7 @@ func (s *speech) abort(h *host) {
 	}
 	h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 	s.cur, s.waitStart = nil, time.Time{}
-	h.voice.spoken(h, u.id, false, time.Time{})
+	h.voiceSpoken(u.id, false, time.Time{})
 }
 
 // newStream allocates a media stream id, shared by speaker and microphone
@@ -319,19 +337,22 @@ func (s *speech) speaking(kind sayKind) bool {
 	return false
 }
 
-// forgetPrompt drops the announcement of a prompt that went away.
-func (s *speech) forgetPrompt(h *host, reqID string) {
+// unannounce drops the announcement of a prompt that went away (the
+// mirror's sink).
+func (h *host) unannounce(reqID string) {
+	s := &h.speech
 	s.drop(func(u *utterance) bool { return u.kind == sayPrompt && u.prompt == reqID })
 	if s.cur != nil && s.cur.kind == sayPrompt && s.cur.prompt == reqID {
-		s.abort(h)
+		h.abortSpeech()
 	}
 }
 
-// stopConversation ends a conversation answer, playing or queued.
-func (s *speech) stopConversation(h *host) {
+// silenceConversation ends a conversation answer, playing or queued.
+func (h *host) silenceConversation() {
+	s := &h.speech
 	s.drop(func(u *utterance) bool { return u.kind == sayConversation })
 	if s.cur != nil && s.cur.kind == sayConversation {
-		s.abort(h)
+		h.abortSpeech()
 	}
 }
 

@@ -50,7 +50,7 @@ func (t *terminals) running(now time.Time) (bool, time.Time) {
 func (h *host) updateTask(now time.Time) {
 	cli, until := h.terms.running(now)
 	h.terms.endsAt = until
-	h.task.set(h, (h.desk.connected && h.desk.running > 0) || cli, now)
+	h.task.set((h.desk.connected && h.desk.running > 0) || cli, now)
 }
 
 // lanState takes a lan.State.

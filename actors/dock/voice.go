@@ -31,6 +31,11 @@ const (
 // voice is the voice approval after conversation.start (spec §11, §15):
 // once the summary has been spoken, listen for up to listenFor, run the STT
 // command on what was heard and decide the prompt the summary asked about.
+// Its steps are host methods (beginVoice, micPCM, recognized, ...): the
+// microphone shares the media, the stream ids and STATUS with the speaker,
+// and an answer decides a mirrored prompt or goes to the follow-up, so a
+// sink would name most of the host. What reads only the voice's own state
+// (holdsMedia, wake, status, activity) stays here.
 type voice struct {
 	phase       voicePhase
 	utt         uint64 // the summary utterance that must finish first
@@ -58,16 +63,18 @@ func (h *host) voiceAvailable() bool {
 	return h.cfg.voice && h.neg.Peer.Has(wire.CapMicPCM) && len(h.mirror.list) > 0
 }
 
-// begin waits for utterance utt (the summary) to end, then listens for an
+// beginVoice waits for utterance utt (the summary) to end, then listens for an
 // answer about the prompt reqID. Any voice approval under way is cancelled.
-func (v *voice) begin(h *host, utt uint64, reqID string, now time.Time) {
-	v.cancel(h, now)
+func (h *host) beginVoice(utt uint64, reqID string, now time.Time) {
+	v := &h.voice
+	h.cancelVoice(now)
 	v.phase, v.utt, v.prompt = voiceAwaitSpeech, utt, reqID
 }
 
-// spoken is called when an utterance ends; ok is true when it played to its
-// SPEAKER_DONE. The microphone opens only after the summary was heard.
-func (v *voice) spoken(h *host, utt uint64, ok bool, now time.Time) {
+// voiceSpoken is called when an utterance ends; ok is true when it played to
+// its SPEAKER_DONE. The microphone opens only after the summary was heard.
+func (h *host) voiceSpoken(utt uint64, ok bool, now time.Time) {
+	v := &h.voice
 	if v.phase != voiceAwaitSpeech || utt != v.utt {
 		return
 	}
@@ -90,22 +97,23 @@ func (v *voice) spoken(h *host, utt uint64, ok bool, now time.Time) {
 	v.phase, v.mic, v.cancelled, v.pcm = voiceMic, mic, false, v.pcm[:0]
 	v.listenUntil = time.Time{}
 	h.mediaSince = true
-	v.flush(h, now)
+	h.flushVoice(now)
 }
 
 // holdsMedia: no speaker session may start while the microphone is open
 // (half duplex, spec §10).
 func (v *voice) holdsMedia() bool { return v.mic != nil }
 
-// maxPCM is the most audio kept: listenFor at 16 kHz, 16-bit.
-func (v *voice) maxPCM(h *host) int {
+// voiceMaxPCM is the most audio kept: listenFor at 16 kHz, 16-bit.
+func (h *host) voiceMaxPCM() int {
 	n := int(h.cfg.listenFor / (20 * time.Millisecond))
 	return max(n, 1) * session.MicFrameBytes
 }
 
-// flush sends what the microphone session wants sent and moves on when it
+// flushVoice sends what the microphone session wants sent and moves on when it
 // is over.
-func (v *voice) flush(h *host, now time.Time) {
+func (h *host) flushVoice(now time.Time) {
+	v := &h.voice
 	if v.mic == nil {
 		return
 	}
@@ -128,7 +136,7 @@ func (v *voice) flush(h *host, now time.Time) {
 	case len(v.pcm) == 0:
 		h.cfg.log.Info("nothing heard; nothing decided")
 		v.phase = voiceIdle
-		h.speech.say(h, utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: notCaught}, now)
 	default:
 		if err != nil {
 			h.cfg.log.Warn("CoreS3 did not confirm MIC_STOP; recognizing what was heard", "err", err)
@@ -139,8 +147,9 @@ func (v *voice) flush(h *host, now time.Time) {
 	}
 }
 
-// started handles MIC_STARTED; listening (and STATUS LISTENING) starts now.
-func (v *voice) started(h *host, stream uint16, now time.Time) bool {
+// micStarted handles MIC_STARTED; listening (and STATUS LISTENING) starts now.
+func (h *host) micStarted(stream uint16, now time.Time) bool {
+	v := &h.voice
 	if v.mic == nil || !v.mic.OnStarted(stream) {
 		return false
 	}
@@ -148,42 +157,45 @@ func (v *voice) started(h *host, stream uint16, now time.Time) bool {
 	return true
 }
 
-// stopped handles MIC_STOPPED.
-func (v *voice) stopped(h *host, stream uint16, now time.Time) bool {
+// micStopped handles MIC_STOPPED.
+func (h *host) micStopped(stream uint16, now time.Time) bool {
+	v := &h.voice
 	if v.mic == nil || !v.mic.OnStopped(stream) {
 		return false
 	}
-	v.flush(h, now)
+	h.flushVoice(now)
 	return true
 }
 
-// firmwareError fails the microphone session an ERROR names.
-func (v *voice) firmwareError(h *host, stream uint16, code wire.ErrorCode, now time.Time) bool {
+// micError fails the microphone session an ERROR names.
+func (h *host) micError(stream uint16, code wire.ErrorCode, now time.Time) bool {
+	v := &h.voice
 	if v.mic == nil || !v.mic.OnError(stream, code) {
 		return false
 	}
 	h.cfg.log.Error("CoreS3 ERROR on the microphone stream", "stream", stream, "code", code.String())
-	v.flush(h, now)
+	h.flushVoice(now)
 	return true
 }
 
-// pcmFrame takes one MICROPHONE_PCM frame; gaps of up to 10 frames are
+// micPCM takes one MICROPHONE_PCM frame; gaps of up to 10 frames are
 // filled with silence, wrong frames dropped, and listening stops when
 // listenFor of audio is in.
-func (v *voice) pcmFrame(h *host, f wire.Frame, now time.Time) {
+func (h *host) micPCM(f wire.Frame, now time.Time) {
+	v := &h.voice
 	if v.mic == nil {
 		return
 	}
 	mf, err := v.mic.OnPCM(f.StreamID, f.Sequence, f.SampleRate, len(f.Payload))
 	if err != nil {
 		h.cfg.log.Warn("microphone frame refused", "err", err)
-		v.flush(h, now)
+		h.flushVoice(now)
 		return
 	}
 	if !mf.Deliver {
 		return
 	}
-	limit := v.maxPCM(h)
+	limit := h.voiceMaxPCM()
 	for range mf.Silence {
 		if len(v.pcm) < limit {
 			v.pcm = append(v.pcm, make([]byte, session.MicFrameBytes)...)
@@ -195,11 +207,12 @@ func (v *voice) pcmFrame(h *host, f wire.Frame, now time.Time) {
 	if len(v.pcm) >= limit {
 		v.pcm = v.pcm[:limit]
 		v.mic.Stop()
-		v.flush(h, now)
+		h.flushVoice(now)
 	}
 }
 
-func (v *voice) tick(h *host, now time.Time) {
+func (h *host) voiceTick(now time.Time) {
+	v := &h.voice
 	if v.phase == voiceAwaitSpeech && !h.speech.has(v.utt) {
 		v.phase = voiceIdle // dropped from the queue unspoken
 	}
@@ -209,7 +222,7 @@ func (v *voice) tick(h *host, now time.Time) {
 	if v.mic.State() == session.MicListening && !now.Before(v.listenUntil) {
 		v.mic.Stop()
 	}
-	v.flush(h, now)
+	h.flushVoice(now)
 }
 
 func (v *voice) wake() (time.Time, bool) {
@@ -222,15 +235,16 @@ func (v *voice) wake() (time.Time, bool) {
 	return v.mic.Wake()
 }
 
-// cancel ends the voice approval without deciding: the microphone is
+// cancelVoice ends the voice approval without deciding: the microphone is
 // stopped (MIC_STOP until MIC_STOPPED) and STT is cancelled.
-func (v *voice) cancel(h *host, now time.Time) {
+func (h *host) cancelVoice(now time.Time) {
+	v := &h.voice
 	switch v.phase {
 	case voiceMic:
 		v.cancelled = true
 		if v.mic != nil {
 			v.mic.Stop()
-			v.flush(h, now)
+			h.flushVoice(now)
 			return
 		}
 	case voiceRecognizing:
@@ -239,9 +253,10 @@ func (v *voice) cancel(h *host, now time.Time) {
 	v.phase = voiceIdle
 }
 
-// lost: the firmware dropped its sessions (new HELLO_ACK, unplug); it
+// voiceLost: the firmware dropped its sessions (new HELLO_ACK, unplug); it
 // forgot the microphone, so no MIC_STOP is sent.
-func (v *voice) lost(h *host) {
+func (h *host) voiceLost() {
+	v := &h.voice
 	if v.mic != nil {
 		v.mic.Reset()
 		v.mic = nil
@@ -256,24 +271,25 @@ func (v *voice) lost(h *host) {
 }
 
 // recognized takes the STT result of job and decides the prompt at most once.
-func (v *voice) recognized(h *host, job uint64, text string, err error, now time.Time) {
+func (h *host) recognized(job uint64, text string, err error, now time.Time) {
+	v := &h.voice
 	if v.phase != voiceRecognizing || job != v.job {
 		return // cancelled meanwhile
 	}
 	v.phase = voiceIdle
 	if v.prompt == followUpPrompt {
-		h.fu.heard(h, text, err, now)
+		h.followUpHeard(text, err, now)
 		return
 	}
 	if err != nil {
 		h.cfg.log.Warn("speech recognition failed; nothing decided", "err", err)
-		h.speech.say(h, utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: notCaught}, now)
 		return
 	}
 	verdict := parseVerdict(text)
 	h.cfg.log.Info("heard", "text", shorten(text, 80), "verdict", verdict.String())
 	if verdict == verdictNone {
-		h.speech.say(h, utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: notCaught}, now)
 		return
 	}
 	e := h.mirror.byReq[v.prompt]
@@ -286,7 +302,7 @@ func (v *voice) recognized(h *host, job uint64, text string, err error, now time
 		// approvals would refuse it. The user answers again once the
 		// prompt is back.
 		h.cfg.log.Info("voice answer not taken: the prompt's link is down", "request", v.prompt)
-		h.speech.say(h, utterance{kind: sayConversation, text: notReachable}, now)
+		h.say(utterance{kind: sayConversation, text: notReachable}, now)
 		return
 	}
 	e.decided = true

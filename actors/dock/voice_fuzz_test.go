@@ -21,8 +21,8 @@ func FuzzVoiceFrames(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		t0 := time.Unix(1000, 0)
 		h := voiceHost(t, t0)
-		h.voice.begin(h, 7, requestID(prompt.Source, prompt.ID), t0)
-		h.voice.spoken(h, 7, true, t0)
+		h.beginVoice(7, requestID(prompt.Source, prompt.ID), t0)
+		h.voiceSpoken(7, true, t0)
 		var p wire.Parser
 		p.Feed(b)
 		now := t0
@@ -32,8 +32,8 @@ func FuzzVoiceFrames(f *testing.F) {
 			h.tick(now)
 		}
 		h.tick(now.Add(3 * time.Second))
-		if len(h.voice.pcm) > h.voice.maxPCM(h) {
-			t.Fatalf("kept %d bytes of audio, limit %d", len(h.voice.pcm), h.voice.maxPCM(h))
+		if len(h.voice.pcm) > h.voiceMaxPCM() {
+			t.Fatalf("kept %d bytes of audio, limit %d", len(h.voice.pcm), h.voiceMaxPCM())
 		}
 		if h.voice.mic != nil && h.voice.mic.State().String() == "stopped" {
 			t.Fatal("a stopped microphone session is still held")

@@ -19,7 +19,7 @@ func voiceHost(t testing.TB, t0 time.Time) *host {
 		assistantMax: 200, token: "t", log: slog.New(slog.DiscardHandler)})
 	h.attach(t0)
 	h.frame(ack(wire.FirmwareCaps, 4096), t0)
-	h.mirror.appeared(h, prompt, t0, false)
+	h.mirror.appeared(prompt, t0, false)
 	h.takeTx()
 	h.takeEffects()
 	return h
@@ -49,7 +49,7 @@ func TestVoiceNeedsTheMicrophoneBit(t *testing.T) {
 	if h.voice.phase != voiceIdle {
 		t.Errorf("voice phase %d after a start without the mic bit", h.voice.phase)
 	}
-	h.voice.begin(h, 7, requestID(prompt.Source, prompt.ID), t0)
+	h.beginVoice(7, requestID(prompt.Source, prompt.ID), t0)
 	h.neg.Peer |= wire.CapMicPCM
 	h.cfg.voice = false
 	if h.voiceAvailable() {
@@ -60,12 +60,12 @@ func TestVoiceNeedsTheMicrophoneBit(t *testing.T) {
 func TestMicSessionGapFillStopResendAndDecideOnce(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	h := voiceHost(t, t0)
-	h.voice.begin(h, 7, requestID(prompt.Source, prompt.ID), t0)
-	h.voice.spoken(h, 6, true, t0) // another utterance: nothing
+	h.beginVoice(7, requestID(prompt.Source, prompt.ID), t0)
+	h.voiceSpoken(6, true, t0) // another utterance: nothing
 	if h.voice.mic != nil {
 		t.Fatal("microphone opened for another utterance")
 	}
-	h.voice.spoken(h, 7, true, t0)
+	h.voiceSpoken(7, true, t0)
 	fs := sent(t, h)
 	start := controls(fs, wire.CtrlMicStart)
 	if len(start) != 1 || start[0].SampleRate != 16000 || start[0].StreamID == 0 || len(start[0].Payload) != 0 {
@@ -120,9 +120,9 @@ func TestMicSessionGapFillStopResendAndDecideOnce(t *testing.T) {
 		t.Errorf("conversation state %q while recognizing", h.convState())
 	}
 
-	h.voice.recognized(h, job.Job+1, "yes", nil, at) // a stale job
-	h.voice.recognized(h, job.Job, "Yes!", nil, at)
-	h.voice.recognized(h, job.Job, "yes", nil, at)
+	h.recognized(job.Job+1, "yes", nil, at) // a stale job
+	h.recognized(job.Job, "Yes!", nil, at)
+	h.recognized(job.Job, "yes", nil, at)
 	var decided []decideOut
 	for _, e := range h.takeEffects() {
 		if d, ok := e.(decideOut); ok {
@@ -137,8 +137,8 @@ func TestMicSessionGapFillStopResendAndDecideOnce(t *testing.T) {
 func TestMicStopTimeoutStillRecognizes(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	h := voiceHost(t, t0)
-	h.voice.begin(h, 7, requestID(prompt.Source, prompt.ID), t0)
-	h.voice.spoken(h, 7, true, t0)
+	h.beginVoice(7, requestID(prompt.Source, prompt.ID), t0)
+	h.voiceSpoken(7, true, t0)
 	id := controls(sent(t, h), wire.CtrlMicStart)[0].StreamID
 	h.frame(wire.MicStartedFrame(id, 0), t0)
 	frames := int(time.Second / (20 * time.Millisecond))
