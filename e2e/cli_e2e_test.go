@@ -18,7 +18,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/internal/cli/clitest"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -192,7 +192,7 @@ func TestCLIE2E(t *testing.T) {
 			}
 			a.Press(t, s.button)
 		}
-		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_ble" || p.Decision != buddy.Once {
+		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_ble" || p.Decision != pbuddy.Once {
 			t.Fatalf("desktop got %s, want once for req_ble", p.Line)
 		}
 		if got := h1.Wait(t); got != deny {

@@ -12,8 +12,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/audio"
@@ -170,7 +170,7 @@ func (a *Actor) stop(c actor.Context) {
 // publishers are the services whose events the screen shows: each
 // answers Subscribe with its current state and then sends every change.
 func (a *Actor) publishers() []string {
-	svcs := []string{approvals.ServiceName, abuddy.ServiceName, ableactor.ServiceName, dock.ServiceName}
+	svcs := []string{approvals.ServiceName, buddyactor.ServiceName, bleactor.ServiceName, dock.ServiceName}
 	if a.cfg.LAN != "" {
 		svcs = append(svcs, a.cfg.LAN)
 	}
@@ -200,7 +200,7 @@ func (a *Actor) refresh() {
 	}
 	if n := a.st.takeNap(); n != nil {
 		a.h.Logger().Debug("the screen slept: a nap for the pet", "seconds", int(n.End.Sub(n.Start)/time.Second))
-		a.system.Root.Send(supervisor.ServicePID(a.system, abuddy.ServiceName), *n)
+		a.system.Root.Send(supervisor.ServicePID(a.system, buddyactor.ServiceName), *n)
 	}
 	a.pickCharacter()
 	a.st.settle(now)

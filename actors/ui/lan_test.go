@@ -10,7 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -197,7 +197,7 @@ func TestLANPromptsSourceAndCount(t *testing.T) {
 			{ID: "9f3c2a10-aaaa", Client: "ada-laptop", Project: "engine", State: "waiting", Pending: 2},
 			{ID: "77aa", Client: "ada-laptop", Project: "docs", State: "running"},
 		}})
-	r.send("ui", abuddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Running: 1}})
+	r.send("ui", buddyactor.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Running: 1}})
 	r.seen(t, "CLI sessions counted with the desktop's", func(v View) bool { return v.Sessions == 3 })
 	r.prompt("d1", "Bash")
 	r.send("approvals", approvals.SetPrompts{Source: "cli:9f3c2a10-aaaa", LinkUp: true, Prompts: []approvals.Prompt{

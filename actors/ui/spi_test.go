@@ -11,7 +11,7 @@ import (
 	"periph.io/x/conn/v3/physic"
 	"periph.io/x/conn/v3/spi"
 
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/display/st7789"
 )
@@ -66,7 +66,7 @@ func TestApprovalOverSPI(t *testing.T) {
 	port.take()
 	r := newRig(t, func(c *Config) { c.Display = dev; c.Input = nil })
 	full, _ := port.take()
-	r.send("ui", abuddy.State{Connected: true})
+	r.send("ui", buddyactor.State{Connected: true})
 	r.waitFor(t, "home connected", func() bool { return r.view(t).Frames >= 2 })
 	port.take()
 	sent := time.Now()
@@ -91,7 +91,7 @@ func TestApprovalOverSPI(t *testing.T) {
 // two seconds in every CI run and asserted nothing.)
 func BenchmarkIdleCPU(b *testing.B) {
 	r := newRig(b, func(c *Config) { c.Now, c.AfterFunc, c.ScreenTimeout = nil, nil, time.Hour })
-	r.send("ui", abuddy.State{Connected: true})
+	r.send("ui", buddyactor.State{Connected: true})
 	r.waitFor(b, "a frame", func() bool { return r.view(b).Frames > 1 })
 	f0, c0, w0 := r.view(b).Frames, processCPU(b), time.Now()
 	for b.Loop() {

@@ -35,7 +35,7 @@ import (
 	"periph.io/x/conn/v3/gpio"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
@@ -151,7 +151,7 @@ type GetView struct{}
 type View struct {
 	Prompts []approvals.PromptView
 	// Link is the last LinkState from the ble service, nil before one.
-	Link *ableactor.LinkState
+	Link *bleactor.LinkState
 	// Presses counts the presses handled by this incarnation, Decisions
 	// those that sent a decision (the rest had nothing to decide).
 	Presses, Decisions int
@@ -190,7 +190,7 @@ type View struct {
 	// "done", "" when it is not on), Forgotten the ble service's answer
 	// it shows when done.
 	Forget    string
-	Forgotten ableactor.BondsForgotten
+	Forgotten bleactor.BondsForgotten
 	// Sessions is the session count on the home screen: the desktop's
 	// and the terminals' together.
 	Sessions  int

@@ -16,8 +16,8 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/absent"
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -113,7 +113,7 @@ func (r *recorder) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case approvals.Decided:
 		r.got <- m
-	case abuddy.SetSpecies, abuddy.Nap:
+	case buddyactor.SetSpecies, buddyactor.Nap:
 		select {
 		case r.other <- m:
 		default: // a test that does not read them
@@ -423,7 +423,7 @@ func TestIncrementalRedraw(t *testing.T) {
 	})
 	// Connected and idle: the character animates; each tick sends only
 	// what moved.
-	r.send("ui", abuddy.State{Connected: true})
+	r.send("ui", buddyactor.State{Connected: true})
 	r.clk.advance(13 * time.Second) // past the wake-up sleep
 	r.waitFor(t, "idle drawn", func() bool { return r.view(t).Persona == "idle" })
 	var drawn, frames int
@@ -482,7 +482,7 @@ func TestPasskeyOverridesApproval(t *testing.T) {
 	r := newRig(t, nil)
 	r.prompt("p1", "Bash")
 	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
-	r.send("ui", ableactor.LinkState{Connected: true, Passkey: "042917", Central: "MacBook"})
+	r.send("ui", bleactor.LinkState{Connected: true, Passkey: "042917", Central: "MacBook"})
 	r.waitFor(t, "the passkey screen", func() bool { return r.view(t).Screen == ScreenPasskey })
 	fb, _ := r.board.Display.Snapshot()
 	if g := near(fb, image.Rect(0, 204, 240, 240), green); g > 50 {
@@ -490,7 +490,7 @@ func TestPasskeyOverridesApproval(t *testing.T) {
 	}
 	r.press(t, "A")
 	r.noDecision(t, "a press on the passkey screen")
-	r.send("ui", ableactor.LinkState{Connected: true, Secured: true})
+	r.send("ui", bleactor.LinkState{Connected: true, Secured: true})
 	r.waitFor(t, "the approval screen back", func() bool { return r.view(t).Screen == ScreenApproval })
 }
 
@@ -506,7 +506,7 @@ func TestInstalledPackLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRig(t, func(c *Config) { c.DataDir = dir })
-	r.send("ui", abuddy.State{Pack: "blip"})
+	r.send("ui", buddyactor.State{Pack: "blip"})
 	r.waitFor(t, "the pack", func() bool { return r.view(t).Character == "blip" })
 	fb, _ := r.board.Display.Snapshot()
 	if n := near(fb, image.Rect(50, 24, 190, 136), color.RGBA{0, 0xff, 0, 0xff}); n < 20 {
