@@ -67,9 +67,9 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 
 	d.ClearPrompt()
 	supervisortest.Within(t, 10*time.Second, "the pairing screen once no prompt is pending", func() bool { return a.UIView(t).Screen == "pairing" })
-	presses := a.UIView(t).Presses
+	presses := a.UIStats(t).Presses
 	a.Press(t, "A")
-	supervisortest.Within(t, 5*time.Second, "the short A handled", func() bool { return a.UIView(t).Presses > presses })
+	supervisortest.Within(t, 5*time.Second, "the short A handled", func() bool { return a.UIStats(t).Presses > presses })
 	if v := a.UIView(t); v.PairingAccepted || v.Screen != "pairing" {
 		t.Fatalf("a short A on the pairing screen: accepted %v, screen %q", v.PairingAccepted, v.Screen)
 	}
@@ -245,7 +245,7 @@ func benchFlood(b *testing.B, n int) {
 	}()
 	var press, end []time.Duration
 	i := 0
-	frames, cpu := a.UIView(b).Frames, processCPU(b)
+	frames, cpu := a.UIStats(b).Frames, processCPU(b)
 	for b.Loop() {
 		i++
 		ended, last := flood(b, d, n, fmt.Sprintf("op%d", i))
@@ -261,7 +261,7 @@ func benchFlood(b *testing.B, n int) {
 	}
 	close(stop)
 	<-sampled
-	frames, cpu = a.UIView(b).Frames-frames, processCPU(b)-cpu
+	frames, cpu = a.UIStats(b).Frames-frames, processCPU(b)-cpu
 	q := func(s []time.Duration, f float64) float64 {
 		s = slices.Clone(s)
 		slices.Sort(s)

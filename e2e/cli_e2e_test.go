@@ -206,8 +206,8 @@ func TestCLIE2E(t *testing.T) {
 		d.ClearPrompt()
 		supervisortest.Within(t, 5*time.Second, "every prompt gone", func() bool { return len(a.UIView(t).Prompts) == 0 })
 		noDecision(t, d, 300*time.Millisecond)
-		if v := a.UIView(t); v.Decisions < 3 {
-			t.Fatalf("%d decisions from the buttons", v.Decisions)
+		if n := a.UIStats(t).Decisions; n < 3 {
+			t.Fatalf("%d decisions from the buttons", n)
 		}
 	})
 
@@ -226,10 +226,10 @@ func TestCLIE2E(t *testing.T) {
 			t.Fatalf("hook printed %q after the session moved on", got)
 		}
 		// A press now decides nothing.
-		before := a.UIView(t)
+		before := a.UIStats(t)
 		a.Press(t, "A")
-		supervisortest.Within(t, 5*time.Second, "the press handled", func() bool { return a.UIView(t).Presses == before.Presses+1 })
-		if v := a.UIView(t); v.Decisions != before.Decisions {
+		supervisortest.Within(t, 5*time.Second, "the press handled", func() bool { return a.UIStats(t).Presses == before.Presses+1 })
+		if a.UIStats(t).Decisions != before.Decisions {
 			t.Fatal("a press after the clear made a decision")
 		}
 	})

@@ -54,19 +54,17 @@ type Actor struct {
 	saveMu   sync.Mutex
 	savedSeq uint64
 
-	presses, decisions int
+	stats Stats // counted here, asked with GetStats
 	// dirty: the state changed since the last frame; redrawQueued: a
 	// redraw message is in the mailbox, or stopPace's timer will send
 	// one; lastFrame: when the last frame was drawn, on the real clock
 	// (see redrawSoon); chime is the prompt chime the next frame plays.
-	dirty, redrawQueued   bool
-	stopPace              func() bool
-	lastFrame             time.Time
-	chime                 *audio.Chime
-	drawn                 Screen // what the last refresh showed: View.Screen
-	drawnPersona          string // the character's state in it: View.Persona
-	frames, draws, pixels int
-	lastDamage            []image.Rectangle
+	dirty, redrawQueued bool
+	stopPace            func() bool
+	lastFrame           time.Time
+	chime               *audio.Chime
+	drawn               Screen // what the last refresh showed: View.Screen
+	drawnPersona        string // the character's state in it: View.Persona
 }
 
 func (a *Actor) start(c actor.Context) {
@@ -249,9 +247,9 @@ func (a *Actor) render(sc Screen, now time.Time) time.Duration {
 		}
 	}
 	again := a.paint.paint(a.next, a.st, sc, f, now)
-	a.frames++
+	a.stats.Frames++
 	dmg := screens.Damage(a.prev, a.next)
-	a.lastDamage = dmg
+	a.stats.LastDamage = dmg
 	for _, r := range dmg {
 		if err := a.cfg.Display.Draw(r, a.next, r.Min); err != nil {
 			a.h.Logger().Warn("display draw", "err", err, "rect", r)
@@ -259,8 +257,8 @@ func (a *Actor) render(sc Screen, now time.Time) time.Duration {
 			a.prev = nil
 			return again
 		}
-		a.draws++
-		a.pixels += r.Dx() * r.Dy()
+		a.stats.Draws++
+		a.stats.Pixels += r.Dx() * r.Dy()
 	}
 	if a.prev == nil {
 		a.prev = a.paint.r.NewFrame()

@@ -222,7 +222,7 @@ func TestLANPromptsSourceAndCount(t *testing.T) {
 		}
 		r.press(t, s.press)
 	}
-	r.waitFor(t, "three decisions", func() bool { return r.view(t).Decisions == 3 })
+	r.waitFor(t, "three decisions", func() bool { return r.stats(t).Decisions == 3 })
 	// Each went to its source's owner, once: the desktop's to buddy, the
 	// terminal's to the lan.
 	d := r.decided(t, "the desktop prompt d1")
@@ -270,12 +270,12 @@ func BenchmarkPairingCodeToScreen(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
-		frames := r.view(b).Frames
+		frames := r.stats(b).Frames
 		time.Sleep(DefaultFrameGap)
 		b.StartTimer()
 		code := fmt.Sprintf("%06d", i%1000000)
 		f.set(lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: code}})
-		for v := r.view(b); v.Pairing != code || v.Screen != ScreenPairing || v.Frames == frames; v = r.view(b) {
+		for v := r.view(b); v.Pairing != code || v.Screen != ScreenPairing || r.stats(b).Frames == frames; v = r.view(b) {
 		}
 	}
 }

@@ -300,7 +300,7 @@ func TestSettingsOnTheActor(t *testing.T) {
 	if err := r.tree.StartProcess("ui", true); err != nil {
 		t.Fatal(err)
 	}
-	r.waitFor(t, "the restarted ui's settings", func() bool { v := r.view(t); return v.Frames > 0 && v.Prefs.Mute })
+	r.waitFor(t, "the restarted ui's settings", func() bool { return r.stats(t).Frames > 0 && r.view(t).Prefs.Mute })
 
 	// The screen sleeps after its timeout, and a press a few minutes
 	// later wakes it: that was a nap.
