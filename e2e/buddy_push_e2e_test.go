@@ -19,7 +19,6 @@ import (
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
-	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -72,12 +71,7 @@ func writeGIFPack(t *testing.T, dir, name string, n int) {
 
 func buddyState(t *testing.T, a *rig) buddyactor.State {
 	t.Helper()
-	sys := a.Tree.System()
-	r, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "buddy"), buddyactor.GetState{}, time.Second).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.(buddyactor.State)
+	return supervisortest.Ask[buddyactor.State](t, a.Tree, buddyactor.ServiceName, buddyactor.GetState{})
 }
 
 func TestBuddyE2EFolderPush(t *testing.T) {

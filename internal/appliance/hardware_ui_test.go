@@ -199,7 +199,7 @@ func TestHATUIFailsWithTheFix(t *testing.T) {
 	if opens != 3 {
 		t.Errorf("opened %d times, want 1 + 2 restarts", opens)
 	}
-	if d := process(tree, "dock"); d.State != supervisor.Running {
+	if d, _ := tree.Process("dock"); d.State != supervisor.Running {
 		t.Errorf("dock is %v beside a FATAL ui", d.State)
 	}
 }
@@ -293,12 +293,12 @@ func TestHATUIRestartsLeaveNoGoroutines(t *testing.T) {
 	supervisortest.Within(t, 5*time.Second, "the first frame", func() bool { return r.stats(t).Frames > 0 })
 	before := runtime.NumGoroutine()
 	for i := range 3 {
-		p0 := process(r.tree, "ui")
+		p0, _ := r.tree.Process("ui")
 		if err := r.tree.SignalProcess("ui", "KILL"); err != nil {
 			t.Fatal(err)
 		}
 		supervisortest.Within(t, 5*time.Second, "ui back", func() bool {
-			p := process(r.tree, "ui")
+			p, _ := r.tree.Process("ui")
 			return p.State == supervisor.Running && p.Start.After(p0.Start)
 		})
 		supervisortest.Within(t, 5*time.Second, "the new incarnation drawing", func() bool { return r.stats(t).Frames > 0 })

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,21 +63,8 @@ func startPi(t *testing.T, configure ...func(*appliance.Config)) *pi {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)}, svcs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := tree.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	tree := supervisortest.Start(t, svcs...)
 	p := &pi{tree: tree, system: tree.System(), data: data, events: make(chan any, 100)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		tree.Shutdown(ctx)
-	})
 	p.addr = p.state(t).Addr
 	if p.addr == "" {
 		t.Fatal("lan is not listening")
@@ -95,20 +81,12 @@ func startPi(t *testing.T, configure ...func(*appliance.Config)) *pi {
 
 func (p *pi) state(t *testing.T) lan.State {
 	t.Helper()
-	r, err := p.system.Root.RequestFuture(supervisor.ServicePID(p.system, "lan"), lan.GetState{}, 2*time.Second).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.(lan.State)
+	return supervisortest.Ask[lan.State](t, p.tree, lan.ServiceName, lan.GetState{})
 }
 
 func (p *pi) pending(t *testing.T) []approvals.PromptView {
 	t.Helper()
-	r, err := p.system.Root.RequestFuture(supervisor.ServicePID(p.system, "approvals"), approvals.GetPending{}, 2*time.Second).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.(approvals.Pending).Prompts
+	return supervisortest.Ask[approvals.Pending](t, p.tree, approvals.ServiceName, approvals.GetPending{}).Prompts
 }
 
 // pairCLI pairs a fresh CLI config dir with p, reading the code from the
@@ -303,9 +281,8 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("revoked refused", func(t *testing.T) {
-		r, err := p.system.Root.RequestFuture(supervisor.ServicePID(p.system, "lan"), lan.Revoke{Name: "laptop"}, 2*time.Second).Result()
-		if err != nil || !r.(lan.RevokeResult).OK {
-			t.Fatalf("revoke: %v %+v", err, r)
+		if r := supervisortest.Ask[lan.RevokeResult](t, p.tree, lan.ServiceName, lan.Revoke{Name: "laptop"}); !r.OK {
+			t.Fatalf("revoke: %+v", r)
 		}
 		if got := startHook(dir, nil, hookPermissionJSON).Wait(t); got != "" {
 			t.Fatalf("revoked client got %q", got)
