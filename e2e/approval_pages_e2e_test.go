@@ -32,8 +32,7 @@ func TestApprovalPagesE2E(t *testing.T) {
 	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
-	addr := a.lanAddr(t)
-	dir := pairByButton(t, a, addr, "laptop")
+	dir := a.pairByButton(t, "laptop")
 
 	t.Run("a 4 KB command pages to its last line; A decides on any page", func(t *testing.T) {
 		var b strings.Builder

@@ -254,8 +254,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 			c.TTS.Engine = "espeak-ng"
 		}
 	})
-	addr := a.lanAddr(t)
-	config := pairByButton(t, a, addr, "laptop")
+	config := a.pairByButton(t, "laptop")
 	a.awaitDock(t, "the dock's handshake")
 
 	home := installHooks(t, hook)

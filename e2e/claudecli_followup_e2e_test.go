@@ -62,8 +62,7 @@ func TestClaudeCodeSpokenFollowUp(t *testing.T) {
 		c.Voice.STTCommand, c.Voice.ListenSeconds = stt, listen
 		c.Voice.FollowUp, c.Voice.FollowUpSeconds = true, int(window/time.Second)
 	})
-	addr := a.lanAddr(t)
-	config := pairByButton(t, a, addr, "laptop")
+	config := a.pairByButton(t, "laptop")
 	a.awaitDock(t, "the dock's handshake")
 	home := installHooks(t, hook)
 	r := &claudeRig{bin: bin, home: home, api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}

@@ -60,12 +60,13 @@ func (a *rig) lanState(t testing.TB) map[string]any {
 	return l
 }
 
-// pairByButton pairs a fresh CLI config dir with the appliance the way a
-// user does: `claude-pi pair` prints the code, the Pi's screen shows the
-// same (read here from /api/state and checked against the screen), and
-// a long press of approve accepts it.
-func pairByButton(t testing.TB, a *rig, addr, name string) string {
+// pairByButton pairs a fresh CLI config dir with the appliance's LAN
+// bridge the way a user does: `claude-pi pair` prints the code, the Pi's
+// screen shows the same (read here from /api/state and checked against
+// the screen), and a long press of approve accepts it.
+func (a *rig) pairByButton(t testing.TB, name string) string {
 	t.Helper()
+	addr := a.lanAddr(t)
 	dir := t.TempDir()
 	var out supervisortest.SyncBuffer
 	done := make(chan error, 1)
@@ -131,8 +132,7 @@ func TestCLIE2E(t *testing.T) {
 	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
-	addr := a.lanAddr(t)
-	dir := pairByButton(t, a, addr, "laptop")
+	dir := a.pairByButton(t, "laptop")
 	deny := string(hookbridge.DenyOutput(hookbridge.DenyMessage("Claude_Pi", "")))
 	var toScreen, toOutput []time.Duration
 	measure := func(h *clitest.Hook, seen, press time.Time) {

@@ -36,8 +36,7 @@ func TestMCPStackchanTools(t *testing.T) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "off"
 	})
-	addr := a.lanAddr(t)
-	config := pairByButton(t, a, addr, "laptop")
+	config := a.pairByButton(t, "laptop")
 	a.awaitDock(t, "the dock's handshake")
 
 	home := t.TempDir()
