@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -58,7 +58,7 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 		t.Fatalf("with a prompt pending, a pairing request made the screen %q (%q), want the Bash prompt", v.Screen, v.Tool)
 	}
 	a.Press(t, "A")
-	if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_bash" || p.Decision != buddy.Once {
+	if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_bash" || p.Decision != pbuddy.Once {
 		t.Fatalf("A sent %s, want once for req_bash", p.Line)
 	}
 	if clients, _ := a.lanState(t)["clients"].([]any); len(clients) != 0 {
@@ -67,9 +67,9 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 
 	d.ClearPrompt()
 	supervisortest.Within(t, 10*time.Second, "the pairing screen once no prompt is pending", func() bool { return a.UIView(t).Screen == "pairing" })
-	presses := a.UIView(t).Presses
+	presses := a.UIStats(t).Presses
 	a.Press(t, "A")
-	supervisortest.Within(t, 5*time.Second, "the short A handled", func() bool { return a.UIView(t).Presses > presses })
+	supervisortest.Within(t, 5*time.Second, "the short A handled", func() bool { return a.UIStats(t).Presses > presses })
 	if v := a.UIView(t); v.PairingAccepted || v.Screen != "pairing" {
 		t.Fatalf("a short A on the pairing screen: accepted %v, screen %q", v.PairingAccepted, v.Screen)
 	}
@@ -138,15 +138,15 @@ func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
 // the newest snapshot is that prompt whatever the order.
 func flood(t testing.TB, d *desktop.Desktop, n int, tag string) (time.Time, string) {
 	t.Helper()
-	prompt := func(i int) *buddy.Prompt {
-		return &buddy.Prompt{ID: fmt.Sprintf("%s-%d", tag, i), Tool: "Bash", Hint: fmt.Sprintf("make -j%d", i)}
+	prompt := func(i int) *pbuddy.Prompt {
+		return &pbuddy.Prompt{ID: fmt.Sprintf("%s-%d", tag, i), Tool: "Bash", Hint: fmt.Sprintf("make -j%d", i)}
 	}
 	last := prompt(n - 1)
 	d.SetPrompt(last.ID, last.Tool, last.Hint)
 	for i := range n {
-		h := buddy.Heartbeat{Present: buddy.FieldTotal | buddy.FieldWaiting | buddy.FieldMsg, Total: 1, Waiting: 1, Msg: "approve: Bash",
+		h := pbuddy.Heartbeat{Present: pbuddy.FieldTotal | pbuddy.FieldWaiting | pbuddy.FieldMsg, Total: 1, Waiting: 1, Msg: "approve: Bash",
 			Prompt: prompt(i)}
-		if err := d.SendRaw(buddy.Encode(h)); err != nil {
+		if err := d.SendRaw(pbuddy.Encode(h)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,7 +177,7 @@ func TestHostileHeartbeatFlood(t *testing.T) {
 		t.Fatalf("%d prompts on the ui after the flood, want the newest only", len(v.Prompts))
 	}
 	a.Press(t, "A")
-	if p := oneDecision(t, d, 100*time.Millisecond); p.ID != last || p.Decision != buddy.Once {
+	if p := oneDecision(t, d, 100*time.Millisecond); p.ID != last || p.Decision != pbuddy.Once {
 		t.Fatalf("A sent %s, want once for %s", p.Line, last)
 	}
 	// The status ack still works after the flood.
@@ -245,7 +245,7 @@ func benchFlood(b *testing.B, n int) {
 	}()
 	var press, end []time.Duration
 	i := 0
-	frames, cpu := a.UIView(b).Frames, processCPU(b)
+	frames, cpu := a.UIStats(b).Frames, processCPU(b)
 	for b.Loop() {
 		i++
 		ended, last := flood(b, d, n, fmt.Sprintf("op%d", i))
@@ -261,7 +261,7 @@ func benchFlood(b *testing.B, n int) {
 	}
 	close(stop)
 	<-sampled
-	frames, cpu = a.UIView(b).Frames-frames, processCPU(b)-cpu
+	frames, cpu = a.UIStats(b).Frames-frames, processCPU(b)-cpu
 	q := func(s []time.Duration, f float64) float64 {
 		s = slices.Clone(s)
 		slices.Sort(s)

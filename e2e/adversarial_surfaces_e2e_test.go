@@ -20,7 +20,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
@@ -113,14 +113,14 @@ func TestHostilePushes(t *testing.T) {
 	}
 	for _, lie := range []struct {
 		name  string
-		steps []buddy.Command
+		steps []pbuddy.Command
 	}{
-		{"more bytes than announced", []buddy.Command{buddy.CharBegin{Name: "l1", Total: 100}, buddy.File{Path: "manifest.json", Size: 3}, buddy.Chunk{D: "YWJjZGVmZ2g="}}},
-		{"a file larger than the pack", []buddy.Command{buddy.CharBegin{Name: "l2", Total: 10}, buddy.File{Path: "idle.gif", Size: 1 << 30}}},
-		{"a pack larger than the limit", []buddy.Command{buddy.CharBegin{Name: "l3", Total: 1 << 40}}},
-		{"a negative size", []buddy.Command{buddy.CharBegin{Name: "l4", Total: 10}, buddy.File{Path: "idle.gif", Size: -5}}},
+		{"more bytes than announced", []pbuddy.Command{pbuddy.CharBegin{Name: "l1", Total: 100}, pbuddy.File{Path: "manifest.json", Size: 3}, pbuddy.Chunk{D: "YWJjZGVmZ2g="}}},
+		{"a file larger than the pack", []pbuddy.Command{pbuddy.CharBegin{Name: "l2", Total: 10}, pbuddy.File{Path: "idle.gif", Size: 1 << 30}}},
+		{"a pack larger than the limit", []pbuddy.Command{pbuddy.CharBegin{Name: "l3", Total: 1 << 40}}},
+		{"a negative size", []pbuddy.Command{pbuddy.CharBegin{Name: "l4", Total: 10}, pbuddy.File{Path: "idle.gif", Size: -5}}},
 	} {
-		var last buddy.Ack
+		var last pbuddy.Ack
 		for _, c := range lie.steps {
 			ack, err := d.Command(ctx, c)
 			if err != nil {
@@ -219,7 +219,7 @@ func TestHostileDockSerial(t *testing.T) {
 		return len(rs) > 0
 	})
 	core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
-	if p := oneDecision(t, d, 200*time.Millisecond); p.ID != "req_dock" || p.Decision != buddy.Once {
+	if p := oneDecision(t, d, 200*time.Millisecond); p.ID != "req_dock" || p.Decision != pbuddy.Once {
 		t.Fatalf("the CoreS3's approve sent %s, want once for req_dock", p.Line)
 	}
 }

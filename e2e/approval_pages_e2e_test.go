@@ -32,8 +32,7 @@ func TestApprovalPagesE2E(t *testing.T) {
 	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
-	addr := a.lanAddr(t)
-	dir := pairByButton(t, a, addr, "laptop")
+	dir := a.pairByButton(t, "laptop")
 
 	t.Run("a 4 KB command pages to its last line; A decides on any page", func(t *testing.T) {
 		var b strings.Builder
@@ -59,8 +58,8 @@ func TestApprovalPagesE2E(t *testing.T) {
 		supervisortest.Within(t, 5*time.Second, "back to the first page", func() bool { return a.UIView(t).ApprovalPage == 0 })
 		a.Press(t, "Y") // back from the first: the last
 		supervisortest.Within(t, 5*time.Second, "the last page", func() bool { return a.UIView(t).ApprovalPage == pages-1 })
-		if v := a.UIView(t); v.Decisions != 0 || len(v.Prompts) != 1 {
-			t.Fatalf("paging decided something: %d decisions, %d prompts", v.Decisions, len(v.Prompts))
+		if n, v := a.UIStats(t).Decisions, a.UIView(t); n != 0 || len(v.Prompts) != 1 {
+			t.Fatalf("paging decided something: %d decisions, %d prompts", n, len(v.Prompts))
 		}
 		a.Press(t, "A")
 		if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {

@@ -14,7 +14,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -102,7 +102,7 @@ func TestBuddyE2EApprovals(t *testing.T) {
 		}
 		a.Press(t, "A")
 		p := oneDecision(t, d, 300*time.Millisecond)
-		want := buddy.EncodePermission(id, buddy.Once)
+		want := pbuddy.EncodePermission(id, pbuddy.Once)
 		if string(p.Line)+"\n" != string(want) || p.ID != id {
 			t.Fatalf("permission line\n%s\nwant\n%s", p.Line, want)
 		}
@@ -112,19 +112,19 @@ func TestBuddyE2EApprovals(t *testing.T) {
 		d.SetPrompt("req_second", "Write", "docs/README.md")
 		a.awaitPrompt(t, "req_second")
 		a.Press(t, "B")
-		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_second" || p.Decision != buddy.Deny {
+		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_second" || p.Decision != pbuddy.Deny {
 			t.Fatalf("got %s, want deny for req_second", p.Line)
 		}
 	})
 
 	t.Run("a press with no prompt sends nothing", func(t *testing.T) {
 		supervisortest.Within(t, 5*time.Second, "no prompt pending", func() bool { return len(a.UIView(t).Prompts) == 0 })
-		before := a.UIView(t)
+		before := a.UIStats(t)
 		a.Press(t, "A")
 		a.Press(t, "B")
-		supervisortest.Within(t, 5*time.Second, "presses handled", func() bool { return a.UIView(t).Presses == before.Presses+2 })
-		if v := a.UIView(t); v.Decisions != before.Decisions {
-			t.Errorf("presses with no prompt made %d decisions", v.Decisions-before.Decisions)
+		supervisortest.Within(t, 5*time.Second, "presses handled", func() bool { return a.UIStats(t).Presses == before.Presses+2 })
+		if n := a.UIStats(t).Decisions; n != before.Decisions {
+			t.Errorf("presses with no prompt made %d decisions", n-before.Decisions)
 		}
 		noDecision(t, d, 300*time.Millisecond)
 	})
@@ -173,7 +173,7 @@ func TestBuddyE2EApprovals(t *testing.T) {
 			d.SetPrompt(id, "Bash", "make")
 			a.awaitPrompt(t, id)
 			go sys.Root.Send(supervisor.ServicePID(sys, "approvals"),
-				approvals.Decide{Source: "desktop", ID: id, Decision: buddy.Deny, By: "CoreS3"})
+				approvals.Decide{Source: "desktop", ID: id, Decision: pbuddy.Deny, By: "CoreS3"})
 			a.Press(t, "A")
 			if p := oneDecision(t, d, 300*time.Millisecond); p.ID != id {
 				t.Fatalf("got %s, want one decision for %s", p.Line, id)
@@ -209,11 +209,11 @@ func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 	}
 	pressNothing := func(when string) {
 		t.Helper()
-		before := a.UIView(t)
+		before := a.UIStats(t)
 		a.Press(t, "A")
-		supervisortest.Within(t, 5*time.Second, "press handled", func() bool { return a.UIView(t).Presses == before.Presses+1 })
-		if v := a.UIView(t); v.Decisions != before.Decisions || !v.Reconnecting {
-			t.Fatalf("%s: A made %d decisions, reconnecting %v; want none, still reconnecting", when, v.Decisions-before.Decisions, v.Reconnecting)
+		supervisortest.Within(t, 5*time.Second, "press handled", func() bool { return a.UIStats(t).Presses == before.Presses+1 })
+		if n, v := a.UIStats(t).Decisions, a.UIView(t); n != before.Decisions || !v.Reconnecting {
+			t.Fatalf("%s: A made %d decisions, reconnecting %v; want none, still reconnecting", when, n-before.Decisions, v.Reconnecting)
 		}
 	}
 	pressNothing("link down")
@@ -242,7 +242,7 @@ func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 		t.Errorf("restored prompt arrived %v, want its first arrival %v", back.Arrived, first.Arrived)
 	}
 	a.Press(t, "A")
-	if p := oneDecision(t, d2, 300*time.Millisecond); p.ID != "req_lost" || p.Decision != buddy.Once {
+	if p := oneDecision(t, d2, 300*time.Millisecond); p.ID != "req_lost" || p.Decision != pbuddy.Once {
 		t.Fatalf("after the confirming heartbeat got %s", p.Line)
 	}
 	select {

@@ -18,8 +18,7 @@ import (
 
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
-	"github.com/claude-pi/claude-pi/supervisor"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -72,12 +71,7 @@ func writeGIFPack(t *testing.T, dir, name string, n int) {
 
 func buddyState(t *testing.T, a *rig) buddyactor.State {
 	t.Helper()
-	sys := a.Tree.System()
-	r, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "buddy"), buddyactor.GetState{}, time.Second).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.(buddyactor.State)
+	return supervisortest.Ask[buddyactor.State](t, a.Tree, buddyactor.ServiceName, buddyactor.GetState{})
 }
 
 func TestBuddyE2EFolderPush(t *testing.T) {
@@ -116,21 +110,21 @@ func TestBuddyE2EFolderPush(t *testing.T) {
 
 	// The desktop itself stops at 1,800,000 bytes, so a too-big pack is
 	// announced by hand, as an older or foreign host might.
-	ack, err := d.Command(ctx, buddy.CharBegin{Name: "huge", Total: 1_900_000})
+	ack, err := d.Command(ctx, pbuddy.CharBegin{Name: "huge", Total: 1_900_000})
 	if err != nil || ack.OK || ack.Error == "" {
 		t.Errorf("char_begin of 1.9 MB: %+v %v, want ok:false with an error", ack, err)
 	}
 
 	// A file shorter than announced fails file_end with the real count.
 	for _, step := range []struct {
-		cmd   buddy.Command
+		cmd   pbuddy.Command
 		ok    bool
 		wantN int64
 	}{
-		{buddy.CharBegin{Name: "short", Total: 10}, true, 0},
-		{buddy.File{Path: "manifest.json", Size: 10}, true, 0},
-		{buddy.Chunk{D: "YWJjZGU="}, true, 5},
-		{buddy.FileEnd{}, false, 5},
+		{pbuddy.CharBegin{Name: "short", Total: 10}, true, 0},
+		{pbuddy.File{Path: "manifest.json", Size: 10}, true, 0},
+		{pbuddy.Chunk{D: "YWJjZGU="}, true, 5},
+		{pbuddy.FileEnd{}, false, 5},
 	} {
 		ack, err := d.Command(ctx, step.cmd)
 		if err != nil || ack.OK != step.ok || ack.N != step.wantN || (!ack.OK && ack.Error == "") {
@@ -145,7 +139,7 @@ func TestBuddyE2EFolderPush(t *testing.T) {
 func TestBuddyE2EStatsSurviveRestart(t *testing.T) {
 	e2e(t)
 	dataDir := t.TempDir()
-	status := func(a *rig) buddy.StatusAck {
+	status := func(a *rig) pbuddy.StatusAck {
 		d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
 		defer d.Close()
 		r := d.PollStatus(context.Background())

@@ -61,6 +61,27 @@ func installHooks(t *testing.T, hook string) string {
 	return home
 }
 
+// newClaudeRig is what Claude Code (bin) runs against in these tests: a
+// built claude-pi (returned as cli), the sim appliance with its LAN
+// bridge on loopback, core docked and speech off (configure changes
+// more), a CLI config dir paired by the button, and the hooks installed
+// into a fresh HOME.
+func newClaudeRig(t *testing.T, bin string, core *coreSim, configure func(*Config)) (r *claudeRig, cli string) {
+	t.Helper()
+	cli = filepath.Join(t.TempDir(), "claude-pi")
+	appliancetest.Build(t, cli)
+	a := startApplianceWith(t, func(c *Config) {
+		c.LAN.Listen = "127.0.0.1:0"
+		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "off"
+		if configure != nil {
+			configure(c)
+		}
+	})
+	config := a.pairByButton(t, "laptop")
+	a.awaitDock(t, "the dock's handshake")
+	return &claudeRig{bin: bin, home: installHooks(t, cli), api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}, cli
+}
+
 // claudeEnv is what the CLI runs with: a private HOME, the fake API, and
 // nothing nonessential going out.
 func claudeEnv(home, api, config string, extra ...string) []string {
@@ -243,23 +264,13 @@ func TestClaudeCodeCLI(t *testing.T) {
 	if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
 		speak = false
 	}
-	hook := filepath.Join(t.TempDir(), "claude-pi")
-	appliancetest.Build(t, hook)
-
 	core := startCoreSim(t)
-	a := startApplianceWith(t, func(c *Config) {
-		c.LAN.Listen = "127.0.0.1:0"
-		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "off"
+	r, _ := newClaudeRig(t, bin, core, func(c *Config) {
 		if speak {
 			c.TTS.Engine = "espeak-ng"
 		}
 	})
-	addr := a.lanAddr(t)
-	config := pairByButton(t, a, addr, "laptop")
-	a.awaitDock(t, "the dock's handshake")
-
-	home := installHooks(t, hook)
-	r := &claudeRig{bin: bin, home: home, api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}
+	a, config := r.a, r.config
 
 	t.Run("allow: the tool runs, and the reply is spoken", func(t *testing.T) {
 		c := r.start(t, "allow", "create A", plan{

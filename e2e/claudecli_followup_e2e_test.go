@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -51,22 +50,13 @@ func TestClaudeCodeSpokenFollowUp(t *testing.T) {
 	// appends the recording's path, which becomes $1.
 	printed := filepath.Join(dir, "printed")
 	stt := fmt.Sprintf(`sh -c 'pocketsphinx_continuous -logfn /dev/null -infile "$1" | tee "$0"' '%s'`, printed)
-	hook := filepath.Join(t.TempDir(), "claude-pi")
-	appliancetest.Build(t, hook)
-
 	core := startCoreSim(t, "--mic-wav", wav)
 	const window = 15 * time.Second
-	a := startApplianceWith(t, func(c *Config) {
-		c.LAN.Listen = "127.0.0.1:0"
-		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "espeak-ng"
+	r, _ := newClaudeRig(t, bin, core, func(c *Config) {
+		c.TTS.Engine = "espeak-ng"
 		c.Voice.STTCommand, c.Voice.ListenSeconds = stt, listen
 		c.Voice.FollowUp, c.Voice.FollowUpSeconds = true, int(window/time.Second)
 	})
-	addr := a.lanAddr(t)
-	config := pairByButton(t, a, addr, "laptop")
-	a.awaitDock(t, "the dock's handshake")
-	home := installHooks(t, hook)
-	r := &claudeRig{bin: bin, home: home, api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}
 
 	// swipeAndShow runs claude -p as scenario name, waits for its reply on
 	// the CoreS3, swipes and returns what the CoreS3 showed and what the

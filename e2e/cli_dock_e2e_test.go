@@ -31,8 +31,7 @@ func TestCLIPromptOnCoreS3(t *testing.T) {
 		c.Dock.Port, c.TTS.Engine = core.Path(), "off"
 	})
 	a.awaitDock(t, "the dock's handshake")
-	addr := a.lanAddr(t)
-	dir := pairByButton(t, a, addr, "laptop")
+	dir := a.pairByButton(t, "laptop")
 
 	// newRequest waits for an approval.request it has not seen before.
 	seen := map[string]bool{}
@@ -105,8 +104,7 @@ func TestCLIStopReplySpokenOnCoreS3(t *testing.T) {
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "espeak-ng"
 	})
 	a.awaitDock(t, "the dock's handshake")
-	addr := a.lanAddr(t)
-	dir := pairByButton(t, a, addr, "laptop")
+	dir := a.pairByButton(t, "laptop")
 
 	from := core.mark()
 	stop := `{"session_id":"9f3c2a10-7d1e-4b8a-bc55-2f6e1d0a9c77","cwd":"/home/ada/src/engine","hook_event_name":"Stop","stop_hook_active":false,` +

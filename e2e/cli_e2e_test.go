@@ -18,7 +18,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/internal/cli/clitest"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -60,12 +60,13 @@ func (a *rig) lanState(t testing.TB) map[string]any {
 	return l
 }
 
-// pairByButton pairs a fresh CLI config dir with the appliance the way a
-// user does: `claude-pi pair` prints the code, the Pi's screen shows the
-// same (read here from /api/state and checked against the screen), and
-// a long press of approve accepts it.
-func pairByButton(t testing.TB, a *rig, addr, name string) string {
+// pairByButton pairs a fresh CLI config dir with the appliance's LAN
+// bridge the way a user does: `claude-pi pair` prints the code, the Pi's
+// screen shows the same (read here from /api/state and checked against
+// the screen), and a long press of approve accepts it.
+func (a *rig) pairByButton(t testing.TB, name string) string {
 	t.Helper()
+	addr := a.lanAddr(t)
 	dir := t.TempDir()
 	var out supervisortest.SyncBuffer
 	done := make(chan error, 1)
@@ -131,8 +132,7 @@ func TestCLIE2E(t *testing.T) {
 	e2e(t)
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
-	addr := a.lanAddr(t)
-	dir := pairByButton(t, a, addr, "laptop")
+	dir := a.pairByButton(t, "laptop")
 	deny := string(hookbridge.DenyOutput(hookbridge.DenyMessage("Claude_Pi", "")))
 	var toScreen, toOutput []time.Duration
 	measure := func(h *clitest.Hook, seen, press time.Time) {
@@ -192,7 +192,7 @@ func TestCLIE2E(t *testing.T) {
 			}
 			a.Press(t, s.button)
 		}
-		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_ble" || p.Decision != buddy.Once {
+		if p := oneDecision(t, d, 300*time.Millisecond); p.ID != "req_ble" || p.Decision != pbuddy.Once {
 			t.Fatalf("desktop got %s, want once for req_ble", p.Line)
 		}
 		if got := h1.Wait(t); got != deny {
@@ -206,8 +206,8 @@ func TestCLIE2E(t *testing.T) {
 		d.ClearPrompt()
 		supervisortest.Within(t, 5*time.Second, "every prompt gone", func() bool { return len(a.UIView(t).Prompts) == 0 })
 		noDecision(t, d, 300*time.Millisecond)
-		if v := a.UIView(t); v.Decisions < 3 {
-			t.Fatalf("%d decisions from the buttons", v.Decisions)
+		if n := a.UIStats(t).Decisions; n < 3 {
+			t.Fatalf("%d decisions from the buttons", n)
 		}
 	})
 
@@ -226,10 +226,10 @@ func TestCLIE2E(t *testing.T) {
 			t.Fatalf("hook printed %q after the session moved on", got)
 		}
 		// A press now decides nothing.
-		before := a.UIView(t)
+		before := a.UIStats(t)
 		a.Press(t, "A")
-		supervisortest.Within(t, 5*time.Second, "the press handled", func() bool { return a.UIView(t).Presses == before.Presses+1 })
-		if v := a.UIView(t); v.Decisions != before.Decisions {
+		supervisortest.Within(t, 5*time.Second, "the press handled", func() bool { return a.UIStats(t).Presses == before.Presses+1 })
+		if a.UIStats(t).Decisions != before.Decisions {
 			t.Fatal("a press after the clear made a decision")
 		}
 	})

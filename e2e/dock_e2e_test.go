@@ -10,7 +10,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -52,7 +52,7 @@ func TestDockE2EApproval(t *testing.T) {
 
 	core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
 	p := oneDecision(t, d, 500*time.Millisecond)
-	if want := buddy.EncodePermission(id, buddy.Once); string(p.Line)+"\n" != string(want) || p.ID != id {
+	if want := pbuddy.EncodePermission(id, pbuddy.Once); string(p.Line)+"\n" != string(want) || p.ID != id {
 		t.Fatalf("permission line\n%s\nwant\n%s", p.Line, want)
 	}
 	// A second tap on the CoreS3 decides nothing more.

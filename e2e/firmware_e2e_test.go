@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // firmwareDock starts cores3-sim and the appliance with its --dock-port on
@@ -84,7 +84,7 @@ func TestFirmwareE2EApproval(t *testing.T) {
 	from = core.mark()
 	core.send("touch ok")
 	p := oneDecision(t, d, 0)
-	if want := buddy.EncodePermission(id, buddy.Once); string(p.Line)+"\n" != string(want) || p.ID != id {
+	if want := pbuddy.EncodePermission(id, pbuddy.Once); string(p.Line)+"\n" != string(want) || p.ID != id {
 		t.Fatalf("permission line\n%s\nwant\n%s", p.Line, want)
 	}
 	core.await(10*time.Second, from, "the face after approval.resolved", func(l uiLine) bool { return l.is("ui", "face") })
@@ -102,7 +102,7 @@ func TestFirmwareE2EApproval(t *testing.T) {
 	})
 	from = core.mark()
 	core.send("touch ng")
-	if p := oneDecision(t, d, 0); p.ID != "req_second" || p.Decision != buddy.Deny {
+	if p := oneDecision(t, d, 0); p.ID != "req_second" || p.Decision != pbuddy.Deny {
 		t.Fatalf("got %s, want deny for req_second", p.Line)
 	}
 	core.await(10*time.Second, from, "the face after the deny", func(l uiLine) bool { return l.is("ui", "face") })
@@ -192,7 +192,7 @@ func TestFirmwareE2EResetWhilePortOpen(t *testing.T) {
 		return l.is("ui", "approval") && l.is("title", "Bash") && l.M["buttons"] == true
 	})
 	core.send("touch ok")
-	if p := oneDecision(t, d, 0); p.ID != "req_after_reset" || p.Decision != buddy.Once {
+	if p := oneDecision(t, d, 0); p.ID != "req_after_reset" || p.Decision != pbuddy.Once {
 		t.Fatalf("got %s, want once for req_after_reset", p.Line)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // TestFirmwareE2EVoiceApproval: swipe forward with a prompt pending; after
@@ -52,7 +52,7 @@ func TestFirmwareE2EVoiceApproval(t *testing.T) {
 	core.send("swipe forward")
 	core.await(30*time.Second, from, "the listening badge", func(l uiLine) bool { return l.is("ui", "status") && l.is("value", "listening") })
 	p := oneDecision(t, d, 0)
-	if want := buddy.EncodePermission("toolu_voice", buddy.Once); string(p.Line)+"\n" != string(want) {
+	if want := pbuddy.EncodePermission("toolu_voice", pbuddy.Once); string(p.Line)+"\n" != string(want) {
 		t.Fatalf("permission line\n%s\nwant\n%s", p.Line, want)
 	}
 	noDecision(t, d, 300*time.Millisecond)

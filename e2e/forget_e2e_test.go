@@ -33,12 +33,12 @@ func TestForgetPairingFromButtonsE2E(t *testing.T) {
 	a.awaitPrompt(t, "req_forget")
 	a.Press(t, "X")
 	a.Hold(t, "A")
-	supervisortest.Within(t, 5*time.Second, "both presses handled", func() bool { return a.UIView(t).Presses >= 2 })
+	supervisortest.Within(t, 5*time.Second, "both presses handled", func() bool { return a.UIStats(t).Presses >= 2 })
 	if s, f := screen(); s != string(ui.ScreenApproval) || f != nil {
 		t.Fatalf("next and a hold with a prompt pending: shows %q, forget %v; want the prompt, untouched", s, f)
 	}
-	if v := a.UIView(t); v.Decisions != 0 {
-		t.Fatalf("the hold decided the prompt (%d decisions)", v.Decisions)
+	if n := a.UIStats(t).Decisions; n != 0 {
+		t.Fatalf("the hold decided the prompt (%d decisions)", n)
 	}
 	d.ClearPrompt()
 	supervisortest.Within(t, 15*time.Second, "the prompt gone", func() bool { return len(a.UIView(t).Prompts) == 0 })
@@ -47,9 +47,9 @@ func TestForgetPairingFromButtonsE2E(t *testing.T) {
 	supervisortest.Within(t, 5*time.Second, "the Links page", func() bool { v := a.UIView(t); return v.Screen == ui.ScreenInfo && v.Page == 1 })
 	a.Hold(t, "A")
 	supervisortest.Within(t, 5*time.Second, "the question", func() bool { s, f := screen(); return s == string(ui.ScreenForget) && f["step"] == "asking" })
-	before := a.UIView(t).Presses
+	before := a.UIStats(t).Presses
 	a.Press(t, "A")
-	supervisortest.Within(t, 5*time.Second, "the short press handled", func() bool { return a.UIView(t).Presses == before+1 })
+	supervisortest.Within(t, 5*time.Second, "the short press handled", func() bool { return a.UIStats(t).Presses == before+1 })
 	if _, f := screen(); f["step"] != "asking" {
 		t.Fatalf("a short A on the question: forget %v, want still asking", f)
 	}

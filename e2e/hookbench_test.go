@@ -25,8 +25,7 @@ func BenchmarkHookProcess(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "claude-pi")
 	appliancetest.Build(b, bin)
 	a := startApplianceWith(b, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
-	addr, _ := a.lanState(b)["listen"].(string)
-	dir := pairByButton(b, a, addr, "bench")
+	dir := a.pairByButton(b, "bench")
 	var toScreen, toOutput []time.Duration
 	for b.Loop() {
 		cmd := exec.Command(bin, "hook", "permission", "--config", dir)

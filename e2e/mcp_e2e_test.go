@@ -10,16 +10,13 @@ package e2e
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/internal/mcpserver"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -28,26 +25,9 @@ import (
 func TestMCPStackchanTools(t *testing.T) {
 	e2e(t)
 	bin := claudeBinary(t)
-	cli := filepath.Join(t.TempDir(), "claude-pi")
-	appliancetest.Build(t, cli)
-
 	core := startCoreSim(t)
-	a := startApplianceWith(t, func(c *Config) {
-		c.LAN.Listen = "127.0.0.1:0"
-		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "off"
-	})
-	addr := a.lanAddr(t)
-	config := pairByButton(t, a, addr, "laptop")
-	a.awaitDock(t, "the dock's handshake")
-
-	home := t.TempDir()
-	install := exec.Command(cli, "hook", "install", "--user")
-	install.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	out, err := install.CombinedOutput()
-	if err != nil {
-		t.Fatalf("claude-pi hook install: %v\n%s", err, out)
-	}
-	r := &claudeRig{bin: bin, home: home, api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}
+	r, cli := newClaudeRig(t, bin, core, nil)
+	config, home := r.config, r.home
 	addMCP := func(t *testing.T, config string) {
 		t.Helper()
 		remove := exec.Command(bin, "mcp", "remove", "-s", "user", "claude-pi")

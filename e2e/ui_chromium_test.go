@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/boards/sim/desktop"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -73,7 +73,7 @@ func TestSimPageApprovesInChromium(t *testing.T) {
 		t.Errorf("on a 390 px window: page %d px wide, window %d, screen %dx%d; want the page within the window and a square screen of 200..390 px", page, win, sw, sh)
 	}
 	p := oneDecision(t, d, 300*time.Millisecond)
-	if want := buddy.EncodePermission(id, buddy.Once); string(p.Line)+"\n" != string(want) {
+	if want := pbuddy.EncodePermission(id, pbuddy.Once); string(p.Line)+"\n" != string(want) {
 		t.Fatalf("permission line\n%s\nwant\n%s", p.Line, want)
 	}
 }

@@ -4,11 +4,15 @@
 package layout_test
 
 import (
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,15 +55,19 @@ func layerOf(dir string) (string, int, bool) {
 	return top, l, ok
 }
 
-func TestImportsPointOneWay(t *testing.T) {
+// goFiles parses the imports of every Go file of the module (firmware/,
+// image/, packaging/ and testdata left out) and hands each to fn with its
+// path relative to the root.
+func goFiles(t *testing.T, fn func(rel string, f *ast.File)) {
+	t.Helper()
 	root := ".."
 	fset := token.NewFileSet()
 	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(file string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
+		rel, _ := filepath.Rel(root, file)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if rel == "firmware" || rel == "image" || rel == "packaging" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
@@ -67,24 +75,37 @@ func TestImportsPointOneWay(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") {
+		if !strings.HasSuffix(file, ".go") {
 			return nil
 		}
-		dir := filepath.ToSlash(filepath.Dir(rel))
-		if dir == "e2e" || strings.HasPrefix(dir, "e2e/") || dir == "internal" {
-			return nil // the scenario tests may start anything; this test is here
-		}
-		from, fromLayer, ok := layerOf(dir)
-		if !ok {
-			t.Errorf("%s: folder %q has no place in the layout (add it to layer)", rel, dir)
-			return nil
-		}
-		isTest := strings.HasSuffix(path, "_test.go")
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
 		}
 		checked++
+		fn(rel, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d Go files; is the walk rooted at the module?", checked)
+	}
+}
+
+func TestImportsPointOneWay(t *testing.T) {
+	goFiles(t, func(rel string, f *ast.File) {
+		dir := path.Dir(rel)
+		if dir == "e2e" || strings.HasPrefix(dir, "e2e/") || dir == "internal" {
+			return // the scenario tests may start anything; this test is here
+		}
+		from, fromLayer, ok := layerOf(dir)
+		if !ok {
+			t.Errorf("%s: folder %q has no place in the layout (add it to layer)", rel, dir)
+			return
+		}
+		isTest := strings.HasSuffix(rel, "_test.go")
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			pkg, ok := strings.CutPrefix(p, module)
@@ -106,13 +127,87 @@ func TestImportsPointOneWay(t *testing.T) {
 				t.Errorf("%s (%s) imports %s (%s): imports point down only (cli -> appliance -> actors, boards, drivers -> protocols, supervisor)", rel, from, p, to)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
+}
+
+// importUse is one file's import of one package, under the name the file
+// uses for it ("" for no alias: the package's own name).
+type importUse struct{ file, path, name string }
+
+// nameClashes lists each package imported under more than one name, with
+// the files behind each name. A package's own folder (its external tests,
+// its examples) and blank or dot imports do not count.
+func nameClashes(uses []importUse) []string {
+	names := map[string]map[string][]string{}
+	for _, u := range uses {
+		if u.name == "_" || u.name == "." || path.Dir(u.file) == strings.TrimPrefix(u.path, module) {
+			continue
+		}
+		name := u.name
+		if name == "" || name == path.Base(u.path) {
+			name = path.Base(u.path) + " (no alias)"
+		}
+		if names[u.path] == nil {
+			names[u.path] = map[string][]string{}
+		}
+		names[u.path][name] = append(names[u.path][name], u.file)
 	}
-	if checked < 100 {
-		t.Fatalf("checked %d Go files; is the walk rooted at the module?", checked)
+	var clashes []string
+	for p, byName := range names {
+		if len(byName) < 2 {
+			continue
+		}
+		var parts []string
+		for name, files := range byName {
+			parts = append(parts, fmt.Sprintf("%s in %s", name, strings.Join(files, ", ")))
+		}
+		sort.Strings(parts)
+		clashes = append(clashes, fmt.Sprintf("%s is imported as %s", p, strings.Join(parts, "; ")))
+	}
+	sort.Strings(clashes)
+	return clashes
+}
+
+// TestOneNamePerImport: a package reads the same in every file, so
+// grep finds every use (drivers/ble is drv, actors/ble bleactor,
+// actors/buddy buddyactor, protocols/buddy pbuddy).
+func TestOneNamePerImport(t *testing.T) {
+	var uses []importUse
+	goFiles(t, func(rel string, f *ast.File) {
+		for _, imp := range f.Imports {
+			u := importUse{file: rel}
+			u.path, _ = strconv.Unquote(imp.Path.Value)
+			if imp.Name != nil {
+				u.name = imp.Name.Name
+			}
+			uses = append(uses, u)
+		}
+	})
+	for _, c := range nameClashes(uses) {
+		t.Errorf("%s: pick one name", c)
+	}
+}
+
+func TestNameClashes(t *testing.T) {
+	const pb = module + "protocols/buddy"
+	tests := []struct {
+		name string
+		uses []importUse
+		want int
+	}{
+		{"one alias", []importUse{{"a/x.go", pb, "pbuddy"}, {"b/y.go", pb, "pbuddy"}}, 0},
+		{"alias and bare", []importUse{{"a/x.go", pb, "pbuddy"}, {"b/y.go", pb, ""}}, 1},
+		{"two aliases", []importUse{{"a/x.go", pb, "pbuddy"}, {"b/y.go", pb, "pb"}}, 1},
+		{"alias equal to the name is no alias", []importUse{{"a/x.go", pb, "buddy"}, {"b/y.go", pb, ""}}, 0},
+		{"own folder's tests", []importUse{{"a/x.go", pb, "pbuddy"}, {"protocols/buddy/example_test.go", pb, ""}}, 0},
+		{"blank import", []importUse{{"a/x.go", "image/jpeg", ""}, {"b/y_test.go", "image/jpeg", "_"}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := nameClashes(tt.uses); len(got) != tt.want {
+				t.Errorf("nameClashes = %q, want %d clashes", got, tt.want)
+			}
+		})
 	}
 }
 

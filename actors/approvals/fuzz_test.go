@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // FuzzState plays random operation sequences (each byte pair is one
@@ -63,9 +63,9 @@ func FuzzState(f *testing.F) {
 				out = s.setPrompts(m, now)
 			case 1: // decide id arg&3
 				var err error
-				d := buddy.Deny
+				d := pbuddy.Deny
 				if arg&4 != 0 {
-					d = buddy.Once
+					d = pbuddy.Once
 				}
 				id := fmt.Sprint("id", arg&3)
 				wasArmed := armed[k{src, id}]
@@ -185,7 +185,7 @@ func BenchmarkSetPromptsDecide(b *testing.B) {
 	s := newState()
 	with := desk("req_0123456789abcdef")
 	without := desk()
-	d := Decide{Source: "desktop", ID: "req_0123456789abcdef", Decision: buddy.Once, By: "Claude_Pi"}
+	d := Decide{Source: "desktop", ID: "req_0123456789abcdef", Decision: pbuddy.Once, By: "Claude_Pi"}
 	now := t0
 	for b.Loop() {
 		s.setPrompts(with, now)

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // ServiceName is the approvals service's name in the supervision tree.
@@ -69,7 +69,7 @@ type SetPrompts struct {
 type Decide struct {
 	Source, ID string
 	// Decision is buddy.Once or buddy.Deny; nothing else can be expressed.
-	Decision buddy.Decision
+	Decision pbuddy.Decision
 	// By names the input: "Claude_Pi" (Pi button), "CoreS3", "voice".
 	By string
 }
@@ -85,7 +85,7 @@ type DecideResult struct {
 // "desktop", the buddy service), which writes the permission line.
 type Decided struct {
 	Source, ID string
-	Decision   buddy.Decision
+	Decision   pbuddy.Decision
 	By         string
 	// Attempt numbers the decisions handed over for this prompt, from 1
 	// (a re-armed prompt can be decided again); a Delivery names it.
@@ -118,7 +118,7 @@ type PromptView struct {
 	// "sent…" instead of the buttons.
 	Decided bool
 	// Decision and By are set when Decided.
-	Decision buddy.Decision
+	Decision pbuddy.Decision
 	By       string
 	// DecidedAt is when the decision was taken (zero when not Decided).
 	DecidedAt time.Time
@@ -141,7 +141,7 @@ type PromptAppeared struct{ Prompt Prompt }
 // source drops it.
 type PromptDecided struct {
 	Prompt   Prompt
-	Decision buddy.Decision
+	Decision pbuddy.Decision
 	By       string
 }
 

@@ -21,8 +21,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/ble"
-	dble "github.com/claude-pi/claude-pi/drivers/ble"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/storage"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
@@ -68,10 +68,10 @@ func New(cfg Config) func(h *supervisor.Handle) actor.Actor {
 		cfg.TickEvery = time.Second
 	}
 	if cfg.Name == "" {
-		cfg.Name = dble.DefaultName
+		cfg.Name = drv.DefaultName
 	}
 	if cfg.BLE == "" {
-		cfg.BLE = ble.ServiceName
+		cfg.BLE = bleactor.ServiceName
 	}
 	if cfg.Approvals == "" {
 		cfg.Approvals = approvals.ServiceName
@@ -129,15 +129,15 @@ func (a *Actor) Receive(c actor.Context) {
 		return
 	}
 	switch m := c.Message().(type) {
-	case ble.Line:
+	case bleactor.Line:
 		a.perform(a.s.line(m.Take(), a.cfg.Now()))
-	case ble.LineError:
+	case bleactor.LineError:
 		a.h.Logger().Warn("over-long line dropped; the next line is unaffected", "err", m.Err)
-	case ble.LinkState:
+	case bleactor.LinkState:
 		a.perform(a.s.linkState(m))
 	case approvals.Decided:
 		a.perform(a.s.decided(m, a.cfg.Now()))
-	case ble.Sent:
+	case bleactor.Sent:
 		a.perform(a.s.sent(m, a.cfg.Now()))
 	case SetSpecies:
 		a.perform(a.s.chooseSpecies(m))
@@ -257,20 +257,20 @@ func (a *Actor) perform(effs []effect) {
 	for _, e := range effs {
 		switch e := e.(type) {
 		case sendLine:
-			a.system.Root.Send(a.blePID, ble.Send{Line: e.line})
+			a.system.Root.Send(a.blePID, bleactor.Send{Line: e.line})
 		case sendDecision:
-			a.system.Root.Send(a.blePID, ble.Send{Line: pbuddy.EncodePermission(e.d.ID, e.d.Decision), Receipt: e.d})
+			a.system.Root.Send(a.blePID, bleactor.Send{Line: pbuddy.EncodePermission(e.d.ID, e.d.Decision), Receipt: e.d})
 		case report:
 			// At once, ahead of any set still queued: a set built from a
 			// heartbeat read before the line was written must not be
 			// judged without it (approvals' resolved).
 			a.system.Root.Send(a.approvalsPID, e.msg)
 		case sendStatus:
-			a.system.Root.Send(a.blePID, ble.Send{Line: pbuddy.EncodeStatus(a.s.statusAck(a.sys()))})
+			a.system.Root.Send(a.blePID, bleactor.Send{Line: pbuddy.EncodeStatus(a.s.statusAck(a.sys()))})
 		case setPrompts:
 			a.queuePrompts(e.msg)
 		case unpairBonds:
-			a.system.Root.Send(a.blePID, ble.Unpair{})
+			a.system.Root.Send(a.blePID, bleactor.Unpair{})
 		case saveStats:
 			a.saveStats(e.s, a.cfg.Now())
 		case saveIdentity:

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/actors/ble"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 )
 
 // BenchmarkHeartbeatToSetPrompts measures, in process, the time from a
@@ -20,7 +20,7 @@ func BenchmarkHeartbeatToSetPrompts(b *testing.B) {
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
 		start := time.Now()
-		h.send(ble.Line{Data: line})
+		h.send(bleactor.Line{Data: line})
 		<-h.prompts
 		lat = append(lat, time.Since(start))
 	}

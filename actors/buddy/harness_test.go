@@ -8,7 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/ble"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -26,17 +26,17 @@ type fakeBLE struct {
 func (f *fakeBLE) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case supervisor.Subscribe:
-		c.Send(m.PID, ble.LinkState{Connected: true, Central: "desktop", Subscribed: true, Secured: true, MTU: 185, CanPair: true, Security: "bonded"})
-	case ble.Send:
+		c.Send(m.PID, bleactor.LinkState{Connected: true, Central: "desktop", Subscribed: true, Secured: true, MTU: 185, CanPair: true, Security: "bonded"})
+	case bleactor.Send:
 		if m.Receipt != nil {
-			r := ble.Sent{Receipt: m.Receipt, OK: !f.drop.Load()}
+			r := bleactor.Sent{Receipt: m.Receipt, OK: !f.drop.Load()}
 			if !r.OK {
 				r.Err = "ble: no central subscribed to TX notifications"
 			}
 			c.Send(supervisor.ServicePID(c.ActorSystem(), "buddy"), r)
 		}
 		f.sent <- append([]byte(nil), m.Line...)
-	case ble.Unpair:
+	case bleactor.Unpair:
 		f.unpair <- struct{}{}
 	}
 }
@@ -136,7 +136,7 @@ func (h *harness) mustState() State {
 
 func (h *harness) send(msg any) { h.tree.System().Root.Send(h.buddy, msg) }
 
-func (h *harness) line(s string) { h.send(ble.Line{Data: []byte(s)}) }
+func (h *harness) line(s string) { h.send(bleactor.Line{Data: []byte(s)}) }
 
 func (h *harness) nextLine() []byte {
 	h.tb.Helper()

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/ble"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
@@ -74,7 +74,7 @@ type session struct {
 
 	alive    bool // a valid line within LinkTimeout
 	lastLine time.Time
-	link     ble.LinkState
+	link     bleactor.LinkState
 	snap     *pbuddy.Heartbeat // accumulated; nil before the first heartbeat
 	arrived  time.Time         // when snap.Prompt first appeared
 	// held is the prompt pending when the BLE link dropped and heldArrived
@@ -343,7 +343,7 @@ func (s *session) abortPush(why string) {
 }
 
 // linkState handles a ble.LinkState.
-func (s *session) linkState(ls ble.LinkState) []effect {
+func (s *session) linkState(ls bleactor.LinkState) []effect {
 	was := s.link
 	s.link, s.changed = ls, true
 	if was.Connected && !ls.Connected {
@@ -420,7 +420,7 @@ func (s *session) decided(d approvals.Decided, now time.Time) []effect {
 // make the screen say "approved here" when the desktop then drops the
 // prompt because the user answered it there. Only a line that went out
 // counts in the stats (the status ack's appr and deny).
-func (s *session) sent(m ble.Sent, now time.Time) []effect {
+func (s *session) sent(m bleactor.Sent, now time.Time) []effect {
 	d, ok := m.Receipt.(approvals.Decided)
 	if !ok {
 		s.log.Warn("receipt for no decision ignored", "receipt", fmt.Sprintf("%T", m.Receipt))

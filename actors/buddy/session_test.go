@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/ble"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush/memfs"
@@ -30,7 +30,7 @@ func newTestSession(t testing.TB) (*session, *memfs.FS) {
 		t.Fatal(err)
 	}
 	s := newSession(nil, r, tr, identity{}, "Claude_Pi")
-	s.linkState(ble.LinkState{Connected: true, Subscribed: true, Secured: true, MTU: 185})
+	s.linkState(bleactor.LinkState{Connected: true, Subscribed: true, Secured: true, MTU: 185})
 	return s, fs
 }
 
@@ -194,7 +194,7 @@ func TestSessionLiveness(t *testing.T) {
 			s.line([]byte(`{}`), t0.Add(20*time.Second))
 			return s.tick(t0.Add(45 * time.Second))
 		}, false, 0},
-		{"ble disconnect", func(s *session) []effect { return s.linkState(ble.LinkState{}) }, true, ReconnectHold},
+		{"ble disconnect", func(s *session) []effect { return s.linkState(bleactor.LinkState{}) }, true, ReconnectHold},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := newTestSession(t)
@@ -237,8 +237,8 @@ func TestSessionReconnectKeepsPromptArrival(t *testing.T) {
 	}
 	s, _ := newTestSession(t)
 	s.line(hb("req_1"), t0)
-	s.linkState(ble.LinkState{})
-	s.linkState(ble.LinkState{Connected: true, Subscribed: true, Secured: true})
+	s.linkState(bleactor.LinkState{})
+	s.linkState(bleactor.LinkState{Connected: true, Subscribed: true, Secured: true})
 	s.line([]byte(`{"time":[1775731234,-25200]}`), t0.Add(2*time.Second))
 	if st := s.state(); !st.Connected || st.Snapshot.Prompt != nil {
 		t.Fatalf("before the first heartbeat: connected %v, prompt %+v; want connected, no prompt yet", st.Connected, st.Snapshot.Prompt)
@@ -251,8 +251,8 @@ func TestSessionReconnectKeepsPromptArrival(t *testing.T) {
 		t.Fatalf("state's PromptArrived %v, want t0", st.PromptArrived)
 	}
 	// Dropped and back with another prompt: that one is new.
-	s.linkState(ble.LinkState{})
-	s.linkState(ble.LinkState{Connected: true})
+	s.linkState(bleactor.LinkState{})
+	s.linkState(bleactor.LinkState{Connected: true})
 	p = prompts(s.line(hb("req_2"), t0.Add(20*time.Second)))
 	if len(p) != 1 || !p[0].Prompts[0].Arrived.Equal(t0.Add(20*time.Second)) {
 		t.Fatalf("SetPrompts = %+v, want req_2 arrived now", p)
@@ -278,7 +278,7 @@ func TestSessionDecided(t *testing.T) {
 	if r := s.stats.Report(); r.Appr != 0 {
 		t.Fatalf("stats before the receipt = %+v, want appr 0", r)
 	}
-	s.sent(ble.Sent{Receipt: d, OK: true}, t0.Add(3*time.Second))
+	s.sent(bleactor.Sent{Receipt: d, OK: true}, t0.Add(3*time.Second))
 	if r := s.stats.Report(); r.Appr != 1 || r.Vel != 3 {
 		t.Fatalf("stats = %+v, want appr 1 vel 3", r)
 	}
@@ -286,7 +286,7 @@ func TestSessionDecided(t *testing.T) {
 	if got := lines(s.decided(approvals.Decided{Source: "cli:x", ID: id, Decision: pbuddy.Deny}, t0)); len(got) != 0 {
 		t.Fatalf("other source sent %q", got)
 	}
-	s.linkState(ble.LinkState{})
+	s.linkState(bleactor.LinkState{})
 	effs := s.decided(approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Deny, Attempt: 2}, t0)
 	if got := lines(effs); len(got) != 0 {
 		t.Fatalf("sent %q with the link down", got)
@@ -302,7 +302,7 @@ func TestSessionDecided(t *testing.T) {
 func TestSessionSentReports(t *testing.T) {
 	s, _ := newTestSession(t)
 	d := approvals.Decided{Source: Source, ID: "req_1", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 3}
-	for _, m := range []ble.Sent{{Receipt: d, Err: "ble: no central subscribed to TX notifications"}, {Receipt: d, OK: true}} {
+	for _, m := range []bleactor.Sent{{Receipt: d, Err: "ble: no central subscribed to TX notifications"}, {Receipt: d, OK: true}} {
 		want := approvals.Delivery{Source: Source, ID: "req_1", Attempt: 3, Sent: m.OK, Err: m.Err}
 		if r := reports(s.sent(m, t0)); len(r) != 1 || r[0] != want {
 			t.Fatalf("reports for %+v = %+v, want %+v", m, r, want)
@@ -312,7 +312,7 @@ func TestSessionSentReports(t *testing.T) {
 			t.Fatalf("appr after %+v = %d, want %d", m, got, want)
 		}
 	}
-	if effs := s.sent(ble.Sent{Receipt: "not a decision"}, t0); len(effs) != 0 {
+	if effs := s.sent(bleactor.Sent{Receipt: "not a decision"}, t0); len(effs) != 0 {
 		t.Fatalf("a foreign receipt produced %+v", effs)
 	}
 }
@@ -343,9 +343,9 @@ func TestSessionTokensByDelta(t *testing.T) {
 	}
 	hb(10, 3*time.Second) // desktop restarted: re-baseline
 	hb(20, 4*time.Second)
-	s.linkState(ble.LinkState{})                                  // link lost
-	s.linkState(ble.LinkState{Connected: true, Subscribed: true}) // back
-	hb(5_000_000, 5*time.Second)                                  // first after reconnect: baseline
+	s.linkState(bleactor.LinkState{})                                  // link lost
+	s.linkState(bleactor.LinkState{Connected: true, Subscribed: true}) // back
+	hb(5_000_000, 5*time.Second)                                       // first after reconnect: baseline
 	if tok := s.stats.Stats().Tokens; tok != 50_010 {
 		t.Fatalf("tokens = %d, want 50,010", tok)
 	}
@@ -363,7 +363,7 @@ func TestSessionPushProgressAndAbortOnDisconnect(t *testing.T) {
 	if d := s.description(); !strings.Contains(d, "receiving pack bufo 42%") {
 		t.Fatalf("description = %q", d)
 	}
-	s.linkState(ble.LinkState{})
+	s.linkState(bleactor.LinkState{})
 	if s.push.Active() || fs.HasStaging() || s.state().Push != nil {
 		t.Fatal("push survived a disconnect")
 	}

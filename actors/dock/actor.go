@@ -15,7 +15,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
@@ -126,9 +126,9 @@ func (a *Actor) Receive(c actor.Context) {
 	case approvals.LinkChanged:
 		a.host.mirror.link(m.Source, m.Up, now)
 	case approvals.PromptDecided, approvals.DecideResult:
-	case buddy.State:
+	case buddyactor.State:
 		a.buddyState(m, now)
-	case buddy.Turn:
+	case buddyactor.Turn:
 		a.turn(Turn(m.Event), now)
 	case Turn:
 		a.turn(m, now)
@@ -416,7 +416,7 @@ func (a *Actor) reload() {
 	a.host.setVolume(v)
 }
 
-func (a *Actor) buddyState(s buddy.State, now time.Time) {
+func (a *Actor) buddyState(s buddyactor.State, now time.Time) {
 	d := desk{known: true, connected: s.Connected}
 	if s.Snapshot != nil {
 		d.total, d.running, d.waiting, d.msg = int(s.Snapshot.Total), int(s.Snapshot.Running), int(s.Snapshot.Waiting), s.Snapshot.Msg

@@ -10,7 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/drivers/tts"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
@@ -279,7 +279,7 @@ func TestFirmwareWithoutEventIsAudioOnly(t *testing.T) {
 	r.core.plug()
 	waitFor(t, "audio-only description", func() bool { return strings.Contains(r.description(), audioOnlyNote) })
 	r.send(approvals.PromptAppeared{Prompt: prompt})
-	r.send(buddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Running: 1}})
+	r.send(buddyactor.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Running: 1}})
 	// The announcement is still spoken: audio works.
 	waitFor(t, "speech", func() bool {
 		var n int
@@ -304,7 +304,7 @@ func TestSpeechInSmallCreditSteps(t *testing.T) {
 	var ru0 runtimeUsage
 	ru0.read()
 	text := "First sentence is here " + strings.Repeat("and it goes on ", 20) + ". Second one follows " + strings.Repeat("with more words ", 20) + "! And a third?"
-	r.send(buddy.Turn{Event: pbuddy.TurnEvent{Role: "assistant", Content: []byte(`[{"type":"text","text":"` + text + `"}]`)}})
+	r.send(buddyactor.Turn{Event: pbuddy.TurnEvent{Role: "assistant", Content: []byte(`[{"type":"text","text":"` + text + `"}]`)}})
 	waitFor(t, "SPEAKER_DONE", func() bool {
 		var n int
 		r.core.snapshot(func() { n = len(r.core.dones) })
@@ -394,7 +394,7 @@ func TestConversationRetriedWithSameID(t *testing.T) {
 	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true})
 	r.core.plug()
 	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
-	r.send(buddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 2, Running: 1}})
+	r.send(buddyactor.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 2, Running: 1}})
 	r.send(approvals.PromptAppeared{Prompt: prompt})
 	r.core.Send(appevent.NewConversationStart("conversation-a1b2c3d4-1"))
 	r.core.Send(appevent.NewConversationStart("conversation-a1b2c3d4-1"))

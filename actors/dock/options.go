@@ -7,7 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/drivers/tts"
@@ -160,7 +160,7 @@ func New(opts Options) func(h *supervisor.Handle) actor.Actor {
 		opts.Approvals = approvals.ServiceName
 	}
 	if opts.Buddy == "" {
-		opts.Buddy = buddy.ServiceName
+		opts.Buddy = buddyactor.ServiceName
 	}
 	if opts.LAN == "" {
 		opts.LAN = lan.ServiceName

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/session"
@@ -44,7 +44,7 @@ func voiceRig(t *testing.T, word string, knobs func(*fakeCore), opts Options) (*
 	}, opts)
 	r.core.plug()
 	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
-	r.send(buddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Waiting: 1}})
+	r.send(buddyactor.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Waiting: 1}})
 	r.send(approvals.PromptAppeared{Prompt: prompt})
 	waitFor(t, "approval.request", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) == 1 })
 	return r, dir

@@ -25,9 +25,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	dble "github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -115,7 +115,7 @@ const (
 // dialogs carry on.
 func New(o Options) func(h *supervisor.Handle) actor.Actor {
 	if o.Device == "" {
-		o.Device = dble.DefaultName
+		o.Device = drv.DefaultName
 	}
 	if o.Approvals == "" {
 		o.Approvals = approvals.ServiceName
@@ -363,7 +363,7 @@ func (a *Actor) decided(c actor.Context, m approvals.Decided) {
 	// printable (the hook cuts them too, whatever a Pi sends).
 	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny,
 		Device: hookbridge.Printable(a.o.Device, hookbridge.MaxLabel), By: hookbridge.Printable(m.By, hookbridge.MaxLabel)}
-	if m.Decision == buddy.Once {
+	if m.Decision == pbuddy.Once {
 		d.Behavior = hookbridge.BehaviorAllow
 	}
 	w <- answer{http.StatusOK, d}

@@ -12,8 +12,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/audio"
@@ -54,19 +54,17 @@ type Actor struct {
 	saveMu   sync.Mutex
 	savedSeq uint64
 
-	presses, decisions int
+	stats Stats // counted here, asked with GetStats
 	// dirty: the state changed since the last frame; redrawQueued: a
 	// redraw message is in the mailbox, or stopPace's timer will send
 	// one; lastFrame: when the last frame was drawn, on the real clock
 	// (see redrawSoon); chime is the prompt chime the next frame plays.
-	dirty, redrawQueued   bool
-	stopPace              func() bool
-	lastFrame             time.Time
-	chime                 *audio.Chime
-	drawn                 Screen // what the last refresh showed: View.Screen
-	drawnPersona          string // the character's state in it: View.Persona
-	frames, draws, pixels int
-	lastDamage            []image.Rectangle
+	dirty, redrawQueued bool
+	stopPace            func() bool
+	lastFrame           time.Time
+	chime               *audio.Chime
+	drawn               Screen // what the last refresh showed: View.Screen
+	drawnPersona        string // the character's state in it: View.Persona
 }
 
 func (a *Actor) start(c actor.Context) {
@@ -170,7 +168,7 @@ func (a *Actor) stop(c actor.Context) {
 // publishers are the services whose events the screen shows: each
 // answers Subscribe with its current state and then sends every change.
 func (a *Actor) publishers() []string {
-	svcs := []string{approvals.ServiceName, abuddy.ServiceName, ableactor.ServiceName, dock.ServiceName}
+	svcs := []string{approvals.ServiceName, buddyactor.ServiceName, bleactor.ServiceName, dock.ServiceName}
 	if a.cfg.LAN != "" {
 		svcs = append(svcs, a.cfg.LAN)
 	}
@@ -200,7 +198,7 @@ func (a *Actor) refresh() {
 	}
 	if n := a.st.takeNap(); n != nil {
 		a.h.Logger().Debug("the screen slept: a nap for the pet", "seconds", int(n.End.Sub(n.Start)/time.Second))
-		a.system.Root.Send(supervisor.ServicePID(a.system, abuddy.ServiceName), *n)
+		a.system.Root.Send(supervisor.ServicePID(a.system, buddyactor.ServiceName), *n)
 	}
 	a.pickCharacter()
 	a.st.settle(now)
@@ -249,9 +247,9 @@ func (a *Actor) render(sc Screen, now time.Time) time.Duration {
 		}
 	}
 	again := a.paint.paint(a.next, a.st, sc, f, now)
-	a.frames++
+	a.stats.Frames++
 	dmg := screens.Damage(a.prev, a.next)
-	a.lastDamage = dmg
+	a.stats.LastDamage = dmg
 	for _, r := range dmg {
 		if err := a.cfg.Display.Draw(r, a.next, r.Min); err != nil {
 			a.h.Logger().Warn("display draw", "err", err, "rect", r)
@@ -259,8 +257,8 @@ func (a *Actor) render(sc Screen, now time.Time) time.Duration {
 			a.prev = nil
 			return again
 		}
-		a.draws++
-		a.pixels += r.Dx() * r.Dy()
+		a.stats.Draws++
+		a.stats.Pixels += r.Dx() * r.Dy()
 	}
 	if a.prev == nil {
 		a.prev = a.paint.r.NewFrame()

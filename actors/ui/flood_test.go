@@ -26,8 +26,8 @@ func TestPressActsOnTheFrameShown(t *testing.T) {
 	r := newRig(t, func(c *Config) { c.FrameGap = time.Hour })
 	r.prompt("p1", "Bash")
 	r.waitFor(t, "p1 in the state", func() bool { return len(r.view(t).Prompts) == 1 })
-	if v := r.view(t); v.Screen != ScreenHome || v.Frames != 1 {
-		t.Fatalf("an event within the frame gap drew %d frames and the %s screen, want home only", v.Frames, v.Screen)
+	if v, n := r.view(t), r.stats(t).Frames; v.Screen != ScreenHome || n != 1 {
+		t.Fatalf("an event within the frame gap drew %d frames and the %s screen, want home only", n, v.Screen)
 	}
 	r.press(t, "A") // home was on the panel
 	r.noDecision(t, "A while home showed and p1 waited undrawn")
@@ -67,7 +67,7 @@ func TestFloodDrawsTheLastPrompt(t *testing.T) {
 	if d.ID != last {
 		t.Fatalf("A decided %s, want %s", d.ID, last)
 	}
-	t.Logf("%d prompts, %d frames", n, r.view(t).Frames)
+	t.Logf("%d prompts, %d frames", n, r.stats(t).Frames)
 }
 
 // BenchmarkPromptFlood: one op is a new prompt in place of the last, as
@@ -90,7 +90,7 @@ func benchPromptFlood(b *testing.B, every time.Duration) {
 	}
 	set(approvals.Prompt{Source: "desktop", ID: "warm", Tool: "Bash", Hint: "make"})
 	r.waitFor(b, "the first prompt on the screen", func() bool { return r.view(b).Screen == ScreenApproval })
-	f0, c0 := r.view(b).Frames, processCPU(b)
+	f0, c0 := r.stats(b).Frames, processCPU(b)
 	var last string
 	i := 0
 	for b.Loop() {
@@ -102,6 +102,6 @@ func benchPromptFlood(b *testing.B, every time.Duration) {
 		}
 	}
 	r.waitFor(b, "the last prompt on the screen", func() bool { return r.view(b).Shown.ID == last })
-	b.ReportMetric(float64(r.view(b).Frames-f0)/float64(b.N), "frames/prompt")
+	b.ReportMetric(float64(r.stats(b).Frames-f0)/float64(b.N), "frames/prompt")
 	b.ReportMetric(float64(processCPU(b)-c0)/float64(b.N)/1e3, "cpu-µs/prompt")
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -48,7 +48,7 @@ type forgetFlow struct {
 	// shownAt is when the question came up (settle): only a long press
 	// that began after it forgets, so the hold that opened it cannot.
 	shownAt time.Time
-	result  ableactor.BondsForgotten
+	result  bleactor.BondsForgotten
 }
 
 // linksPage is the info page with the BLE link on it, where the forget
@@ -89,7 +89,7 @@ func (s *state) forgetPress(r Role, long bool, began, now time.Time) (send, ok b
 }
 
 // forgotten shows the ble service's answer (or the failure to get one).
-func (s *state) forgotten(res ableactor.BondsForgotten, now time.Time) {
+func (s *state) forgotten(res bleactor.BondsForgotten, now time.Time) {
 	if s.forget.step != forgetSending {
 		return
 	}
@@ -131,12 +131,12 @@ func (a *Actor) forgetPressed(c actor.Context, button string, send bool) {
 	}
 	log.Info("forget pairing confirmed: asking the ble service to forget every bond", "button", button)
 	a.refresh() // "forgetting…" at once
-	f := c.RequestFuture(supervisor.ServicePID(a.system, ableactor.ServiceName), ableactor.ForgetBonds{}, a.cfg.ForgetTimeout)
+	f := c.RequestFuture(supervisor.ServicePID(a.system, bleactor.ServiceName), bleactor.ForgetBonds{}, a.cfg.ForgetTimeout)
 	c.ReenterAfter(f, func(res any, err error) {
-		r, ok := res.(ableactor.BondsForgotten)
+		r, ok := res.(bleactor.BondsForgotten)
 		if err != nil || !ok {
 			log.Warn("forget pairing: no answer from the ble service", "err", err, "answer", fmt.Sprintf("%T", res))
-			r = ableactor.BondsForgotten{Err: "The Bluetooth service did not answer (restarting?)"}
+			r = bleactor.BondsForgotten{Err: "The Bluetooth service did not answer (restarting?)"}
 		}
 		a.st.forgotten(r, a.cfg.Now())
 		a.refresh()

@@ -8,7 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -40,7 +40,7 @@ func toLinks(t *testing.T, s *state, now time.Time) {
 
 func TestForgetPairingNeedsTwoDeliberateHolds(t *testing.T) {
 	s := newState(t0, DefaultScreenTimeout, true)
-	s.apply(ableactor.LinkState{Advertising: true, Connected: true, Secured: true, CanPair: true, Security: "bonded"}, t0)
+	s.apply(bleactor.LinkState{Advertising: true, Connected: true, Secured: true, CanPair: true, Security: "bonded"}, t0)
 	s.settle(t0)
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 
@@ -69,7 +69,7 @@ func TestForgetPairingNeedsTwoDeliberateHolds(t *testing.T) {
 	if act(s, RoleApprove, time.Second, at(8*time.Second)) || act(s, RoleDeny, 0, at(8*time.Second)) {
 		t.Fatal("a press while sending sent again")
 	}
-	s.forgotten(ableactor.BondsForgotten{Removed: 1}, at(9*time.Second))
+	s.forgotten(bleactor.BondsForgotten{Removed: 1}, at(9*time.Second))
 	s.settle(at(9 * time.Second))
 	if s.screen() != ScreenForget || s.forget.step != forgetDone || s.forget.result.Removed != 1 {
 		t.Fatalf("after the answer: %s step %v %+v, want the result", s.screen(), s.forget.step, s.forget.result)
@@ -157,14 +157,14 @@ func TestForgetPairingQuestionTimesOut(t *testing.T) {
 // what the test set and counts the requests.
 type fakeBLE struct {
 	mu     sync.Mutex
-	answer ableactor.BondsForgotten
+	answer bleactor.BondsForgotten
 	asked  int
 	silent bool // never answer, as a ble service restarting
 }
 
 func (f *fakeBLE) Receive(c actor.Context) {
 	switch c.Message().(type) {
-	case ableactor.ForgetBonds:
+	case bleactor.ForgetBonds:
 		f.mu.Lock()
 		f.asked++
 		answer, silent := f.answer, f.silent
@@ -182,7 +182,7 @@ func (f *fakeBLE) count() int { f.mu.Lock(); defer f.mu.Unlock(); return f.asked
 // The whole path through the actor: sim buttons, the ble service's
 // answer, and the screen that says what to do on the computer.
 func TestForgetPairingThroughButtons(t *testing.T) {
-	f := &fakeBLE{answer: ableactor.BondsForgotten{Removed: 1}}
+	f := &fakeBLE{answer: bleactor.BondsForgotten{Removed: 1}}
 	r := newRig(t, nil, supervisor.Service{Name: "ble", Policy: supervisor.DefaultPolicy,
 		New: func(*supervisor.Handle) actor.Actor { return f }})
 	r.press(t, "X")

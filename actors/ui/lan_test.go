@@ -10,7 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -197,7 +197,7 @@ func TestLANPromptsSourceAndCount(t *testing.T) {
 			{ID: "9f3c2a10-aaaa", Client: "ada-laptop", Project: "engine", State: "waiting", Pending: 2},
 			{ID: "77aa", Client: "ada-laptop", Project: "docs", State: "running"},
 		}})
-	r.send("ui", abuddy.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Running: 1}})
+	r.send("ui", buddyactor.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 1, Running: 1}})
 	r.seen(t, "CLI sessions counted with the desktop's", func(v View) bool { return v.Sessions == 3 })
 	r.prompt("d1", "Bash")
 	r.send("approvals", approvals.SetPrompts{Source: "cli:9f3c2a10-aaaa", LinkUp: true, Prompts: []approvals.Prompt{
@@ -222,7 +222,7 @@ func TestLANPromptsSourceAndCount(t *testing.T) {
 		}
 		r.press(t, s.press)
 	}
-	r.waitFor(t, "three decisions", func() bool { return r.view(t).Decisions == 3 })
+	r.waitFor(t, "three decisions", func() bool { return r.stats(t).Decisions == 3 })
 	// Each went to its source's owner, once: the desktop's to buddy, the
 	// terminal's to the lan.
 	d := r.decided(t, "the desktop prompt d1")
@@ -270,12 +270,12 @@ func BenchmarkPairingCodeToScreen(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
-		frames := r.view(b).Frames
+		frames := r.stats(b).Frames
 		time.Sleep(DefaultFrameGap)
 		b.StartTimer()
 		code := fmt.Sprintf("%06d", i%1000000)
 		f.set(lan.State{Pairing: &lan.Pairing{Name: "ada-laptop", Code: code}})
-		for v := r.view(b); v.Pairing != code || v.Screen != ScreenPairing || v.Frames == frames; v = r.view(b) {
+		for v := r.view(b); v.Pairing != code || v.Screen != ScreenPairing || r.stats(b).Frames == frames; v = r.view(b) {
 		}
 	}
 }

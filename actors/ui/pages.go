@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
@@ -128,7 +128,7 @@ func (s *state) species() int {
 	if s.buddy != nil {
 		return s.buddy.Character()
 	}
-	return abuddy.SpeciesDefault
+	return buddyactor.SpeciesDefault
 }
 
 // hasPack: a character pack is installed.
@@ -139,17 +139,17 @@ func (s *state) hasPack() bool { return s.buddy != nil && s.buddy.Pack != "" }
 // counts as what it shows.
 func (s *state) nextSpecies() int {
 	cur := s.species()
-	if cur == abuddy.SpeciesDefault {
+	if cur == buddyactor.SpeciesDefault {
 		cur = 0
 		if s.hasPack() {
-			cur = abuddy.SpeciesPack
+			cur = buddyactor.SpeciesPack
 		}
 	}
 	switch {
-	case cur >= 0 && cur < abuddy.BuiltInSpecies-1:
+	case cur >= 0 && cur < buddyactor.BuiltInSpecies-1:
 		return cur + 1
-	case cur == abuddy.BuiltInSpecies-1 && s.hasPack():
-		return abuddy.SpeciesPack
+	case cur == buddyactor.BuiltInSpecies-1 && s.hasPack():
+		return buddyactor.SpeciesPack
 	}
 	return 0
 }
@@ -212,13 +212,13 @@ func (s *state) asleep(now time.Time) { s.offSince = now }
 
 func (s *state) woke(now time.Time) {
 	if !s.offSince.IsZero() && now.Sub(s.offSince) >= NapMin {
-		s.nap = &abuddy.Nap{Start: s.offSince, End: now}
+		s.nap = &buddyactor.Nap{Start: s.offSince, End: now}
 	}
 	s.offSince = time.Time{}
 }
 
 // takeNap returns the nap to send, once.
-func (s *state) takeNap() *abuddy.Nap {
+func (s *state) takeNap() *buddyactor.Nap {
 	n := s.nap
 	s.nap = nil
 	return n

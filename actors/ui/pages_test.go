@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/audio"
@@ -85,7 +85,7 @@ func TestSettingsPage(t *testing.T) {
 // is installed; the page shows the choice before the buddy confirms it.
 func TestSettingsCharacter(t *testing.T) {
 	s := newState(t0, 30*time.Second, true)
-	s.apply(abuddy.State{Pack: "bufo"}, t0)
+	s.apply(buddyactor.State{Pack: "bufo"}, t0)
 	s.settings = settingsFlow{open: true, cursor: rowCharacter}
 	s.settle(t0)
 	if got := s.speciesName(); got != "pack bufo" {
@@ -99,20 +99,20 @@ func TestSettingsCharacter(t *testing.T) {
 		}
 		got = append(got, fx[0].(chooseSpecies).idx)
 	}
-	if want := []int{0, 1, 2, 3, abuddy.SpeciesPack, 0}; !slices.Equal(got, want) {
+	if want := []int{0, 1, 2, 3, buddyactor.SpeciesPack, 0}; !slices.Equal(got, want) {
 		t.Fatalf("species steps %v, want %v", got, want)
 	}
 	if s.speciesName() != screens.Species[0] {
 		t.Fatalf("the row says %q before the buddy answered, want %q", s.speciesName(), screens.Species[0])
 	}
 	// The buddy's State confirms the choice and the page follows it.
-	s.apply(abuddy.State{Pack: "bufo", Species: 0, SpeciesChosen: true}, t0)
+	s.apply(buddyactor.State{Pack: "bufo", Species: 0, SpeciesChosen: true}, t0)
 	if s.speciesWanted != nil || s.species() != 0 {
 		t.Fatalf("after the buddy's State: wanted %v species %d", s.speciesWanted, s.species())
 	}
 	// Without a pack the pack is never offered.
 	n := newState(t0, 30*time.Second, true)
-	n.apply(abuddy.State{Species: 3, SpeciesChosen: true}, t0)
+	n.apply(buddyactor.State{Species: 3, SpeciesChosen: true}, t0)
 	if got := n.nextSpecies(); got != 0 {
 		t.Fatalf("after the last built-in without a pack: %d, want 0", got)
 	}
@@ -214,13 +214,13 @@ func TestClockPage(t *testing.T) {
 		t.Fatalf("before any time line: %+v", v)
 	}
 	// The desktop's clock is 3 s ahead of ours, in UTC-7.
-	desk := &abuddy.DesktopClock{Epoch: t0.Unix() + 3, Offset: -7 * 3600, Received: t0}
+	desk := &buddyactor.DesktopClock{Epoch: t0.Unix() + 3, Offset: -7 * 3600, Received: t0}
 	hb := &pbuddy.Heartbeat{TokensToday: 880, Present: pbuddy.FieldTokensToday}
-	s.apply(abuddy.State{Desktop: desk, Snapshot: hb}, t0)
+	s.apply(buddyactor.State{Desktop: desk, Snapshot: hb}, t0)
 	if _, ok := s.today(); ok {
 		t.Fatal("today's tokens shown while the desktop is away")
 	}
-	s.apply(abuddy.State{Connected: true, Desktop: desk, Snapshot: hb}, t0)
+	s.apply(buddyactor.State{Connected: true, Desktop: desk, Snapshot: hb}, t0)
 	v := s.clockView(t0.Add(90*time.Second), lg)
 	if got := v.Time.Format("15:04:05 -0700"); got != "03:01:33 -0700" {
 		t.Fatalf("90 s later the clock says %s, want 03:01:33 -0700", got)
@@ -229,7 +229,7 @@ func TestClockPage(t *testing.T) {
 		t.Fatalf("today = %d (%v), want 880", v.Today, v.HaveToday)
 	}
 	// The desktop gone, its clock still ticks here.
-	s.apply(abuddy.State{Desktop: desk, Snapshot: hb}, t0)
+	s.apply(buddyactor.State{Desktop: desk, Snapshot: hb}, t0)
 	if v := s.clockView(t0.Add(time.Hour), lg); v.Time.IsZero() || v.HaveToday {
 		t.Fatalf("an hour after the desktop left: %+v, want the time and no day count", v)
 	}
@@ -246,7 +246,7 @@ func TestStatsPage(t *testing.T) {
 	if v := s.statsView(t0, legend{}); v.Loaded {
 		t.Fatal("stats loaded before the buddy's State")
 	}
-	s.apply(abuddy.State{Stats: abuddy.StatsView{Report: stats.Report{Appr: 5, Deny: 1, Vel: 20, Nap: 600, Lvl: 3}, Fed: 7, Mood: 3,
+	s.apply(buddyactor.State{Stats: buddyactor.StatsView{Report: stats.Report{Appr: 5, Deny: 1, Vel: 20, Nap: 600, Lvl: 3}, Fed: 7, Mood: 3,
 		Energy: stats.Energy{Level: 5, Since: t0}}}, t0)
 	v := s.statsView(t0.Add(5*time.Hour), legend{})
 	if !v.Loaded || v.Mood != 3 || v.Fed != 7 || v.Level != 3 || v.Energy != 3 || v.Napped != 10*time.Minute || v.Appr != 5 || v.Deny != 1 {
@@ -279,7 +279,7 @@ func TestSettingsOnTheActor(t *testing.T) {
 	r.press(t, "A") // sound off
 	r.press(t, "Y") // up to the character row
 	r.press(t, "A") // the next species: Tabby
-	if m, ok := r.nextOther(t).(abuddy.SetSpecies); !ok || m.Idx != 1 {
+	if m, ok := r.nextOther(t).(buddyactor.SetSpecies); !ok || m.Idx != 1 {
 		t.Fatalf("the buddy got %+v, want SetSpecies 1", m)
 	}
 	r.waitFor(t, "Tabby drawn", func() bool { v := r.view(t); return v.Character == "Tabby" && v.Species == 1 })
@@ -300,7 +300,7 @@ func TestSettingsOnTheActor(t *testing.T) {
 	if err := r.tree.StartProcess("ui", true); err != nil {
 		t.Fatal(err)
 	}
-	r.waitFor(t, "the restarted ui's settings", func() bool { v := r.view(t); return v.Frames > 0 && v.Prefs.Mute })
+	r.waitFor(t, "the restarted ui's settings", func() bool { return r.stats(t).Frames > 0 && r.view(t).Prefs.Mute })
 
 	// The screen sleeps after its timeout, and a press a few minutes
 	// later wakes it: that was a nap.
@@ -308,7 +308,7 @@ func TestSettingsOnTheActor(t *testing.T) {
 	r.waitFor(t, "the screen off", func() bool { return r.view(t).Screen == ScreenOff })
 	r.clk.advance(5 * time.Minute)
 	r.press(t, "X")
-	n, ok := r.nextOther(t).(abuddy.Nap)
+	n, ok := r.nextOther(t).(buddyactor.Nap)
 	if !ok || n.End.Sub(n.Start) < 5*time.Minute {
 		t.Fatalf("the buddy got %+v, want a nap of at least 5 minutes", n)
 	}

@@ -3,7 +3,7 @@ package ui
 import (
 	"time"
 
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"periph.io/x/conn/v3/gpio"
@@ -32,7 +32,7 @@ func (a *Actor) settingsPressed(fx []any) {
 			a.savePrefs(f.p)
 		case chooseSpecies:
 			a.h.Logger().Info("character chosen on the screen", "species", f.idx)
-			a.system.Root.Send(supervisor.ServicePID(a.system, abuddy.ServiceName), abuddy.SetSpecies{Idx: f.idx})
+			a.system.Root.Send(supervisor.ServicePID(a.system, buddyactor.ServiceName), buddyactor.SetSpecies{Idx: f.idx})
 		}
 	}
 	a.refresh()

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
@@ -28,17 +28,17 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 	}
 	now := time.Date(2026, 5, 1, 10, 42, 0, 0, time.UTC)
 	s := newState(now.Add(-time.Minute), 30*time.Second, true)
-	link := ableactor.LinkState{Advertising: false, Connected: true, Central: "MacBook Pro", Subscribed: true,
+	link := bleactor.LinkState{Advertising: false, Connected: true, Central: "MacBook Pro", Subscribed: true,
 		Secured: true, MTU: 185, CanPair: true, Security: "bonded"}
 	s.apply(link, now)
 	s.apply(dock.State{Connected: true, Ready: true, Event: true, Path: "/dev/ttyACM0"}, now)
 	// The desktop's clock reads 10:42 in its zone, two hours east of UTC.
-	desk := &abuddy.DesktopClock{Epoch: now.Add(-2 * time.Hour).Unix(), Offset: 2 * 3600, Received: now}
-	s.apply(abuddy.State{Connected: true, Owner: "Ada", Name: pbuddy.DeviceName, Desktop: desk,
+	desk := &buddyactor.DesktopClock{Epoch: now.Add(-2 * time.Hour).Unix(), Offset: 2 * 3600, Received: now}
+	s.apply(buddyactor.State{Connected: true, Owner: "Ada", Name: pbuddy.DeviceName, Desktop: desk,
 		Snapshot: &pbuddy.Heartbeat{Total: 3, Running: 2, Msg: "working", TokensToday: 31_200,
 			Present: pbuddy.FieldTotal | pbuddy.FieldRunning | pbuddy.FieldMsg | pbuddy.FieldEntries | pbuddy.FieldTokensToday,
 			Entries: []string{"10:41 yarn test", "10:41 All 212 tests passed", "10:42 git push origin feature/approval-ui"}},
-		Stats: abuddy.StatsView{Report: stats.Report{Appr: 128, Deny: 9, Vel: 6, Lvl: 14, Nap: 3*3600 + 12*60}, Tokens: 712_345, Fed: 4,
+		Stats: buddyactor.StatsView{Report: stats.Report{Appr: 128, Deny: 9, Vel: 6, Lvl: 14, Nap: 3*3600 + 12*60}, Tokens: 712_345, Fed: 4,
 			Mood: 4, Energy: stats.Energy{Level: 5, Since: now.Add(-3 * time.Hour)}}}, now)
 	s.wokeAt = time.Time{}
 	switch sc {
@@ -74,7 +74,7 @@ func Sample(sc Screen, w, h int) (*image.RGBA, error) {
 		s.settings = settingsFlow{open: true, cursor: rowBrightness}
 	case ScreenPack:
 		b := *s.buddy
-		b.Push = &abuddy.Progress{Active: true, Name: "bufo", File: "idle_1.gif", Received: 241_000, Total: 569_286}
+		b.Push = &buddyactor.Progress{Active: true, Name: "bufo", File: "idle_1.gif", Received: 241_000, Total: 569_286}
 		s.apply(b, now)
 	default:
 		return nil, fmt.Errorf("ui: no sample of screen %q (have %v)", sc, SampleScreens)

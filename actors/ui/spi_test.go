@@ -11,7 +11,7 @@ import (
 	"periph.io/x/conn/v3/physic"
 	"periph.io/x/conn/v3/spi"
 
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/display/st7789"
 )
@@ -66,17 +66,17 @@ func TestApprovalOverSPI(t *testing.T) {
 	port.take()
 	r := newRig(t, func(c *Config) { c.Display = dev; c.Input = nil })
 	full, _ := port.take()
-	r.send("ui", abuddy.State{Connected: true})
-	r.waitFor(t, "home connected", func() bool { return r.view(t).Frames >= 2 })
+	r.send("ui", buddyactor.State{Connected: true})
+	r.waitFor(t, "home connected", func() bool { return r.stats(t).Frames >= 2 })
 	port.take()
 	sent := time.Now()
 	r.prompt("p1", "Bash")
 	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
 	partial, last := port.take()
 	lat := last.Sub(sent)
-	before := r.view(t).Frames
+	before := r.stats(t).Frames
 	r.clk.advance(time.Second)
-	r.waitFor(t, "the age tick", func() bool { return r.view(t).Frames > before })
+	r.waitFor(t, "the age tick", func() bool { return r.stats(t).Frames > before })
 	tick, _ := port.take()
 	if full < 240*240*2 || partial == 0 || partial >= full || tick == 0 || tick >= partial {
 		t.Fatalf("bus bytes: full %d, home→approval %d, age tick %d", full, partial, tick)
@@ -91,13 +91,13 @@ func TestApprovalOverSPI(t *testing.T) {
 // two seconds in every CI run and asserted nothing.)
 func BenchmarkIdleCPU(b *testing.B) {
 	r := newRig(b, func(c *Config) { c.Now, c.AfterFunc, c.ScreenTimeout = nil, nil, time.Hour })
-	r.send("ui", abuddy.State{Connected: true})
-	r.waitFor(b, "a frame", func() bool { return r.view(b).Frames > 1 })
-	f0, c0, w0 := r.view(b).Frames, processCPU(b), time.Now()
+	r.send("ui", buddyactor.State{Connected: true})
+	r.waitFor(b, "a frame", func() bool { return r.stats(b).Frames > 1 })
+	f0, c0, w0 := r.stats(b).Frames, processCPU(b), time.Now()
 	for b.Loop() {
 		time.Sleep(time.Second)
 	}
-	f1, c1, wall := r.view(b).Frames, processCPU(b), time.Since(w0)
+	f1, c1, wall := r.stats(b).Frames, processCPU(b), time.Since(w0)
 	b.ReportMetric(100*float64(c1-c0)/float64(wall), "%-of-a-core")
 	b.ReportMetric(float64(f1-f0)/wall.Seconds(), "frames/s")
 	b.Logf("home animation (persona %s)", r.view(b).Persona)

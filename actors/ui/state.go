@@ -4,18 +4,18 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/drivers/audio"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 // By is how the Pi's own buttons sign their decisions.
-const By = buddy.DeviceName
+const By = pbuddy.DeviceName
 
 // Role is what a button does. The names are those of boards.Role, so a
 // board profile converts with ui.Role(b.Role).
@@ -72,10 +72,10 @@ func (s *state) pages() int {
 // state is what the screen knows, fed by the approvals, buddy, ble and
 // dock services and the buttons. It is pure: no I/O, time comes in.
 type state struct {
-	prompts []approvals.PromptView // arrival order, as approvals keeps them
-	sending map[key]buddy.Decision // pressed here, PromptDecided not back yet
-	link    *ableactor.LinkState
-	buddy   *abuddy.State
+	prompts []approvals.PromptView  // arrival order, as approvals keeps them
+	sending map[key]pbuddy.Decision // pressed here, PromptDecided not back yet
+	link    *bleactor.LinkState
+	buddy   *buddyactor.State
 	dock    *dock.State
 	// lan is the last lan.State published, nil before one or without a LAN
 	// service (lanOn false). pairAccepted and pairRefused hold the code
@@ -127,7 +127,7 @@ type state struct {
 	// offSince is when the screen went off, zero while it is on; nap is
 	// a finished nap the actor has not sent yet.
 	offSince time.Time
-	nap      *abuddy.Nap
+	nap      *buddyactor.Nap
 }
 
 type key struct{ source, id string }
@@ -159,7 +159,7 @@ func samePrompt(a, b approvals.Prompt) bool {
 func keyOf(p approvals.Prompt) key { return key{p.Source, p.ID} }
 
 func newState(now time.Time, timeout time.Duration, pageKeys bool) *state {
-	return &state{sending: map[key]buddy.Decision{}, on: true, lastActive: now, timeout: timeout, pageKeys: pageKeys,
+	return &state{sending: map[key]pbuddy.Decision{}, on: true, lastActive: now, timeout: timeout, pageKeys: pageKeys,
 		prefs: prefs.Defaults()}
 }
 
@@ -222,12 +222,12 @@ func (s *state) apply(msg any, now time.Time) (fx []any) {
 		if m.How == approvals.ApprovedHere && !m.Prompt.Arrived.IsZero() && now.Sub(m.Prompt.Arrived) < stats.HeartWithin {
 			s.oneShot, s.oneShotUntil = stats.Heart, now.Add(stats.HeartFor)
 		}
-	case ableactor.LinkState:
+	case bleactor.LinkState:
 		if m.Passkey != "" && (s.link == nil || s.link.Passkey != m.Passkey) {
 			fx = append(fx, s.wake(now))
 		}
 		s.link = &m
-	case abuddy.State:
+	case buddyactor.State:
 		if s.buddy != nil && m.Stats.Lvl > s.buddy.Stats.Lvl {
 			s.oneShot, s.oneShotUntil = stats.Celebrate, now.Add(stats.CelebrateFor)
 		}
@@ -480,12 +480,12 @@ func (s *state) press(r Role, began, now time.Time) (d approvals.Decide, ok bool
 		// deny decide it, next and back page through it. (Paging follows
 		// the state: a page turn meant for a prompt that just went harms
 		// nothing.)
-		var dec buddy.Decision
+		var dec pbuddy.Decision
 		switch r {
 		case RoleApprove:
-			dec = buddy.Once
+			dec = pbuddy.Once
 		case RoleDeny:
-			dec = buddy.Deny
+			dec = pbuddy.Deny
 		case RoleNext:
 			s.approvalPage++
 			return d, false

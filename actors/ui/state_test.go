@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/audio"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
@@ -54,7 +54,7 @@ func TestState(t *testing.T) {
 		{"rearmed prompt gets its buttons back", true, []step{
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
-			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: buddy.Once, By: By}, screen: ScreenApproval},
+			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: pbuddy.Once, By: By}, screen: ScreenApproval},
 			{msg: RoleApprove, screen: ScreenApproval},
 			{msg: approvals.PromptRearmed{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
@@ -78,7 +78,7 @@ func TestState(t *testing.T) {
 		{"decided before the drop: sent, reconnecting, re-armed once confirmed", true, []step{
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
-			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: buddy.Once, By: By}, screen: ScreenApproval},
+			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: pbuddy.Once, By: By}, screen: ScreenApproval},
 			{msg: approvals.PromptReconnecting{Prompt: prompt("p1"), Until: t0.Add(15 * time.Second)}, screen: ScreenApproval},
 			{msg: RoleApprove, screen: ScreenApproval},
 			{msg: approvals.PromptRestored{Prompt: prompt("p1")}, screen: ScreenApproval},
@@ -88,9 +88,9 @@ func TestState(t *testing.T) {
 		}},
 		{"passkey overrides the prompt and hides it from the buttons", true, []step{
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
-			{msg: ableactor.LinkState{Passkey: "123456"}, screen: ScreenPasskey},
+			{msg: bleactor.LinkState{Passkey: "123456"}, screen: ScreenPasskey},
 			{msg: RoleApprove, screen: ScreenPasskey},
-			{msg: ableactor.LinkState{Connected: true}, screen: ScreenApproval},
+			{msg: bleactor.LinkState{Connected: true}, screen: ScreenApproval},
 			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
 		}},
 		{"timeout, and the waking press does nothing else", true, []step{
@@ -165,7 +165,7 @@ func TestState(t *testing.T) {
 		{"the buttons coming back after sent… count from their own frame", true, []step{
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
-			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: buddy.Once, By: By}, screen: ScreenApproval},
+			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: pbuddy.Once, By: By}, screen: ScreenApproval},
 			{at: 5 * time.Second, msg: approvals.PromptRearmed{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{at: 5100 * time.Millisecond, msg: RoleDeny, held: 500 * time.Millisecond, screen: ScreenApproval},
 			{at: 6 * time.Second, msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
@@ -249,7 +249,7 @@ func TestState_refusedBringsButtonsBack(t *testing.T) {
 	}
 	s.refused(d)
 	s.settle(t0)
-	if d2, ok := s.press(RoleDeny, t0, t0); !ok || d2.Decision != buddy.Deny {
+	if d2, ok := s.press(RoleDeny, t0, t0); !ok || d2.Decision != pbuddy.Deny {
 		t.Fatalf("after a refusal the press gave %+v %v, want deny", d2, ok)
 	}
 }
@@ -259,11 +259,11 @@ func TestState_persona(t *testing.T) {
 	if p := s.persona(t0); p != stats.Sleep {
 		t.Fatalf("no desktop: %v, want sleep", p)
 	}
-	s.apply(abuddy.State{Connected: true, Stats: abuddy.StatsView{Report: stats.Report{Lvl: 1}}}, t0)
+	s.apply(buddyactor.State{Connected: true, Stats: buddyactor.StatsView{Report: stats.Report{Lvl: 1}}}, t0)
 	if p := s.persona(t0); p != stats.Idle {
 		t.Fatalf("connected: %v, want idle", p)
 	}
-	s.apply(abuddy.State{Connected: true, Stats: abuddy.StatsView{Report: stats.Report{Lvl: 2}}}, t0)
+	s.apply(buddyactor.State{Connected: true, Stats: buddyactor.StatsView{Report: stats.Report{Lvl: 2}}}, t0)
 	if p := s.persona(t0.Add(time.Second)); p != stats.Celebrate {
 		t.Fatalf("level-up: %v, want celebrate", p)
 	}
@@ -339,9 +339,9 @@ func TestState_lanPairing(t *testing.T) {
 		}},
 		{"the bluetooth passkey wins; the pairing keeps the screen on", []step{
 			{msg: pairing("318054", false), screen: ScreenPairing, chime: true},
-			{msg: ableactor.LinkState{Passkey: "123456"}, screen: ScreenPasskey},
+			{msg: bleactor.LinkState{Passkey: "123456"}, screen: ScreenPasskey},
 			{at: 2 * time.Second, msg: hold(RoleApprove), screen: ScreenPasskey},
-			{msg: ableactor.LinkState{}, screen: ScreenPairing},
+			{msg: bleactor.LinkState{}, screen: ScreenPairing},
 			{at: 10 * time.Minute, msg: time.Duration(0), screen: ScreenPairing},
 		}},
 		{"a pairing wakes the screen", []step{
@@ -416,7 +416,7 @@ func TestSourceOf(t *testing.T) {
 
 func TestHomeCountsCLISessions(t *testing.T) {
 	s := newState(t0, 30*time.Second, true)
-	s.apply(abuddy.State{Connected: true, Snapshot: &buddy.Heartbeat{Total: 2, Running: 1, Waiting: 1}}, t0)
+	s.apply(buddyactor.State{Connected: true, Snapshot: &pbuddy.Heartbeat{Total: 2, Running: 1, Waiting: 1}}, t0)
 	s.apply(lan.State{Sessions: []lan.Session{
 		{ID: "a", Project: "engine", State: "running", Activity: "go test ./..."},
 		{ID: "b", State: "waiting"}, {ID: "c", State: "idle"},

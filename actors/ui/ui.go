@@ -35,7 +35,7 @@ import (
 	"periph.io/x/conn/v3/gpio"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
@@ -151,11 +151,8 @@ type GetView struct{}
 type View struct {
 	Prompts []approvals.PromptView
 	// Link is the last LinkState from the ble service, nil before one.
-	Link *ableactor.LinkState
-	// Presses counts the presses handled by this incarnation, Decisions
-	// those that sent a decision (the rest had nothing to decide).
-	Presses, Decisions int
-	Screen             Screen // the screen of the last frame drawn
+	Link   *bleactor.LinkState
+	Screen Screen // the screen of the last frame drawn
 	// Behind: the state changed since that frame, and the next one is
 	// at most FrameGap away. The buttons act on the frame, so a script
 	// that presses as a person would waits for this to clear.
@@ -190,7 +187,7 @@ type View struct {
 	// "done", "" when it is not on), Forgotten the ble service's answer
 	// it shows when done.
 	Forget    string
-	Forgotten ableactor.BondsForgotten
+	Forgotten bleactor.BondsForgotten
 	// Sessions is the session count on the home screen: the desktop's
 	// and the terminals' together.
 	Sessions  int
@@ -202,6 +199,18 @@ type View struct {
 	// Species is the chosen character (actors/buddy.State.Species, or
 	// the one just chosen on the settings page).
 	Species int
+}
+
+// GetStats asks the ui for its counters; it responds with a Stats.
+type GetStats struct{}
+
+// Stats are the ui's counters since this incarnation started: what
+// benchmarks, tests and scripts measure, apart from what the screen
+// shows (View).
+type Stats struct {
+	// Presses counts the presses handled, Decisions those that sent a
+	// decision (the rest had nothing to decide).
+	Presses, Decisions int
 	// Frames counts rendered frames; Draws and Pixels the Draw calls and
 	// the pixels they covered; LastDamage is the last frame's rectangles.
 	Frames, Draws, Pixels int
@@ -307,6 +316,10 @@ func (a *Actor) Receive(c actor.Context) {
 		a.prefsSaved(m)
 	case GetView:
 		c.Respond(a.view())
+	case GetStats:
+		st := a.stats
+		st.LastDamage = append([]image.Rectangle(nil), st.LastDamage...)
+		c.Respond(st)
 	case supervisor.Reload:
 		a.loadPack()
 	default:
@@ -356,7 +369,7 @@ func (a *Actor) redrawSoon() {
 // press maps a button to its role and sends the decision it makes, off
 // the actor: a slow or restarting approvals never blocks the screen.
 func (a *Actor) press(c actor.Context, p pressed) {
-	a.presses++
+	a.stats.Presses++
 	now := a.cfg.Now()
 	role, known := a.cfg.Roles[p.name]
 	if m, ok := a.st.pairPress(role, p.long, now.Add(-p.held), now); known && ok {
@@ -401,7 +414,7 @@ func (a *Actor) press(c actor.Context, p pressed) {
 		a.refresh()
 		return
 	}
-	a.decisions++
+	a.stats.Decisions++
 	a.h.Logger().Info("press", "button", p.name, "id", d.ID, "decision", d.Decision.String())
 	if d.Decision.String() == "once" {
 		a.play(audio.ChimeApprove)
@@ -422,9 +435,8 @@ func (a *Actor) press(c actor.Context, p pressed) {
 
 func (a *Actor) view() View {
 	v := View{Prompts: append([]approvals.PromptView(nil), a.st.prompts...), Link: a.st.link,
-		Presses: a.presses, Decisions: a.decisions, Screen: a.drawn, Behind: a.dirty, Page: a.st.page,
-		Persona: a.drawnPersona, Character: a.charName, Prefs: a.st.prefs, Species: a.st.species(),
-		Frames: a.frames, Draws: a.draws, Pixels: a.pixels, LastDamage: append([]image.Rectangle(nil), a.lastDamage...)}
+		Screen: a.drawn, Behind: a.dirty, Page: a.st.page, Persona: a.drawnPersona,
+		Character: a.charName, Prefs: a.st.prefs, Species: a.st.species()}
 	if f := a.st.onScreen; f.screen == ScreenApproval {
 		v.Shown, v.Tool, v.Sent, v.Reconnecting = f.prompt, f.prompt.Tool, f.sent, f.reconnecting
 		v.Source, v.Subagent = sourceOf(f.prompt)

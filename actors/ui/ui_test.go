@@ -16,8 +16,8 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/absent"
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	ableactor "github.com/claude-pi/claude-pi/actors/ble"
-	abuddy "github.com/claude-pi/claude-pi/actors/buddy"
+	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -113,7 +113,7 @@ func (r *recorder) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case approvals.Decided:
 		r.got <- m
-	case abuddy.SetSpecies, abuddy.Nap:
+	case buddyactor.SetSpecies, buddyactor.Nap:
 		select {
 		case r.other <- m:
 		default: // a test that does not read them
@@ -212,18 +212,18 @@ func newRig(t testing.TB, mod func(*Config), extra ...supervisor.Service) *rig {
 			t.Error(err)
 		}
 	})
-	r.waitFor(t, "the first frame", func() bool { return r.view(t).Frames > 0 })
+	r.waitFor(t, "the first frame", func() bool { return r.stats(t).Frames > 0 })
 	return r
 }
 
 func (r *rig) view(t testing.TB) View {
 	t.Helper()
-	sys := r.tree.System()
-	v, err := sys.Root.RequestFuture(supervisor.ServicePID(sys, "ui"), GetView{}, 5*time.Second).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v.(View)
+	return supervisortest.Ask[View](t, r.tree, "ui", GetView{})
+}
+
+func (r *rig) stats(t testing.TB) Stats {
+	t.Helper()
+	return supervisortest.Ask[Stats](t, r.tree, "ui", GetStats{})
 }
 
 func (r *rig) send(svc string, msg any) {
@@ -233,23 +233,23 @@ func (r *rig) send(svc string, msg any) {
 
 func (r *rig) press(t testing.TB, name string) {
 	t.Helper()
-	before := r.view(t).Presses
+	before := r.stats(t).Presses
 	r.waitFor(t, "the ui to subscribe to the buttons", func() bool {
 		_, n, _ := r.board.Buttons.Press(name, 0)
 		return n == 1
 	})
-	r.waitFor(t, "the press handled", func() bool { return r.view(t).Presses == before+1 })
+	r.waitFor(t, "the press handled", func() bool { return r.stats(t).Presses == before+1 })
 }
 
 // pressHold is press with the button held for hold (up to the fake
 // clock's now); long when hold reaches sim.LongPress.
 func (r *rig) pressHold(t testing.TB, name string, hold time.Duration) {
 	t.Helper()
-	before := r.view(t).Presses
+	before := r.stats(t).Presses
 	if _, n, err := r.board.Buttons.Press(name, min(hold, sim.MaxHold)); n != 1 {
 		t.Fatalf("press %s delivered to %d subscribers: %v", name, n, err)
 	}
-	r.waitFor(t, "the press handled", func() bool { return r.view(t).Presses == before+1 })
+	r.waitFor(t, "the press handled", func() bool { return r.stats(t).Presses == before+1 })
 }
 
 func (r *rig) waitFor(t testing.TB, what string, ok func() bool) {
@@ -313,8 +313,8 @@ var (
 func TestApproveThroughApprovals(t *testing.T) {
 	r := newRig(t, nil)
 	r.press(t, "A")
-	if v := r.view(t); v.Decisions != 0 {
-		t.Fatalf("a press with no prompt sent %d decisions", v.Decisions)
+	if n := r.stats(t).Decisions; n != 0 {
+		t.Fatalf("a press with no prompt sent %d decisions", n)
 	}
 	id := "req_✓_ünïcode"
 	r.prompt(id, "Bash")
@@ -338,8 +338,8 @@ func TestApproveThroughApprovals(t *testing.T) {
 	}
 	r.press(t, "B")
 	r.noDecision(t, "a second press")
-	if v := r.view(t); v.Decisions != 1 {
-		t.Fatalf("%d decisions, want 1", v.Decisions)
+	if n := r.stats(t).Decisions; n != 1 {
+		t.Fatalf("%d decisions, want 1", n)
 	}
 	// The prompt goes: the screen returns home.
 	r.send("approvals", approvals.SetPrompts{Source: "desktop", LinkUp: true})
@@ -362,8 +362,8 @@ func TestReconnectingPromptThroughApprovals(t *testing.T) {
 	r.press(t, "A")
 	r.press(t, "B")
 	r.noDecision(t, "a press while reconnecting")
-	if v := r.view(t); v.Decisions != 0 || v.Screen != ScreenApproval {
-		t.Fatalf("after presses while reconnecting: %d decisions, screen %s", v.Decisions, v.Screen)
+	if n, v := r.stats(t).Decisions, r.view(t); n != 0 || v.Screen != ScreenApproval {
+		t.Fatalf("after presses while reconnecting: %d decisions, screen %s", n, v.Screen)
 	}
 	r.prompt("req_hold", "Bash") // the first heartbeat after the reconnect
 	r.waitFor(t, "the buttons back", func() bool { return !r.view(t).Reconnecting })
@@ -386,15 +386,15 @@ func TestScreenTimeoutAndWakingPress(t *testing.T) {
 	if n := near(fb, fb.Bounds(), color.RGBA{A: 0xff}); n != 240*240 {
 		t.Fatalf("screen off: %d black pixels of %d", n, 240*240)
 	}
-	frames := r.view(t).Frames
+	frames := r.stats(t).Frames
 	r.disp.take()
 	// Nothing ticks while the screen is off: no timer is armed at all.
 	if n := r.clk.armed(); n != 0 {
 		t.Fatalf("%d timers armed while the screen is off", n)
 	}
 	r.clk.advance(time.Minute)
-	if v := r.view(t); v.Frames != frames {
-		t.Fatalf("%d frames rendered while off", v.Frames-frames)
+	if n := r.stats(t).Frames; n != frames {
+		t.Fatalf("%d frames rendered while off", n-frames)
 	}
 	if rs := r.disp.take(); len(rs) != 0 {
 		t.Fatalf("drawn while off: %v", rs)
@@ -423,14 +423,14 @@ func TestIncrementalRedraw(t *testing.T) {
 	})
 	// Connected and idle: the character animates; each tick sends only
 	// what moved.
-	r.send("ui", abuddy.State{Connected: true})
+	r.send("ui", buddyactor.State{Connected: true})
 	r.clk.advance(13 * time.Second) // past the wake-up sleep
 	r.waitFor(t, "idle drawn", func() bool { return r.view(t).Persona == "idle" })
 	var drawn, frames int
 	for range 8 {
 		before := r.settled(t)
 		r.clk.advance(125 * time.Millisecond)
-		r.waitFor(t, "a frame", func() bool { return r.view(t).Frames > before.Frames })
+		r.waitFor(t, "a frame", func() bool { return r.stats(t).Frames > before.Frames })
 		// Other messages (a state publish, the redraw of an event) may
 		// render an extra frame, so compare totals once every frame begun
 		// is on the panel: every pixel sent to it is one the ui counted as
@@ -452,9 +452,9 @@ func TestIncrementalRedraw(t *testing.T) {
 	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
 	r.settled(t)
 	r.disp.take()
-	before := r.view(t).Frames
+	before := r.stats(t).Frames
 	r.clk.advance(time.Second)
-	r.waitFor(t, "the age frame", func() bool { return r.view(t).Frames > before })
+	r.waitFor(t, "the age frame", func() bool { return r.stats(t).Frames > before })
 	r.settled(t)
 	for _, rc := range r.disp.take() {
 		if rc.Max.Y > 30 {
@@ -464,25 +464,25 @@ func TestIncrementalRedraw(t *testing.T) {
 }
 
 // settled waits until the panel has had exactly the pixels the ui counted
-// as damaged, and returns that view. The view and the panel are read one
-// after the other, so a frame drawn in between shows as a difference
-// until the next poll; a pixel sent but not counted (or counted but not
-// sent) never settles.
-func (r *rig) settled(t testing.TB) View {
+// as damaged, and returns those counters. The counters and the panel are
+// read one after the other, so a frame drawn in between shows as a
+// difference until the next poll; a pixel sent but not counted (or
+// counted but not sent) never settles.
+func (r *rig) settled(t testing.TB) Stats {
 	t.Helper()
-	var v View
+	var st Stats
 	r.waitFor(t, "the panel to have the pixels the ui counted", func() bool {
-		v = r.view(t)
-		return r.disp.drawnPixels() == v.Pixels
+		st = r.stats(t)
+		return r.disp.drawnPixels() == st.Pixels
 	})
-	return v
+	return st
 }
 
 func TestPasskeyOverridesApproval(t *testing.T) {
 	r := newRig(t, nil)
 	r.prompt("p1", "Bash")
 	r.waitFor(t, "the approval screen", func() bool { return r.view(t).Screen == ScreenApproval })
-	r.send("ui", ableactor.LinkState{Connected: true, Passkey: "042917", Central: "MacBook"})
+	r.send("ui", bleactor.LinkState{Connected: true, Passkey: "042917", Central: "MacBook"})
 	r.waitFor(t, "the passkey screen", func() bool { return r.view(t).Screen == ScreenPasskey })
 	fb, _ := r.board.Display.Snapshot()
 	if g := near(fb, image.Rect(0, 204, 240, 240), green); g > 50 {
@@ -490,7 +490,7 @@ func TestPasskeyOverridesApproval(t *testing.T) {
 	}
 	r.press(t, "A")
 	r.noDecision(t, "a press on the passkey screen")
-	r.send("ui", ableactor.LinkState{Connected: true, Secured: true})
+	r.send("ui", bleactor.LinkState{Connected: true, Secured: true})
 	r.waitFor(t, "the approval screen back", func() bool { return r.view(t).Screen == ScreenApproval })
 }
 
@@ -506,7 +506,7 @@ func TestInstalledPackLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRig(t, func(c *Config) { c.DataDir = dir })
-	r.send("ui", abuddy.State{Pack: "blip"})
+	r.send("ui", buddyactor.State{Pack: "blip"})
 	r.waitFor(t, "the pack", func() bool { return r.view(t).Character == "blip" })
 	fb, _ := r.board.Display.Snapshot()
 	if n := near(fb, image.Rect(50, 24, 190, 136), color.RGBA{0, 0xff, 0, 0xff}); n < 20 {
@@ -526,7 +526,7 @@ func TestRestartLeavesNoGoroutines(t *testing.T) {
 			p, _ := r.tree.Process("ui")
 			return p.State == supervisor.Running && p.Start.After(p0.Start)
 		})
-		r.waitFor(t, "the new incarnation to draw", func() bool { return r.view(t).Frames > 0 })
+		r.waitFor(t, "the new incarnation to draw", func() bool { return r.stats(t).Frames > 0 })
 	}
 	r.waitFor(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= before })
 	if _, n, _ := r.board.Buttons.Press("A", 0); n != 1 {

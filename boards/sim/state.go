@@ -32,13 +32,21 @@ type Snapshot struct {
 
 // Prompt is one pending prompt.
 type Prompt struct {
-	Source  string `json:"source"`
-	ID      string `json:"id"`
-	Tool    string `json:"tool"`
-	Hint    string `json:"hint"`
-	AgeMs   int64  `json:"ageMs"`
-	Decided bool   `json:"decided"`
-	By      string `json:"by,omitempty"`
+	Source string `json:"source"`
+	ID     string `json:"id"`
+	Tool   string `json:"tool"`
+	Hint   string `json:"hint"`
+	// Detail is the longer text the approval screen pages through (a
+	// command line, a path), "" when the source sent none; Truncated
+	// says it does not hold the whole call. Warnings are the call's
+	// flags that widen what it may do, one a line as the screen draws
+	// them, [] when none.
+	Detail    string   `json:"detail"`
+	Warnings  []string `json:"warnings"`
+	Truncated bool     `json:"truncated"`
+	AgeMs     int64    `json:"ageMs"`
+	Decided   bool     `json:"decided"`
+	By        string   `json:"by,omitempty"`
 	// Reconnecting: the link dropped; the prompt is shown but cannot be
 	// answered until a heartbeat after the reconnect lists it again.
 	Reconnecting bool `json:"reconnecting"`
@@ -64,6 +72,18 @@ type Dock struct {
 	Description   string `json:"description"`
 	Pending       int    `json:"pending"`
 	MaxCreditWait int64  `json:"maxCreditWaitMs"`
+	// NewDock is a plugged CoreS3 waiting to be accepted on the Pi's
+	// screen (its port stays closed until then), null when none waits.
+	NewDock *NewDock `json:"newDock"`
+	// DisplayOnly: [dock] approvals = false, the CoreS3 decides nothing.
+	DisplayOnly bool `json:"displayOnly"`
+}
+
+// NewDock is a CoreS3 asking to be accepted: Serial as it reported it
+// (what accepting it remembers), Shown as the screen draws it.
+type NewDock struct {
+	Serial string `json:"serial"`
+	Shown  string `json:"shown"`
 }
 
 // LAN is the CLI-hook bridge. Pairing.Code is the pairing code waiting

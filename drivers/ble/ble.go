@@ -14,7 +14,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // Security is how much the link must be protected before NUS can be used.
@@ -56,7 +56,7 @@ func ParseSecurity(s string) (Security, error) {
 // DefaultName is the advertised local name, the buddy protocol's
 // DeviceName. The desktop lists only devices whose name starts with
 // "Claude" (buddy spec §2.1).
-const DefaultName = buddy.DeviceName
+const DefaultName = pbuddy.DeviceName
 
 // MaxNameLen keeps the name inside a legacy advertising packet.
 const MaxNameLen = 20

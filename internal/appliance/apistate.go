@@ -1,6 +1,7 @@
 package appliance
 
 import (
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,32 @@ func newLAN(l lan.State) *sim.LAN {
 			State: s.State, Activity: s.Activity, Pending: s.Pending})
 	}
 	return a
+}
+
+// newDock is the dock service's state as /api/state shows it.
+func newDock(d dock.State) *sim.Dock {
+	sd := &sim.Dock{Connected: d.Connected, Path: d.Path, Serial: d.Serial, Ready: d.Ready, Event: d.Event,
+		Description: d.Description, Pending: d.Pending, MaxCreditWait: d.MaxCreditWait.Milliseconds(),
+		DisplayOnly: d.DisplayOnly}
+	if nd := d.NewDock; nd.Asking {
+		sd.NewDock = &sim.NewDock{Serial: nd.Serial, Shown: nd.Shown}
+	}
+	return sd
+}
+
+// newPrompt is a prompt as /api/state shows it, its age counted to now.
+// Decided, By and Reconnecting are the caller's: approvals' for the
+// list, the ui's last frame for the prompt on the screen.
+func newPrompt(p approvals.Prompt, now time.Time) sim.Prompt {
+	sp := sim.Prompt{Source: p.Source, ID: p.ID, Tool: p.Tool, Hint: p.Hint, Detail: p.Detail,
+		Warnings: []string{}, Truncated: p.Truncated}
+	if p.Warnings != "" {
+		sp.Warnings = strings.Split(p.Warnings, "\n")
+	}
+	if !p.Arrived.IsZero() {
+		sp.AgeMs = now.Sub(p.Arrived).Milliseconds()
+	}
+	return sp
 }
 
 // ask sends msg to the service and returns its answer if it is a T in
@@ -100,9 +127,8 @@ func APIState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 		st.Snapshot = &sim.Snapshot{Total: h.Total, Running: h.Running, Waiting: h.Waiting, Msg: h.Msg,
 			Entries: entries, Tokens: h.Tokens, TokensToday: h.TokensToday}
 	}
-	if d := dstate; dOK {
-		st.Dock = &sim.Dock{Connected: d.Connected, Path: d.Path, Serial: d.Serial, Ready: d.Ready, Event: d.Event,
-			Description: d.Description, Pending: d.Pending, MaxCreditWait: d.MaxCreditWait.Milliseconds()}
+	if dOK {
+		st.Dock = newDock(dstate)
 	}
 	if lOK {
 		st.LAN = newLAN(lstate)
@@ -112,10 +138,8 @@ func APIState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 		list := make([]sim.Prompt, 0, len(pending.Prompts))
 		var first *sim.Prompt
 		for _, v := range pending.Prompts {
-			ap := sim.Prompt{Source: v.Source, ID: v.ID, Tool: v.Tool, Hint: v.Hint, Decided: v.Decided, By: v.By, Reconnecting: v.Reconnecting}
-			if !v.Arrived.IsZero() {
-				ap.AgeMs = now.Sub(v.Arrived).Milliseconds()
-			}
+			ap := newPrompt(v.Prompt, now)
+			ap.Decided, ap.By, ap.Reconnecting = v.Decided, v.By, v.Reconnecting
 			list = append(list, ap)
 			if first == nil && !v.Decided && !v.Reconnecting {
 				first = &list[len(list)-1]
@@ -137,10 +161,8 @@ func APIState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 			st.Prompt = nil
 			if v.Screen == ui.ScreenApproval {
 				s := v.Shown
-				ap := sim.Prompt{Source: s.Source, ID: s.ID, Tool: s.Tool, Hint: s.Hint, Decided: v.Sent, Reconnecting: v.Reconnecting}
-				if !s.Arrived.IsZero() {
-					ap.AgeMs = now.Sub(s.Arrived).Milliseconds()
-				}
+				ap := newPrompt(s, now)
+				ap.Decided, ap.Reconnecting = v.Sent, v.Reconnecting
 				for _, p := range list {
 					if p.Source == s.Source && p.ID == s.ID {
 						ap.By = p.By

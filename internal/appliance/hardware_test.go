@@ -147,35 +147,27 @@ func TestRunOnAHATWithoutHardware(t *testing.T) {
 		t.Errorf("ui: %q", p.Description)
 	}
 	for _, name := range []string{"dock", "approvals", "buddy"} {
-		if p := process(r.Tree, name); p.State != supervisor.Running {
+		if p, _ := r.Tree.Process(name); p.State != supervisor.Running {
 			t.Errorf("%s is %v (%s), want RUNNING", name, p.State, p.Description)
 		}
 	}
 	// audio is RUNNING only if this machine has the HAT's sound card.
 	profile, _ := boards.Lookup("pirate-audio")
 	if found, _, _ := pisystem.SoundCard("/", profile, pisystem.Detect("/")); found {
-		if a := process(r.Tree, "audio"); a.State != supervisor.Running ||
+		if a, _ := r.Tree.Process("audio"); a.State != supervisor.Running ||
 			a.Description != "chimes play through the ui service on aplay -D plughw:CARD=sndrpihifiberry,DEV=0" {
 			t.Errorf("audio: %v %q", a.State, a.Description)
 		}
 	} else if a := supervisortest.WaitState(t, r.Tree, "audio", supervisor.Fatal); !strings.Contains(a.Description, "chimes cannot play") {
 		t.Errorf("audio without its sound card: %q", a.Description)
 	}
-	t.Logf("ble here: %v %s", process(r.Tree, "ble").State, process(r.Tree, "ble").Description)
+	ble, _ := r.Tree.Process("ble")
+	t.Logf("ble here: %v %s", ble.State, ble.Description)
 	t.Logf("ui here: %s", p.Description)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-}
-
-func process(tree *supervisor.Tree, name string) supervisor.ProcessInfo {
-	for _, p := range tree.Processes() {
-		if p.Name == name {
-			return p
-		}
-	}
-	return supervisor.ProcessInfo{}
 }
 
 // TestWebPageIsTheSimBoards: the web server is part of the sim's hardware

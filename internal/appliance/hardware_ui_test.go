@@ -140,15 +140,20 @@ func (r *hatRig) view(t *testing.T) ui.View {
 	return supervisortest.Ask[ui.View](t, r.tree, "ui", ui.GetView{})
 }
 
+func (r *hatRig) stats(t *testing.T) ui.Stats {
+	t.Helper()
+	return supervisortest.Ask[ui.Stats](t, r.tree, "ui", ui.GetStats{})
+}
+
 // press sends a short press of button and waits until the ui handled it.
 func (r *hatRig) press(t *testing.T, button string) {
 	t.Helper()
-	before := r.view(t).Presses
+	before := r.stats(t).Presses
 	r.mu.Lock()
 	src := r.src
 	r.mu.Unlock()
 	src.Press(button)
-	supervisortest.Within(t, 5*time.Second, button+" handled", func() bool { return r.view(t).Presses == before+1 })
+	supervisortest.Within(t, 5*time.Second, button+" handled", func() bool { return r.stats(t).Presses == before+1 })
 }
 
 func (r *hatRig) prompt(t *testing.T, id string) {
@@ -194,7 +199,7 @@ func TestHATUIFailsWithTheFix(t *testing.T) {
 	if opens != 3 {
 		t.Errorf("opened %d times, want 1 + 2 restarts", opens)
 	}
-	if d := process(tree, "dock"); d.State != supervisor.Running {
+	if d, _ := tree.Process("dock"); d.State != supervisor.Running {
 		t.Errorf("dock is %v beside a FATAL ui", d.State)
 	}
 }
@@ -230,8 +235,8 @@ func TestHATUIDrawsDamageAndPressesByRole(t *testing.T) {
 	// A is the sim's approve button but not this board's; KEY2 has no role.
 	r.press(t, "A")
 	r.press(t, "KEY2")
-	if v := r.view(t); v.Decisions != 0 || v.Sent {
-		t.Fatalf("unmapped buttons decided: %d decisions, sent %v", v.Decisions, v.Sent)
+	if n, v := r.stats(t).Decisions, r.view(t); n != 0 || v.Sent {
+		t.Fatalf("unmapped buttons decided: %d decisions, sent %v", n, v.Sent)
 	}
 	r.panel.take()
 	r.press(t, "KEY1")
@@ -276,8 +281,8 @@ func TestHATUISleepsThePanel(t *testing.T) {
 	supervisortest.Within(t, 5*time.Second, "the panel asleep", func() bool { s, _ := r.panel.counts(); return s > 0 })
 	r.press(t, "A")
 	supervisortest.Within(t, 5*time.Second, "the panel awake", func() bool { _, w := r.panel.counts(); return w > 0 })
-	if v := r.view(t); v.Decisions != 0 {
-		t.Errorf("the waking press made %d decisions", v.Decisions)
+	if n := r.stats(t).Decisions; n != 0 {
+		t.Errorf("the waking press made %d decisions", n)
 	}
 }
 
@@ -285,18 +290,18 @@ func TestHATUISleepsThePanel(t *testing.T) {
 // afresh and closes it when it stops, and restarts leave nothing running.
 func TestHATUIRestartsLeaveNoGoroutines(t *testing.T) {
 	r := newHATRig(t, "pirate-audio", ui.Config{})
-	supervisortest.Within(t, 5*time.Second, "the first frame", func() bool { return r.view(t).Frames > 0 })
+	supervisortest.Within(t, 5*time.Second, "the first frame", func() bool { return r.stats(t).Frames > 0 })
 	before := runtime.NumGoroutine()
 	for i := range 3 {
-		p0 := process(r.tree, "ui")
+		p0, _ := r.tree.Process("ui")
 		if err := r.tree.SignalProcess("ui", "KILL"); err != nil {
 			t.Fatal(err)
 		}
 		supervisortest.Within(t, 5*time.Second, "ui back", func() bool {
-			p := process(r.tree, "ui")
+			p, _ := r.tree.Process("ui")
 			return p.State == supervisor.Running && p.Start.After(p0.Start)
 		})
-		supervisortest.Within(t, 5*time.Second, "the new incarnation drawing", func() bool { return r.view(t).Frames > 0 })
+		supervisortest.Within(t, 5*time.Second, "the new incarnation drawing", func() bool { return r.stats(t).Frames > 0 })
 		if opens, closes := r.counts(); opens != i+2 || closes != i+1 {
 			t.Fatalf("after restart %d: opened %d, closed %d; want %d and %d", i+1, opens, closes, i+2, i+1)
 		}

@@ -1,8 +1,6 @@
 package appliance
 
 import (
-	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,23 +36,12 @@ func TestHATAudioShowsAMissingCard(t *testing.T) {
 		{withCard, supervisor.Running, "aplay -D " + p.Audio.Device, ""},
 	} {
 		policy := supervisor.Policy{Autostart: true, MaxRestarts: 1, Window: time.Minute, BackoffMin: 10 * time.Millisecond, BackoffMax: 10 * time.Millisecond}
-		tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)},
-			supervisor.Service{Name: "audio", Policy: policy, New: hatAudioAt(p, tt.root)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		tree.Start(ctx) // a service that fails is no start-up error
-		var pi supervisor.ProcessInfo
-		supervisortest.Within(t, 10*time.Second, "audio "+tt.state.String(), func() bool {
-			pi, _ = tree.Process("audio")
-			return pi.State == tt.state
-		})
+		// A service that fails is no start-up error.
+		tree := supervisortest.Start(t, supervisor.Service{Name: "audio", Policy: policy, New: hatAudioAt(p, tt.root)})
+		pi := supervisortest.WaitState(t, tree, "audio", tt.state)
 		text := pi.Description + " " + pi.SpawnErr
 		if !strings.Contains(text, tt.wantInfo) || !strings.Contains(text, tt.wantFixOr) {
 			t.Errorf("audio %s: %q, want %q and %q", pi.State, text, tt.wantInfo, tt.wantFixOr)
 		}
-		tree.Shutdown(ctx)
-		cancel()
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/nus"
 )
 
@@ -23,7 +23,7 @@ N counts every newline-terminated line of the stream, skipped ones included.`
 // buddyRecord is one output line of `buddy decode`.
 type buddyRecord struct {
 	Line   int64           `json:"line"`
-	Kind   buddy.Kind      `json:"kind,omitempty"`
+	Kind   pbuddy.Kind     `json:"kind,omitempty"`
 	Fields json.RawMessage `json:"fields,omitempty"`
 	// Ignored lists heartbeat fields sent with unusable values; a device
 	// keeps their previous values (spec §5.1).
@@ -64,13 +64,13 @@ func buddyDecode(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			write(buddyRecord{Line: tl.Line, Error: err.Error()})
 			return
 		}
-		m, err := buddy.Decode(line)
+		m, err := pbuddy.Decode(line)
 		if err != nil {
 			write(buddyRecord{Line: a.Line(), Error: err.Error()})
 			return
 		}
 		rec := buddyRecord{Line: a.Line(), Kind: m.Kind(), Fields: m.AppendJSON(nil)}
-		if h, ok := m.(buddy.Heartbeat); ok {
+		if h, ok := m.(pbuddy.Heartbeat); ok {
 			for _, fe := range h.Ignored {
 				rec.Ignored = append(rec.Ignored, fe.Error())
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +22,7 @@ import (
 	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/internal/cli/clitest"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -64,21 +63,8 @@ func startPi(t *testing.T, configure ...func(*appliance.Config)) *pi {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := supervisor.New(supervisor.Options{Logger: slog.New(slog.DiscardHandler)}, svcs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := tree.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	tree := supervisortest.Start(t, svcs...)
 	p := &pi{tree: tree, system: tree.System(), data: data, events: make(chan any, 100)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		tree.Shutdown(ctx)
-	})
 	p.addr = p.state(t).Addr
 	if p.addr == "" {
 		t.Fatal("lan is not listening")
@@ -95,20 +81,12 @@ func startPi(t *testing.T, configure ...func(*appliance.Config)) *pi {
 
 func (p *pi) state(t *testing.T) lan.State {
 	t.Helper()
-	r, err := p.system.Root.RequestFuture(supervisor.ServicePID(p.system, "lan"), lan.GetState{}, 2*time.Second).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.(lan.State)
+	return supervisortest.Ask[lan.State](t, p.tree, lan.ServiceName, lan.GetState{})
 }
 
 func (p *pi) pending(t *testing.T) []approvals.PromptView {
 	t.Helper()
-	r, err := p.system.Root.RequestFuture(supervisor.ServicePID(p.system, "approvals"), approvals.GetPending{}, 2*time.Second).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.(approvals.Pending).Prompts
+	return supervisortest.Ask[approvals.Pending](t, p.tree, approvals.ServiceName, approvals.GetPending{}).Prompts
 }
 
 // pairCLI pairs a fresh CLI config dir with p, reading the code from the
@@ -167,7 +145,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 	p := startPi(t)
 	dir := pairCLI(t, p, "laptop")
 
-	decide := func(pv approvals.PromptView, d buddy.Decision) {
+	decide := func(pv approvals.PromptView, d pbuddy.Decision) {
 		p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: d, By: "Claude_Pi"})
 	}
 	t.Run("approve", func(t *testing.T) {
@@ -177,7 +155,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 			pv.Detail != "Clean rebuild\nin /home/ada/src/engine" || pv.Label != "CLI engine · 9f3c2a10" {
 			t.Fatalf("prompt on the Pi: %+v", pv)
 		}
-		decide(pv, buddy.Once)
+		decide(pv, pbuddy.Once)
 		if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
@@ -185,7 +163,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 	})
 	t.Run("deny", func(t *testing.T) {
 		h := startHook(dir, nil, hookPermissionJSON)
-		decide(waitPrompt(t, p), buddy.Deny)
+		decide(waitPrompt(t, p), pbuddy.Deny)
 		got := h.Wait(t)
 		if want := string(hookbridge.DenyOutput("Denied on Claude_Pi.")); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
@@ -201,7 +179,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		if !strings.HasSuffix(pv.Label, " · subagent Explore") || strings.Contains(pv.Detail, "subagent") {
 			t.Fatalf("subagent not labelled: label %q, detail %q", pv.Label, pv.Detail)
 		}
-		decide(pv, buddy.Once)
+		decide(pv, pbuddy.Once)
 		if h.Wait(t) != string(hookbridge.AllowOutput()) {
 			t.Fatal("subagent request not allowed")
 		}
@@ -254,7 +232,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		if n := p.state(t).Pending; n != 1 {
 			t.Fatalf("the PostToolUse of touch A dropped the prompt of touch B: %d pending", n)
 		}
-		decide(pv, buddy.Once)
+		decide(pv, pbuddy.Once)
 		if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
@@ -303,9 +281,8 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("revoked refused", func(t *testing.T) {
-		r, err := p.system.Root.RequestFuture(supervisor.ServicePID(p.system, "lan"), lan.Revoke{Name: "laptop"}, 2*time.Second).Result()
-		if err != nil || !r.(lan.RevokeResult).OK {
-			t.Fatalf("revoke: %v %+v", err, r)
+		if r := supervisortest.Ask[lan.RevokeResult](t, p.tree, lan.ServiceName, lan.Revoke{Name: "laptop"}); !r.OK {
+			t.Fatalf("revoke: %+v", r)
 		}
 		if got := startHook(dir, nil, hookPermissionJSON).Wait(t); got != "" {
 			t.Fatalf("revoked client got %q", got)
@@ -379,7 +356,7 @@ func TestHookLatency(t *testing.T) {
 			}
 		}
 		appeared := time.Now()
-		p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: buddy.Once, By: "Claude_Pi"})
+		p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: pbuddy.Once, By: "Claude_Pi"})
 		if h.Wait(t) != string(hookbridge.AllowOutput()) {
 			t.Fatal("no allow")
 		}

@@ -3,7 +3,7 @@ package hookbridge
 import (
 	"encoding/json"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // permissionOutput is the only shape the hook ever prints. It has no room
@@ -39,7 +39,7 @@ func permissionJSON(behavior, message string) []byte {
 // DenyMessage names the device and the input that denied a request.
 func DenyMessage(device, by string) string {
 	if device == "" {
-		device = buddy.DeviceName
+		device = pbuddy.DeviceName
 	}
 	if by == "" || by == device {
 		return "Denied on " + device + "."

@@ -26,7 +26,7 @@ import (
 	"time"
 
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/nus"
 )
 
@@ -66,8 +66,8 @@ type Options struct {
 // Resume is what a reconnect carries over from the connection that dropped.
 type Resume struct {
 	Session  Session
-	Prompt   *buddy.Prompt // nil: none pending
-	LastBeat time.Time     // the last heartbeat sent; zero counts from the reconnect
+	Prompt   *pbuddy.Prompt // nil: none pending
+	LastBeat time.Time      // the last heartbeat sent; zero counts from the reconnect
 }
 
 func (o *Options) fill() {
@@ -87,16 +87,16 @@ func (o *Options) fill() {
 
 // Permission is one {"cmd":"permission"} line received from the device.
 type Permission struct {
-	ID       string         // the id as decoded: compare with the prompt's
-	Decision buddy.Decision // Once or Deny
-	Line     []byte         // the line exactly as received, without "\n"
-	At       time.Time      // when its last byte arrived
+	ID       string          // the id as decoded: compare with the prompt's
+	Decision pbuddy.Decision // Once or Deny
+	Line     []byte          // the line exactly as received, without "\n"
+	At       time.Time       // when its last byte arrived
 }
 
 // StatusResult is one status poll: the ack's data if it passed the strict
 // validation, else Err says why the desktop would show "No response".
 type StatusResult struct {
-	Status buddy.StatusAck
+	Status pbuddy.StatusAck
 	Err    error
 	Line   []byte // the ack line, nil on timeout
 }
@@ -122,7 +122,7 @@ type Desktop struct {
 	mu       sync.Mutex
 	waiters  map[string]chan reply // one per ack name, as in the desktop
 	sess     Session
-	prompt   *buddy.Prompt
+	prompt   *pbuddy.Prompt
 	pushing  bool
 	lastBeat time.Time
 	sentAt   map[string]time.Time // prompt id -> last byte of its first heartbeat
@@ -212,7 +212,7 @@ func Start(ctx context.Context, c net.Conn, opts *Options) (*Desktop, error) {
 
 	if o.Owner != "" {
 		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		_, err := d.Command(cctx, buddy.Owner{Name: o.Owner})
+		_, err := d.Command(cctx, pbuddy.Owner{Name: o.Owner})
 		cancel()
 		if errors.Is(err, ErrBusy) {
 			d.Close()
@@ -225,7 +225,7 @@ func Start(ctx context.Context, c net.Conn, opts *Options) (*Desktop, error) {
 	}
 	now := time.Now()
 	_, off := now.Zone()
-	if err := d.Send(buddy.TimeSync{Epoch: now.Unix(), Offset: int32(off)}); err != nil {
+	if err := d.Send(pbuddy.TimeSync{Epoch: now.Unix(), Offset: int32(off)}); err != nil {
 		d.Close()
 		return nil, err
 	}
@@ -294,8 +294,8 @@ func (d *Desktop) Counters() Counters {
 }
 
 // Send writes one message as a line.
-func (d *Desktop) Send(m buddy.Message) error {
-	return d.SendRaw(buddy.Encode(m))
+func (d *Desktop) Send(m pbuddy.Message) error {
+	return d.SendRaw(pbuddy.Encode(m))
 }
 
 // SendRaw writes b as it is (add the "\n" yourself), cut into slices of at
@@ -330,18 +330,18 @@ func (d *Desktop) write(b []byte) (time.Time, error) {
 // Command sends cmd and waits for the ack of the same name, until ctx ends.
 // As in the desktop, a newer request of the same name supersedes a waiting
 // one, which then fails.
-func (d *Desktop) Command(ctx context.Context, cmd buddy.Command) (buddy.Ack, error) {
+func (d *Desktop) Command(ctx context.Context, cmd pbuddy.Command) (pbuddy.Ack, error) {
 	r, err := d.command(ctx, cmd)
 	return r.ack, err
 }
 
 // reply is an ack and the line it came in.
 type reply struct {
-	ack  buddy.Ack
+	ack  pbuddy.Ack
 	line []byte
 }
 
-func (d *Desktop) command(ctx context.Context, cmd buddy.Command) (reply, error) {
+func (d *Desktop) command(ctx context.Context, cmd pbuddy.Command) (reply, error) {
 	ch := make(chan reply, 1)
 	name := cmd.CmdName()
 	d.mu.Lock()
@@ -410,7 +410,7 @@ func (d *Desktop) readLoop() {
 }
 
 func (d *Desktop) handleLine(line []byte, at time.Time) {
-	m, err := buddy.Decode(line)
+	m, err := pbuddy.Decode(line)
 	if err != nil {
 		d.mu.Lock()
 		d.counts.BadLines++
@@ -419,7 +419,7 @@ func (d *Desktop) handleLine(line []byte, at time.Time) {
 		return
 	}
 	switch m := m.(type) {
-	case buddy.Ack:
+	case pbuddy.Ack:
 		d.mu.Lock()
 		ch, ok := d.waiters[m.Cmd]
 		delete(d.waiters, m.Cmd)
@@ -429,7 +429,7 @@ func (d *Desktop) handleLine(line []byte, at time.Time) {
 			return
 		}
 		ch <- reply{ack: m, line: append([]byte(nil), line...)}
-	case buddy.Permission:
+	case pbuddy.Permission:
 		d.permission(Permission{ID: m.ID, Decision: m.Decision, Line: append([]byte(nil), line...), At: at})
 	}
 }

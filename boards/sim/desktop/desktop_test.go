@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/nus"
 )
 
@@ -21,19 +21,19 @@ type fakeDevice struct {
 	conn net.Conn
 
 	// answer returns the reply to a command line; nil sends nothing.
-	answer func(m buddy.Message) []byte
+	answer func(m pbuddy.Message) []byte
 
 	mu     sync.Mutex
 	slices []int
 	lines  [][]byte
-	msgs   []buddy.Message
-	seen   chan buddy.Message
+	msgs   []pbuddy.Message
+	seen   chan pbuddy.Message
 }
 
-func newFakeDevice(t *testing.T, answer func(buddy.Message) []byte) (*fakeDevice, net.Conn) {
+func newFakeDevice(t *testing.T, answer func(pbuddy.Message) []byte) (*fakeDevice, net.Conn) {
 	t.Helper()
 	dev, desk := net.Pipe()
-	f := &fakeDevice{t: t, conn: dev, answer: answer, seen: make(chan buddy.Message, 1024)}
+	f := &fakeDevice{t: t, conn: dev, answer: answer, seen: make(chan pbuddy.Message, 1024)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -60,7 +60,7 @@ func (f *fakeDevice) line(line []byte, err error) {
 	if err != nil {
 		return
 	}
-	m, derr := buddy.Decode(line)
+	m, derr := pbuddy.Decode(line)
 	f.mu.Lock()
 	f.lines = append(f.lines, append([]byte(nil), line...))
 	if derr == nil {
@@ -81,7 +81,7 @@ func (f *fakeDevice) line(line []byte, err error) {
 func (f *fakeDevice) send(b []byte) { _, _ = f.conn.Write(b) }
 
 // next waits for the next message of kind k, skipping others.
-func (f *fakeDevice) next(k buddy.Kind) buddy.Message {
+func (f *fakeDevice) next(k pbuddy.Kind) pbuddy.Message {
 	f.t.Helper()
 	timeout := time.After(5 * time.Second)
 	for {
@@ -98,19 +98,19 @@ func (f *fakeDevice) next(k buddy.Kind) buddy.Message {
 }
 
 func goodStatus() []byte {
-	return buddy.EncodeStatus(buddy.StatusAck{Name: "Claude_Pi", Bat: buddy.Battery{Pct: 100, MilliVolt: 5000, USB: true}})
+	return pbuddy.EncodeStatus(pbuddy.StatusAck{Name: "Claude_Pi", Bat: pbuddy.Battery{Pct: 100, MilliVolt: 5000, USB: true}})
 }
 
 // deviceAnswers acks like a well-behaved device.
-func deviceAnswers(m buddy.Message) []byte {
-	c, ok := m.(buddy.Command)
+func deviceAnswers(m pbuddy.Message) []byte {
+	c, ok := m.(pbuddy.Command)
 	if !ok {
 		return nil
 	}
-	if c.CmdName() == buddy.CmdStatus {
+	if c.CmdName() == pbuddy.CmdStatus {
 		return goodStatus()
 	}
-	return buddy.AckOK(c.CmdName(), 0)
+	return pbuddy.AckOK(c.CmdName(), 0)
 }
 
 func start(t *testing.T, desk net.Conn, o Options) *Desktop {
@@ -128,21 +128,21 @@ func start(t *testing.T, desk net.Conn, o Options) *Desktop {
 func TestConnectSendsOwnerThenTimeThenHeartbeat(t *testing.T) {
 	f, desk := newFakeDevice(t, deviceAnswers)
 	start(t, desk, Options{Owner: "Felix", StatusEvery: -1})
-	if m := f.next(buddy.KindCommand); m != (buddy.Owner{Name: "Felix"}) {
+	if m := f.next(pbuddy.KindCommand); m != (pbuddy.Owner{Name: "Felix"}) {
 		t.Fatalf("first line %#v, want owner Felix", m)
 	}
-	f.next(buddy.KindTime)
-	h := f.next(buddy.KindHeartbeat).(buddy.Heartbeat)
+	f.next(pbuddy.KindTime)
+	h := f.next(pbuddy.KindHeartbeat).(pbuddy.Heartbeat)
 	if h.Prompt != nil || h.Msg != "ready" {
 		t.Errorf("first heartbeat %+v, want no prompt and msg ready", h)
 	}
 	f.mu.Lock()
-	kinds := []buddy.Kind{}
+	kinds := []pbuddy.Kind{}
 	for _, m := range f.msgs[:3] {
 		kinds = append(kinds, m.Kind())
 	}
 	f.mu.Unlock()
-	if kinds[0] != buddy.KindCommand || kinds[1] != buddy.KindTime || kinds[2] != buddy.KindHeartbeat {
+	if kinds[0] != pbuddy.KindCommand || kinds[1] != pbuddy.KindTime || kinds[2] != pbuddy.KindHeartbeat {
 		t.Errorf("wire order %v, want command(owner), time, heartbeat", kinds)
 	}
 }
@@ -154,8 +154,8 @@ func TestReconnectSendsNoHeartbeatUntilTheKeepalive(t *testing.T) {
 	f0, desk0 := newFakeDevice(t, deviceAnswers)
 	d0 := start(t, desk0, Options{StatusEvery: -1})
 	d0.SetPrompt("req_1", "Bash", "ls")
-	for h := f0.next(buddy.KindHeartbeat).(buddy.Heartbeat); h.Prompt == nil; {
-		h = f0.next(buddy.KindHeartbeat).(buddy.Heartbeat)
+	for h := f0.next(pbuddy.KindHeartbeat).(pbuddy.Heartbeat); h.Prompt == nil; {
+		h = f0.next(pbuddy.KindHeartbeat).(pbuddy.Heartbeat)
 	}
 	var r *Resume
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
@@ -172,8 +172,8 @@ func TestReconnectSendsNoHeartbeatUntilTheKeepalive(t *testing.T) {
 	keepalive := 1500 * time.Millisecond
 	connected := time.Now()
 	start(t, desk, Options{Owner: "Felix", StatusEvery: -1, Keepalive: keepalive, Resume: &Resume{Session: r.Session, Prompt: r.Prompt}})
-	f.next(buddy.KindTime)
-	h := f.next(buddy.KindHeartbeat).(buddy.Heartbeat)
+	f.next(pbuddy.KindTime)
+	h := f.next(pbuddy.KindHeartbeat).(pbuddy.Heartbeat)
 	if waited := time.Since(connected); waited < keepalive {
 		t.Errorf("first heartbeat %v after the reconnect, want none before the %v keepalive", waited, keepalive)
 	}
@@ -182,7 +182,7 @@ func TestReconnectSendsNoHeartbeatUntilTheKeepalive(t *testing.T) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.msgs) != 3 || f.msgs[0].Kind() != buddy.KindCommand || f.msgs[1].Kind() != buddy.KindTime {
+	if len(f.msgs) != 3 || f.msgs[0].Kind() != pbuddy.KindCommand || f.msgs[1].Kind() != pbuddy.KindTime {
 		t.Errorf("wire after a reconnect %v, want owner, time, then the keepalive heartbeat", f.msgs)
 	}
 }
@@ -199,12 +199,12 @@ func TestOwnerAckIsAwaitedAtMostThreeSeconds(t *testing.T) {
 func TestWritesAreSlicedAt180Bytes(t *testing.T) {
 	f, desk := newFakeDevice(t, deviceAnswers)
 	d := start(t, desk, Options{StatusEvery: -1})
-	f.next(buddy.KindHeartbeat)
+	f.next(pbuddy.KindHeartbeat)
 	long := `{"evt":"turn","role":"assistant","content":"` + strings.Repeat("é", 1000) + `"}` + "\n"
 	if err := d.SendRaw([]byte(long)); err != nil {
 		t.Fatal(err)
 	}
-	f.next(buddy.KindTurn)
+	f.next(pbuddy.KindTurn)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	total := 0
@@ -222,12 +222,12 @@ func TestWritesAreSlicedAt180Bytes(t *testing.T) {
 func TestPromptStaysUntilTheDeviceDecides(t *testing.T) {
 	f, desk := newFakeDevice(t, deviceAnswers)
 	d := start(t, desk, Options{StatusEvery: -1, Keepalive: 50 * time.Millisecond, Debounce: 10 * time.Millisecond})
-	f.next(buddy.KindHeartbeat)
+	f.next(pbuddy.KindHeartbeat)
 	id := `req_"quoted"\back` + "\u2028 ☃ 🐸"
 	d.SetPrompt(id, "Bash", "npm test")
 	for range 3 { // keepalives repeat it
 		for {
-			h := f.next(buddy.KindHeartbeat).(buddy.Heartbeat)
+			h := f.next(pbuddy.KindHeartbeat).(pbuddy.Heartbeat)
 			if h.Prompt != nil {
 				if h.Prompt.ID != id || h.Waiting != 1 || h.Msg != "approve: Bash" {
 					t.Fatalf("heartbeat %+v, want prompt %q waiting 1", h, id)
@@ -240,26 +240,26 @@ func TestPromptStaysUntilTheDeviceDecides(t *testing.T) {
 	if err := d.SendTurn("assistant", "still working"); err != nil {
 		t.Fatal(err)
 	}
-	if h := f.next(buddy.KindHeartbeat).(buddy.Heartbeat); h.Prompt == nil {
+	if h := f.next(pbuddy.KindHeartbeat).(pbuddy.Heartbeat); h.Prompt == nil {
 		t.Fatal("prompt dropped after a turn event")
 	}
 	// A decision for another id is delivered but changes nothing.
-	f.send(buddy.EncodePermission("other", buddy.Deny))
+	f.send(pbuddy.EncodePermission("other", pbuddy.Deny))
 	if p := <-d.Decisions(); p.ID != "other" {
 		t.Fatalf("decision %q, want other", p.ID)
 	}
 	if d.Prompt() == nil {
 		t.Fatal("a decision for another id cleared the prompt")
 	}
-	line := buddy.EncodePermission(id, buddy.Once)
+	line := pbuddy.EncodePermission(id, pbuddy.Once)
 	f.send(line)
 	p := <-d.Decisions()
-	if p.ID != id || p.Decision != buddy.Once || string(p.Line)+"\n" != string(line) {
+	if p.ID != id || p.Decision != pbuddy.Once || string(p.Line)+"\n" != string(line) {
 		t.Fatalf("decision %+v, want once for %q with the line as sent", p, id)
 	}
 	// The next heartbeat (pushed at once) no longer carries it.
 	for {
-		if h := f.next(buddy.KindHeartbeat).(buddy.Heartbeat); h.Prompt == nil {
+		if h := f.next(pbuddy.KindHeartbeat).(pbuddy.Heartbeat); h.Prompt == nil {
 			if h.Waiting != 0 {
 				t.Errorf("waiting %d after the decision, want 0", h.Waiting)
 			}
@@ -271,11 +271,11 @@ func TestPromptStaysUntilTheDeviceDecides(t *testing.T) {
 func TestHeartbeatsDebounceAndKeepalive(t *testing.T) {
 	f, desk := newFakeDevice(t, deviceAnswers)
 	d := start(t, desk, Options{StatusEvery: -1, Keepalive: time.Hour, Debounce: 100 * time.Millisecond})
-	f.next(buddy.KindHeartbeat)
+	f.next(pbuddy.KindHeartbeat)
 	for i := range 10 {
 		d.Update(func(s *Session) { s.Tokens = uint64(i) })
 	}
-	h := f.next(buddy.KindHeartbeat).(buddy.Heartbeat)
+	h := f.next(pbuddy.KindHeartbeat).(pbuddy.Heartbeat)
 	if h.Tokens != 9 {
 		t.Errorf("debounced heartbeat has tokens %d, want the last value 9", h.Tokens)
 	}
@@ -289,10 +289,10 @@ func TestStatusIsValidatedStrictly(t *testing.T) {
 	bad := []byte(`{"ack":"status","ok":true,"n":0,"data":{"name":"x","sec":false,"sys":{"up":1,"heap":2},"stats":{"appr":0,"deny":0,"vel":0,"nap":0,"lvl":0}}}` + "\n")
 	var reply = goodStatus()
 	var mu sync.Mutex
-	_, desk := newFakeDevice(t, func(m buddy.Message) []byte {
+	_, desk := newFakeDevice(t, func(m pbuddy.Message) []byte {
 		mu.Lock()
 		defer mu.Unlock()
-		if m == (buddy.Status{}) {
+		if m == (pbuddy.Status{}) {
 			return reply
 		}
 		return deviceAnswers(m)
@@ -325,26 +325,26 @@ func TestPushFiles(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		answer   func(m buddy.Message, n *int64) []byte
+		answer   func(m pbuddy.Message, n *int64) []byte
 		wantStep string // "" = success
 		wantText string
 	}{
 		{"ok", nil, "", ""},
-		{"char_begin refused with error", func(m buddy.Message, _ *int64) []byte {
-			if _, ok := m.(buddy.CharBegin); ok {
-				return buddy.AckFail("char_begin", 1200000, "need 1748K, have 1171K")
+		{"char_begin refused with error", func(m pbuddy.Message, _ *int64) []byte {
+			if _, ok := m.(pbuddy.CharBegin); ok {
+				return pbuddy.AckFail("char_begin", 1200000, "need 1748K, have 1171K")
 			}
 			return nil
 		}, "char_begin", "need 1748K"},
-		{"invalid path", func(m buddy.Message, _ *int64) []byte {
-			if _, ok := m.(buddy.File); ok {
-				return buddy.AckFail("file", 0, "invalid path")
+		{"invalid path", func(m pbuddy.Message, _ *int64) []byte {
+			if _, ok := m.(pbuddy.File); ok {
+				return pbuddy.AckFail("file", 0, "invalid path")
 			}
 			return nil
 		}, "file", "invalid path"},
-		{"short file", func(m buddy.Message, n *int64) []byte {
-			if _, ok := m.(buddy.FileEnd); ok {
-				return buddy.AckOK("file_end", *n-1)
+		{"short file", func(m pbuddy.Message, n *int64) []byte {
+			if _, ok := m.(pbuddy.FileEnd); ok {
+				return pbuddy.AckOK("file_end", *n-1)
 			}
 			return nil
 		}, "file_end", "wrote"},
@@ -352,21 +352,21 @@ func TestPushFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var n int64
-			_, desk := newFakeDevice(t, func(m buddy.Message) []byte {
+			_, desk := newFakeDevice(t, func(m pbuddy.Message) []byte {
 				if tt.answer != nil {
 					if r := tt.answer(m, &n); r != nil {
 						return r
 					}
 				}
 				switch m := m.(type) {
-				case buddy.File:
+				case pbuddy.File:
 					n = 0
-				case buddy.Chunk:
+				case pbuddy.Chunk:
 					b, _ := m.AppendDecoded(nil)
 					n += int64(len(b))
-					return buddy.AckOK("chunk", n)
-				case buddy.FileEnd:
-					return buddy.AckOK("file_end", n)
+					return pbuddy.AckOK("chunk", n)
+				case pbuddy.FileEnd:
+					return pbuddy.AckOK("file_end", n)
 				}
 				return deviceAnswers(m)
 			})
@@ -409,7 +409,7 @@ func TestDisconnectEndsTheDesktop(t *testing.T) {
 	if d.Err() == nil {
 		t.Error("Err() = nil after a lost connection")
 	}
-	if _, err := d.Command(context.Background(), buddy.Status{}); err == nil {
+	if _, err := d.Command(context.Background(), pbuddy.Status{}); err == nil {
 		t.Error("Command on a dead link = nil error")
 	}
 }
@@ -436,7 +436,7 @@ func TestDialTCPAndUnix(t *testing.T) {
 				buf := make([]byte, 512)
 				n, _ := c.Read(buf)
 				got <- string(buf[:n])
-				_, _ = c.Write(buddy.AckOK("owner", 0))
+				_, _ = c.Write(pbuddy.AckOK("owner", 0))
 				_, _ = c.Read(buf)
 			}()
 			dial := ln.Addr().String()

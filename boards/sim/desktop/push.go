@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // Folder push limits and timeouts of the desktop (spec §8.1).
@@ -40,7 +40,7 @@ type PushError struct {
 	Step string // "inventory", "char_begin", "file", "chunk", "file_end", "char_end"
 	File string
 	Msg  string
-	Ack  *buddy.Ack
+	Ack  *pbuddy.Ack
 }
 
 // Error names the push step, the file and the device's error text.
@@ -128,13 +128,13 @@ func (d *Desktop) PushFiles(ctx context.Context, name string, files []PackFile) 
 	var sent int64
 	for _, f := range files {
 		size := int64(len(f.Data))
-		a, err := d.step(ctx, buddy.File{Path: f.Name, Size: size}, fileTimeout)
+		a, err := d.step(ctx, pbuddy.File{Path: f.Name, Size: size}, fileTimeout)
 		if err != nil || !a.OK {
 			return &PushError{Step: "file", File: f.Name, Msg: "Stick failed to open " + f.Name, Ack: ackOrNil(a, err)}
 		}
 		for off := 0; off < len(f.Data); off += ChunkSize {
 			end := min(off+ChunkSize, len(f.Data))
-			a, err := d.step(ctx, buddy.Chunk{D: base64.StdEncoding.EncodeToString(f.Data[off:end])}, chunkTimeout)
+			a, err := d.step(ctx, pbuddy.Chunk{D: base64.StdEncoding.EncodeToString(f.Data[off:end])}, chunkTimeout)
 			if err != nil || !a.OK {
 				return &PushError{Step: "chunk", File: f.Name, Msg: fmt.Sprintf("chunk failed at %s+%d", f.Name, off), Ack: ackOrNil(a, err)}
 			}
@@ -143,12 +143,12 @@ func (d *Desktop) PushFiles(ctx context.Context, name string, files []PackFile) 
 				d.opts.Progress(f.Name, sent, total)
 			}
 		}
-		a, err = d.step(ctx, buddy.FileEnd{}, fileEndTimeout)
+		a, err = d.step(ctx, pbuddy.FileEnd{}, fileEndTimeout)
 		if err != nil || !a.OK || a.N != size {
 			return &PushError{Step: "file_end", File: f.Name, Msg: fmt.Sprintf("%s: wrote %d of %d", f.Name, a.N, size), Ack: ackOrNil(a, err)}
 		}
 	}
-	a, err := d.step(ctx, buddy.CharEnd{}, charEndTimeout)
+	a, err := d.step(ctx, pbuddy.CharEnd{}, charEndTimeout)
 	if err != nil || !a.OK {
 		return &PushError{Step: "char_end", Msg: "char_end failed — character did not reload", Ack: ackOrNil(a, err)}
 	}
@@ -159,7 +159,7 @@ func (d *Desktop) PushFiles(ctx context.Context, name string, files []PackFile) 
 // ok:false without one or no ack at all is retried after a pause.
 func (d *Desktop) charBegin(ctx context.Context, name string, total int64) error {
 	for try := 1; try <= beginTries; try++ {
-		a, err := d.step(ctx, buddy.CharBegin{Name: name, Total: total}, beginTimeout)
+		a, err := d.step(ctx, pbuddy.CharBegin{Name: name, Total: total}, beginTimeout)
 		switch {
 		case err == nil && a.OK:
 			return nil
@@ -179,13 +179,13 @@ func (d *Desktop) charBegin(ctx context.Context, name string, total int64) error
 }
 
 // step sends one push command and waits up to timeout for its ack.
-func (d *Desktop) step(ctx context.Context, cmd buddy.Command, timeout time.Duration) (buddy.Ack, error) {
+func (d *Desktop) step(ctx context.Context, cmd pbuddy.Command, timeout time.Duration) (pbuddy.Ack, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return d.Command(ctx, cmd)
 }
 
-func ackOrNil(a buddy.Ack, err error) *buddy.Ack {
+func ackOrNil(a pbuddy.Ack, err error) *pbuddy.Ack {
 	if err != nil {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // Session is the desktop's view of its sessions: everything a heartbeat
@@ -31,7 +31,7 @@ func (d *Desktop) Update(f func(*Session)) {
 // ClearPrompt: answered on the desktop).
 func (d *Desktop) SetPrompt(id, tool, hint string) {
 	d.mu.Lock()
-	d.prompt = &buddy.Prompt{ID: id, Tool: tool, Hint: hint}
+	d.prompt = &pbuddy.Prompt{ID: id, Tool: tool, Hint: hint}
 	d.mu.Unlock()
 	d.changed()
 }
@@ -45,7 +45,7 @@ func (d *Desktop) ClearPrompt() {
 }
 
 // Prompt is the prompt the heartbeats currently carry, or nil.
-func (d *Desktop) Prompt() *buddy.Prompt {
+func (d *Desktop) Prompt() *pbuddy.Prompt {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.prompt == nil {
@@ -71,7 +71,7 @@ func (d *Desktop) SendTurn(role string, content any) error {
 	if err != nil {
 		return fmt.Errorf("desktop: turn content: %w", err)
 	}
-	line := buddy.Encode(buddy.TurnEvent{Role: role, Content: raw})
+	line := pbuddy.Encode(pbuddy.TurnEvent{Role: role, Content: raw})
 	d.mu.Lock()
 	pushing := d.pushing
 	d.mu.Unlock()
@@ -105,9 +105,9 @@ func (d *Desktop) heartbeat() (line []byte, promptID string, ok bool) {
 		return nil, "", false
 	}
 	s := d.sess
-	h := buddy.Heartbeat{
-		Present: buddy.FieldTotal | buddy.FieldRunning | buddy.FieldWaiting | buddy.FieldMsg |
-			buddy.FieldEntries | buddy.FieldTokens | buddy.FieldTokensToday,
+	h := pbuddy.Heartbeat{
+		Present: pbuddy.FieldTotal | pbuddy.FieldRunning | pbuddy.FieldWaiting | pbuddy.FieldMsg |
+			pbuddy.FieldEntries | pbuddy.FieldTokens | pbuddy.FieldTokensToday,
 		Total: s.Total, Running: s.Running, Waiting: s.Waiting, Msg: s.Msg,
 		Entries: s.Entries, Tokens: s.Tokens, TokensToday: s.TokensToday,
 	}
@@ -124,7 +124,7 @@ func (d *Desktop) heartbeat() (line []byte, promptID string, ok bool) {
 		h.Waiting = max(h.Waiting, 1)
 		promptID = p.ID
 	}
-	return buddy.Encode(h), promptID, true
+	return pbuddy.Encode(h), promptID, true
 }
 
 func (d *Desktop) sendBeat(line []byte, promptID string) error {

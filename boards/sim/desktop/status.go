@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // statusTimeout is how long the desktop waits for a status ack.
@@ -18,7 +18,7 @@ func (d *Desktop) PollStatus(ctx context.Context) StatusResult {
 	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
 	defer cancel()
 	var res StatusResult
-	r, err := d.command(ctx, buddy.Status{})
+	r, err := d.command(ctx, pbuddy.Status{})
 	switch {
 	case err != nil:
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -27,7 +27,7 @@ func (d *Desktop) PollStatus(ctx context.Context) StatusResult {
 		res.Err = err
 	default:
 		res.Line = r.line
-		if res.Err = buddy.ValidateStatusAck(r.line); res.Err == nil {
+		if res.Err = pbuddy.ValidateStatusAck(r.line); res.Err == nil {
 			res.Status, res.Err = r.ack.Status()
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // errNoCentral is what the central-side calls return while nobody is
@@ -25,16 +25,16 @@ func (f *Fake) Connect(central string) error {
 	if f.central != "" {
 		return fmt.Errorf("bletest: central %s already connected; NUS serves one at a time", f.central)
 	}
-	f.central, f.mtu, f.subscribe, f.secured = central, ble.DefaultMTU, false, false
-	f.push(ble.Connected{Central: central})
+	f.central, f.mtu, f.subscribe, f.secured = central, drv.DefaultMTU, false, false
+	f.push(drv.Connected{Central: central})
 	return nil
 }
 
 // ExchangeMTU sets the link's ATT MTU, as the central's Exchange MTU
 // request does, and reports MTUChanged.
 func (f *Fake) ExchangeMTU(mtu int) error {
-	if mtu < ble.DefaultMTU || mtu > MaxMTU {
-		return fmt.Errorf("bletest: MTU %d out of range %d..%d", mtu, ble.DefaultMTU, MaxMTU)
+	if mtu < drv.DefaultMTU || mtu > MaxMTU {
+		return fmt.Errorf("bletest: MTU %d out of range %d..%d", mtu, drv.DefaultMTU, MaxMTU)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -42,7 +42,7 @@ func (f *Fake) ExchangeMTU(mtu int) error {
 		return errNoCentral
 	}
 	f.mtu = mtu
-	f.push(ble.MTUChanged{MTU: mtu})
+	f.push(drv.MTUChanged{MTU: mtu})
 	return nil
 }
 
@@ -54,7 +54,7 @@ func (f *Fake) Subscribe(on bool) error {
 		return errNoCentral
 	}
 	f.subscribe = on
-	f.push(ble.Subscribed{On: on})
+	f.push(drv.Subscribed{On: on})
 	return nil
 }
 
@@ -71,7 +71,7 @@ func (f *Fake) Secure() error {
 	}
 	f.secured = true
 	f.bonded[f.central] = true
-	f.push(ble.Secured{Encrypted: true})
+	f.push(drv.Secured{Encrypted: true})
 	return nil
 }
 
@@ -83,7 +83,7 @@ func (f *Fake) Write(p []byte) error {
 	if f.central == "" {
 		return errNoCentral
 	}
-	f.push(ble.Received{Data: append([]byte(nil), p...)})
+	f.push(drv.Received{Data: append([]byte(nil), p...)})
 	return nil
 }
 
@@ -118,15 +118,15 @@ func (f *Fake) Disconnect() error {
 // disconnect drops the connected central; f.mu must be held.
 func (f *Fake) disconnect() {
 	if f.secured {
-		f.push(ble.Secured{Encrypted: false})
+		f.push(drv.Secured{Encrypted: false})
 	}
-	f.push(ble.Disconnected{Central: f.central})
-	f.central, f.mtu, f.subscribe, f.secured = "", ble.DefaultMTU, false, false
+	f.push(drv.Disconnected{Central: f.central})
+	f.central, f.mtu, f.subscribe, f.secured = "", drv.DefaultMTU, false, false
 }
 
 // Push queues any event as is, for what the helpers above do not cover
 // (Passkey, PairingDone, Advertising{On: false}). It changes no state.
-func (f *Fake) Push(ev ble.Event) {
+func (f *Fake) Push(ev drv.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.push(ev)

@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // MaxMTU is the largest ATT MTU a central may exchange (BLE 5, 517).
@@ -31,7 +31,7 @@ type Fake struct {
 	changed   chan struct{} // closed and replaced on every state change
 	pairable  bool
 	running   bool
-	queue     []ble.Event
+	queue     []drv.Event
 	pushed    int // events queued so far
 	taken     int // events handed to Run's receiver so far
 	central   string
@@ -46,12 +46,12 @@ type Fake struct {
 	bonded    map[string]bool // centrals that paired (Secure), as bluez keeps them
 }
 
-var _ ble.Peripheral = (*Fake)(nil)
+var _ drv.Peripheral = (*Fake)(nil)
 
 // NewFake returns a Fake with no central connected. pairable is what
 // CanPair reports: true imitates the bluez backend, false hci and sim.
 func NewFake(pairable bool) *Fake {
-	return &Fake{changed: make(chan struct{}), pairable: pairable, mtu: ble.DefaultMTU, bonded: map[string]bool{}}
+	return &Fake{changed: make(chan struct{}), pairable: pairable, mtu: drv.DefaultMTU, bonded: map[string]bool{}}
 }
 
 // String names the fake in logs.
@@ -64,7 +64,7 @@ func (f *Fake) broadcast() {
 }
 
 // push queues events for Run; f.mu must be held.
-func (f *Fake) push(evs ...ble.Event) {
+func (f *Fake) push(evs ...drv.Event) {
 	f.queue = append(f.queue, evs...)
 	f.pushed += len(evs)
 	f.broadcast()
@@ -73,7 +73,7 @@ func (f *Fake) push(evs ...ble.Event) {
 // Run reports Advertising{On: true}, then delivers queued events in order
 // until ctx ends. A second concurrent Run is an error, as it would be for a
 // backend that owns one adapter.
-func (f *Fake) Run(ctx context.Context, events chan<- ble.Event) error {
+func (f *Fake) Run(ctx context.Context, events chan<- drv.Event) error {
 	f.mu.Lock()
 	if f.running {
 		f.mu.Unlock()
@@ -91,12 +91,12 @@ func (f *Fake) Run(ctx context.Context, events chan<- ble.Event) error {
 	select {
 	case <-ctx.Done():
 		return nil
-	case events <- ble.Advertising{On: true}:
+	case events <- drv.Advertising{On: true}:
 	}
 	for {
 		f.mu.Lock()
 		changed := f.changed
-		var next ble.Event
+		var next drv.Event
 		if len(f.queue) > 0 {
 			next = f.queue[0]
 		}
@@ -127,7 +127,7 @@ func (f *Fake) Notify(p []byte) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.central == "" || !f.subscribe {
-		return ble.ErrNotSubscribed
+		return drv.ErrNotSubscribed
 	}
 	if len(p) > f.mtu-3 {
 		return fmt.Errorf("bletest: notification of %d bytes exceeds MTU %d - 3: chunk it with protocols/nus", len(p), f.mtu)
@@ -159,7 +159,7 @@ func (f *Fake) RemoveBonds() (int, error) {
 	case f.bondsErr != nil:
 		return 0, f.bondsErr
 	case !f.pairable:
-		return 0, ble.ErrNoBonds
+		return 0, drv.ErrNoBonds
 	}
 	n := len(f.bonded)
 	if f.central != "" && f.bonded[f.central] {

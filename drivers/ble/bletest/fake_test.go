@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // run starts f.Run and returns the event channel and a stop func that
 // checks Run's result.
-func run(t *testing.T, f *Fake) (<-chan ble.Event, func()) {
+func run(t *testing.T, f *Fake) (<-chan drv.Event, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	events := make(chan ble.Event)
+	events := make(chan drv.Event)
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx, events) }()
 	return events, func() {
@@ -28,7 +28,7 @@ func run(t *testing.T, f *Fake) (<-chan ble.Event, func()) {
 	}
 }
 
-func next(t *testing.T, events <-chan ble.Event) ble.Event {
+func next(t *testing.T, events <-chan drv.Event) drv.Event {
 	t.Helper()
 	select {
 	case ev := <-events:
@@ -57,21 +57,21 @@ func TestScriptedSessionDeliversEventsInOrder(t *testing.T) {
 	must(t, f.Secure())
 	must(t, f.Write([]byte(`{"time":`)))
 	must(t, f.WriteChunks([]byte("[1,2]}\n"), 4))
-	f.Push(ble.Passkey{Code: 42})
+	f.Push(drv.Passkey{Code: 42})
 	must(t, f.Disconnect())
 
-	want := []ble.Event{
-		ble.Advertising{On: true},
-		ble.Connected{Central: "AA:BB:CC:DD:EE:FF"},
-		ble.MTUChanged{MTU: 185},
-		ble.Subscribed{On: true},
-		ble.Secured{Encrypted: true},
-		ble.Received{Data: []byte(`{"time":`)},
-		ble.Received{Data: []byte("[1,2")},
-		ble.Received{Data: []byte("]}\n")},
-		ble.Passkey{Code: 42},
-		ble.Secured{Encrypted: false},
-		ble.Disconnected{Central: "AA:BB:CC:DD:EE:FF"},
+	want := []drv.Event{
+		drv.Advertising{On: true},
+		drv.Connected{Central: "AA:BB:CC:DD:EE:FF"},
+		drv.MTUChanged{MTU: 185},
+		drv.Subscribed{On: true},
+		drv.Secured{Encrypted: true},
+		drv.Received{Data: []byte(`{"time":`)},
+		drv.Received{Data: []byte("[1,2")},
+		drv.Received{Data: []byte("]}\n")},
+		drv.Passkey{Code: 42},
+		drv.Secured{Encrypted: false},
+		drv.Disconnected{Central: "AA:BB:CC:DD:EE:FF"},
 	}
 	for i, w := range want {
 		if got := next(t, events); !reflect.DeepEqual(got, w) {
@@ -92,11 +92,11 @@ func TestNotifyFollowsBackendRules(t *testing.T) {
 		want    error  // exact sentinel, or nil
 		wantSub string // substring of the error when want is nil
 	}{
-		{"no central", func(f *Fake) error { return nil }, []byte("a"), ble.ErrNotSubscribed, ""},
-		{"connected, not subscribed", func(f *Fake) error { return f.Connect("c") }, []byte("a"), ble.ErrNotSubscribed, ""},
+		{"no central", func(f *Fake) error { return nil }, []byte("a"), drv.ErrNotSubscribed, ""},
+		{"connected, not subscribed", func(f *Fake) error { return f.Connect("c") }, []byte("a"), drv.ErrNotSubscribed, ""},
 		{"unsubscribed again", func(f *Fake) error {
 			return errors.Join(f.Connect("c"), f.Subscribe(true), f.Subscribe(false))
-		}, []byte("a"), ble.ErrNotSubscribed, ""},
+		}, []byte("a"), drv.ErrNotSubscribed, ""},
 		{"default MTU fits 20", func(f *Fake) error { return errors.Join(f.Connect("c"), f.Subscribe(true)) }, big[:20], nil, ""},
 		{"default MTU refuses 21", func(f *Fake) error { return errors.Join(f.Connect("c"), f.Subscribe(true)) }, big[:21], nil, "exceeds MTU 23"},
 		{"MTU 185 fits 182", func(f *Fake) error {
@@ -107,10 +107,10 @@ func TestNotifyFollowsBackendRules(t *testing.T) {
 		}, append(big, 'y'), nil, "exceeds MTU 185"},
 		{"disconnect drops subscription", func(f *Fake) error {
 			return errors.Join(f.Connect("c"), f.Subscribe(true), f.Disconnect())
-		}, []byte("a"), ble.ErrNotSubscribed, ""},
+		}, []byte("a"), drv.ErrNotSubscribed, ""},
 		{"reconnect starts unsubscribed at MTU 23", func(f *Fake) error {
 			return errors.Join(f.Connect("c"), f.ExchangeMTU(517), f.Subscribe(true), f.Disconnect(), f.Connect("c"))
-		}, []byte("a"), ble.ErrNotSubscribed, ""},
+		}, []byte("a"), drv.ErrNotSubscribed, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,7 +199,7 @@ func TestScriptMisuseIsAnError(t *testing.T) {
 			t.Errorf("%s = nil, want an error", name)
 		}
 	}
-	if f.Connected() != "c" || f.MTU() != ble.DefaultMTU {
+	if f.Connected() != "c" || f.MTU() != drv.DefaultMTU {
 		t.Fatalf("state changed by rejected calls: central %q MTU %d", f.Connected(), f.MTU())
 	}
 }
@@ -246,7 +246,7 @@ func TestRunTwiceAndDrainTimeout(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := f.Run(ctx, make(chan ble.Event)); err == nil {
+	if err := f.Run(ctx, make(chan drv.Event)); err == nil {
 		t.Fatal("second concurrent Run = nil, want an error")
 	}
 	must(t, f.Connect("c"))
@@ -256,7 +256,7 @@ func TestRunTwiceAndDrainTimeout(t *testing.T) {
 	stop()
 	// Run can start again once the first one returned.
 	events, stop2 := run(t, f)
-	for _, want := range []ble.Event{ble.Advertising{On: true}, ble.Connected{Central: "c"}} {
+	for _, want := range []drv.Event{drv.Advertising{On: true}, drv.Connected{Central: "c"}} {
 		if ev := next(t, events); ev != want {
 			t.Fatalf("event = %#v, want %#v", ev, want)
 		}
@@ -281,17 +281,17 @@ func TestRemoveBondsForgetsPairedCentralsAndDropsTheLink(t *testing.T) {
 	}
 	// Connected, Secured, Secured, Disconnected, Connected, Secured, then
 	// the two RemoveBonds causes.
-	var tail []ble.Event
+	var tail []drv.Event
 	for range 8 {
 		tail = append(tail, next(t, events))
 	}
-	if tail[6] != (ble.Secured{Encrypted: false}) || tail[7] != (ble.Disconnected{Central: "BB"}) {
+	if tail[6] != (drv.Secured{Encrypted: false}) || tail[7] != (drv.Disconnected{Central: "BB"}) {
 		t.Fatalf("events after RemoveBonds %#v, want Secured{false} then Disconnected BB", tail[6:])
 	}
 	if n, err := f.RemoveBonds(); n != 0 || err != nil {
 		t.Fatalf("RemoveBonds with no bonds = %d, %v, want 0, nil", n, err)
 	}
-	if _, err := NewFake(false).RemoveBonds(); !errors.Is(err, ble.ErrNoBonds) {
+	if _, err := NewFake(false).RemoveBonds(); !errors.Is(err, drv.ErrNoBonds) {
 		t.Fatalf("RemoveBonds on a fake that cannot pair = %v, want ErrNoBonds", err)
 	}
 }

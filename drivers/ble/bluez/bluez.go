@@ -22,7 +22,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // Options configures the backend. The zero value works.
@@ -30,7 +30,7 @@ type Options struct {
 	// Name is the advertised local name; ble.DefaultName when empty.
 	Name string
 	// Security is ble.Bonded (default) or ble.Open.
-	Security ble.Security
+	Security drv.Security
 	// Adapter picks an adapter by name ("hci0", the [ble] adapter key);
 	// empty takes the lowest-numbered one that supports GATT servers and LE
 	// advertising, so the choice is the same on every start.
@@ -59,7 +59,7 @@ type Peripheral struct {
 
 	mu      sync.Mutex
 	ctx     context.Context
-	events  chan<- ble.Event
+	events  chan<- drv.Event
 	adapter dbus.ObjectPath
 	central dbus.ObjectPath
 	// notifying mirrors bluetoothd's subscriber count on TX, which is not
@@ -75,7 +75,7 @@ type Peripheral struct {
 	secureWait *time.Timer
 }
 
-var _ ble.Peripheral = (*Peripheral)(nil)
+var _ drv.Peripheral = (*Peripheral)(nil)
 
 // New returns a Peripheral on conn. It does not touch the bus until Run.
 // Prefer Dial: on a connection New did not make, godbus may hand RX writes
@@ -89,9 +89,9 @@ func New(conn *dbus.Conn, opts *Options) (*Peripheral, error) {
 		o = *opts
 	}
 	if o.Name == "" {
-		o.Name = ble.DefaultName
+		o.Name = drv.DefaultName
 	}
-	if err := ble.ValidateName(o.Name); err != nil {
+	if err := drv.ValidateName(o.Name); err != nil {
 		return nil, err
 	}
 	if o.Root == "" {
@@ -115,7 +115,7 @@ func New(conn *dbus.Conn, opts *Options) (*Peripheral, error) {
 		paths: pathsUnder(o.Root),
 		log:   o.Logger,
 		kick:  make(chan string, 4),
-		mtu:   ble.DefaultMTU,
+		mtu:   drv.DefaultMTU,
 	}, nil
 }
 
@@ -135,7 +135,7 @@ func (p *Peripheral) MTU() int {
 // Run exports our objects, registers them with bluetoothd, and reports
 // events until ctx ends. While bluetoothd or the adapter is missing it
 // retries every Options.Retry and reports Advertising{On: false}.
-func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
+func (p *Peripheral) Run(ctx context.Context, events chan<- drv.Event) error {
 	p.mu.Lock()
 	p.ctx, p.events = ctx, events
 	p.mu.Unlock()
@@ -190,12 +190,12 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 func (p *Peripheral) tryRegister(retry *time.Timer) {
 	if err := p.register(); err != nil {
 		p.log.Warn("BlueZ registration failed; retrying", "err", err, "in", p.opts.Retry)
-		p.emit(ble.Advertising{On: false, Err: err})
+		p.emit(drv.Advertising{On: false, Err: err})
 		retry.Reset(p.opts.Retry)
 		return
 	}
 	p.log.Info("advertising", "name", p.opts.Name, "adapter", path.Base(string(p.adapter)), "security", p.opts.Security.String())
-	p.emit(ble.Advertising{On: true})
+	p.emit(drv.Advertising{On: true})
 }
 
 // export puts our objects on the bus. BlueZ finds the GATT objects through
@@ -346,7 +346,7 @@ func (p *Peripheral) readvertise() {
 		p.requestRegister("advertising restart failed")
 		return
 	}
-	p.emit(ble.Advertising{On: true})
+	p.emit(drv.Advertising{On: true})
 }
 
 // unregister is best effort: bluetoothd also forgets us when we leave the bus.

@@ -13,14 +13,14 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 type rig struct {
 	t      testing.TB
 	fake   *fakeBlueZ
 	p      *Peripheral
-	events chan ble.Event
+	events chan drv.Event
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -29,12 +29,12 @@ type rig struct {
 // waits until it has registered everything.
 func start(t testing.TB, opts Options) *rig {
 	t.Helper()
-	return startOn(t, startBus(t), opts, make(chan ble.Event, 64))
+	return startOn(t, startBus(t), opts, make(chan drv.Event, 64))
 }
 
 // startOn is start on a bus the test made, for a second connection to it,
 // with the owner's events channel the test chose.
-func startOn(t testing.TB, addr string, opts Options, events chan ble.Event) *rig {
+func startOn(t testing.TB, addr string, opts Options, events chan drv.Event) *rig {
 	t.Helper()
 	fake := newFakeBlueZ(t, addr)
 	if opts.Logger == nil {
@@ -63,10 +63,10 @@ func startOn(t testing.TB, addr string, opts Options, events chan ble.Event) *ri
 }
 
 // want waits for the next event of type T, skipping others.
-func want[T ble.Event](r *rig) T {
+func want[T drv.Event](r *rig) T {
 	r.t.Helper()
 	deadline := time.After(5 * time.Second)
-	var skipped []ble.Event
+	var skipped []drv.Event
 	for {
 		select {
 		case ev := <-r.events:
@@ -85,7 +85,7 @@ func want[T ble.Event](r *rig) T {
 func TestRegistersNUSAgentAndAdvertisement(t *testing.T) {
 	r := start(t, Options{})
 	r.fake.waitCall("adv")
-	if ev := want[ble.Advertising](r); !ev.On {
+	if ev := want[drv.Advertising](r); !ev.On {
 		t.Fatalf("advertising = %+v, want on", ev)
 	}
 	f := r.fake
@@ -128,7 +128,7 @@ func TestRegistersNUSAgentAndAdvertisement(t *testing.T) {
 }
 
 func TestOpenModeFlagsHaveNoEncryption(t *testing.T) {
-	r := start(t, Options{Security: ble.Open, Name: "Claude"})
+	r := start(t, Options{Security: drv.Open, Name: "Claude"})
 	r.fake.waitCall("adv")
 	r.fake.mu.Lock()
 	defer r.fake.mu.Unlock()
@@ -153,7 +153,7 @@ func connect(r *rig) {
 	r.fake.waitCall("adv")
 	r.fake.addDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false), "Paired": dbus.MakeVariant(false)})
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true)})
-	if ev := want[ble.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+	if ev := want[drv.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
 		r.t.Fatalf("connected %+v", ev)
 	}
 }
@@ -161,7 +161,7 @@ func connect(r *rig) {
 func TestWritesNotificationsAndSecurity(t *testing.T) {
 	r := start(t, Options{})
 	connect(r)
-	if err := r.p.Notify([]byte("{}")); !errors.Is(err, ble.ErrNotSubscribed) {
+	if err := r.p.Notify([]byte("{}")); !errors.Is(err, drv.ErrNotSubscribed) {
 		t.Fatalf("Notify before StartNotify = %v, want ErrNotSubscribed", err)
 	}
 
@@ -170,10 +170,10 @@ func TestWritesNotificationsAndSecurity(t *testing.T) {
 	if err := tx.Call(ifaceGattChar+".StartNotify", 0).Err; err != nil {
 		t.Fatal(err)
 	}
-	if ev := want[ble.Secured](r); !ev.Encrypted {
+	if ev := want[drv.Secured](r); !ev.Encrypted {
 		t.Fatal("StartNotify on a secure-notify characteristic must mean sec:true")
 	}
-	if ev := want[ble.Subscribed](r); !ev.On {
+	if ev := want[drv.Subscribed](r); !ev.On {
 		t.Fatal("not subscribed")
 	}
 
@@ -187,12 +187,12 @@ func TestWritesNotificationsAndSecurity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if ev := want[ble.MTUChanged](r); ev.MTU != 185 || r.p.MTU() != 185 {
+	if ev := want[drv.MTUChanged](r); ev.MTU != 185 || r.p.MTU() != 185 {
 		t.Fatalf("mtu event %d, MTU() %d, want 185", ev.MTU, r.p.MTU())
 	}
 	var got []byte
-	got = append(got, want[ble.Received](r).Data...)
-	got = append(got, want[ble.Received](r).Data...)
+	got = append(got, want[drv.Received](r).Data...)
+	got = append(got, want[drv.Received](r).Data...)
 	if !bytes.Equal(got, line) {
 		t.Fatalf("received %q, want %q", got, line)
 	}
@@ -229,7 +229,7 @@ func TestPairingAgent(t *testing.T) {
 	if err := agent.Call(ifaceAgent+".DisplayPasskey", 0, dev, uint32(4242), uint16(0)).Err; err != nil {
 		t.Fatal(err)
 	}
-	if ev := want[ble.Passkey](r); ev.Code != 4242 || ble.FormatPasskey(ev.Code) != "004242" {
+	if ev := want[drv.Passkey](r); ev.Code != 4242 || drv.FormatPasskey(ev.Code) != "004242" {
 		t.Fatalf("passkey %+v", ev)
 	}
 	// Numeric comparison and just-works are refused: no MITM protection.
@@ -246,11 +246,11 @@ func TestPairingAgent(t *testing.T) {
 	if err := agent.Call(ifaceAgent+".Cancel", 0).Err; err != nil {
 		t.Fatal(err)
 	}
-	if ev := want[ble.PairingDone](r); ev.OK {
+	if ev := want[drv.PairingDone](r); ev.OK {
 		t.Fatal("Cancel must end pairing unsuccessfully")
 	}
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
-	if ev := want[ble.PairingDone](r); !ev.OK {
+	if ev := want[drv.PairingDone](r); !ev.OK {
 		t.Fatal("Paired=true must end pairing successfully")
 	}
 }
@@ -261,18 +261,18 @@ func TestDisconnectClearsLinkAndReadvertises(t *testing.T) {
 	if err := r.fake.peerObject("/org/claudepi/nus/service0/char1").Call(ifaceGattChar+".StartNotify", 0).Err; err != nil {
 		t.Fatal(err)
 	}
-	want[ble.Subscribed](r)
+	want[drv.Subscribed](r)
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false)})
-	if ev := want[ble.Secured](r); ev.Encrypted {
+	if ev := want[drv.Secured](r); ev.Encrypted {
 		t.Fatal("sec must drop on disconnect")
 	}
-	want[ble.Disconnected](r)
+	want[drv.Disconnected](r)
 	r.fake.waitCall("unadv")
 	r.fake.waitCall("adv")
-	if err := r.p.Notify([]byte("{}")); !errors.Is(err, ble.ErrNotSubscribed) {
+	if err := r.p.Notify([]byte("{}")); !errors.Is(err, drv.ErrNotSubscribed) {
 		t.Fatalf("Notify after disconnect = %v; lines must not be queued across connections", err)
 	}
-	if r.p.MTU() != ble.DefaultMTU {
+	if r.p.MTU() != drv.DefaultMTU {
 		t.Fatalf("MTU after disconnect = %d", r.p.MTU())
 	}
 }
@@ -304,7 +304,7 @@ func TestRemoveBondsDropsTheCentralAndIsPairableAgain(t *testing.T) {
 	r := start(t, Options{})
 	connect(r)
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
-	want[ble.PairingDone](r)
+	want[drv.PairingDone](r)
 	old := dbus.ObjectPath("/org/bluez/hci0/dev_11_22_33_44_55_66")
 	r.fake.addDevice(old, map[string]dbus.Variant{"Bonded": dbus.MakeVariant(true)})
 	r.fake.mu.Lock()
@@ -316,10 +316,10 @@ func TestRemoveBondsDropsTheCentralAndIsPairableAgain(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("RemoveBonds = %d, %v, want both bonds removed", n, err)
 	}
-	if ev := want[ble.Disconnected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+	if ev := want[drv.Disconnected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
 		t.Fatalf("disconnected %+v, want the bonded desktop", ev)
 	}
-	if ev := want[ble.Advertising](r); !ev.On {
+	if ev := want[drv.Advertising](r); !ev.On {
 		t.Fatalf("after the bonds went: %+v, want advertising", ev)
 	}
 	r.fake.mu.Lock()
@@ -339,20 +339,20 @@ func TestRecoversWhenBluetoothdRestarts(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := &rig{t: t, p: p, events: make(chan ble.Event, 64)}
+	r := &rig{t: t, p: p, events: make(chan drv.Event, 64)}
 	go p.Run(ctx, r.events)
 	first.waitCall("app")
-	want[ble.Advertising](r)
+	want[drv.Advertising](r)
 
 	first.conn.Close() // bluetoothd exits
-	if ev := want[ble.Advertising](r); ev.On || ev.Err == nil {
+	if ev := want[drv.Advertising](r); ev.On || ev.Err == nil {
 		t.Fatalf("after bluetoothd exit: %+v, want off with a reason", ev)
 	}
 	second := newFakeBlueZ(t, addr) // systemd restarts it
 	second.waitCall("agent")
 	second.waitCall("app")
 	second.waitCall("adv")
-	if ev := want[ble.Advertising](r); !ev.On {
+	if ev := want[drv.Advertising](r); !ev.On {
 		t.Fatalf("after bluetoothd restart: %+v", ev)
 	}
 }
@@ -369,9 +369,9 @@ func TestNoAdapterIsReportedAndRetried(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := &rig{t: t, p: p, events: make(chan ble.Event, 64)}
+	r := &rig{t: t, p: p, events: make(chan drv.Event, 64)}
 	go p.Run(ctx, r.events)
-	ev := want[ble.Advertising](r)
+	ev := want[drv.Advertising](r)
 	if ev.On || ev.Err == nil || !strings.Contains(ev.Err.Error(), "no Bluetooth adapter") {
 		t.Fatalf("no adapter: %+v", ev)
 	}
@@ -399,22 +399,22 @@ func TestNeverSeenCentralAnnouncedByInterfacesAdded(t *testing.T) {
 	r := start(t, Options{})
 	r.fake.waitCall("adv")
 	r.fake.addDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true), "Paired": dbus.MakeVariant(false)})
-	if ev := want[ble.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+	if ev := want[drv.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
 		t.Fatalf("connected %+v", ev)
 	}
 	agent := r.fake.peerObject("/org/claudepi/nus/agent")
 	if err := agent.Call(ifaceAgent+".DisplayPasskey", 0, dev, uint32(123456), uint16(0)).Err; err != nil {
 		t.Fatal(err)
 	}
-	want[ble.Passkey](r)
+	want[drv.Passkey](r)
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
-	if ev := want[ble.PairingDone](r); !ev.OK {
+	if ev := want[drv.PairingDone](r); !ev.OK {
 		t.Fatal("pairing of a never-seen central did not finish")
 	}
 	// A device on another adapter is not ours.
 	r.fake.addDevice("/org/bluez/hci1/dev_11_22_33_44_55_66", map[string]dbus.Variant{"Connected": dbus.MakeVariant(true)})
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false)})
-	if ev := want[ble.Disconnected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+	if ev := want[drv.Disconnected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
 		t.Fatalf("after a device on hci1 connected, disconnect reported %+v", ev)
 	}
 }
@@ -429,15 +429,15 @@ func TestBondedReconnectStaysSubscribed(t *testing.T) {
 	if err := tx.Call(ifaceGattChar+".StartNotify", 0).Err; err != nil {
 		t.Fatal(err)
 	}
-	want[ble.Subscribed](r)
+	want[drv.Subscribed](r)
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false)})
-	want[ble.Disconnected](r)
-	if err := r.p.Notify([]byte("{}")); !errors.Is(err, ble.ErrNotSubscribed) {
+	want[drv.Disconnected](r)
+	if err := r.p.Notify([]byte("{}")); !errors.Is(err, drv.ErrNotSubscribed) {
 		t.Fatalf("Notify with no central = %v; bluetoothd would hold it for the bonded device", err)
 	}
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true)})
-	want[ble.Connected](r)
-	if ev := want[ble.Subscribed](r); !ev.On {
+	want[drv.Connected](r)
+	if ev := want[drv.Subscribed](r); !ev.On {
 		t.Fatal("a bonded central that reconnects is still subscribed in bluetoothd")
 	}
 	if err := r.p.Notify([]byte("{}")); err != nil {
@@ -447,10 +447,10 @@ func TestBondedReconnectStaysSubscribed(t *testing.T) {
 	if err := tx.Call(ifaceGattChar+".StopNotify", 0).Err; err != nil {
 		t.Fatal(err)
 	}
-	if ev := want[ble.Subscribed](r); ev.On {
+	if ev := want[drv.Subscribed](r); ev.On {
 		t.Fatal("StopNotify must unsubscribe")
 	}
-	if err := r.p.Notify([]byte("{}")); !errors.Is(err, ble.ErrNotSubscribed) {
+	if err := r.p.Notify([]byte("{}")); !errors.Is(err, drv.ErrNotSubscribed) {
 		t.Fatalf("Notify after StopNotify = %v", err)
 	}
 }
@@ -467,20 +467,20 @@ func TestWriteAdoptsUnannouncedCentral(t *testing.T) {
 	if err := rx.Call(ifaceGattChar+".WriteValue", 0, []byte("{}\n"), map[string]dbus.Variant{"device": dbus.MakeVariant(dev)}).Err; err != nil {
 		t.Fatal(err)
 	}
-	if ev := want[ble.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+	if ev := want[drv.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
 		t.Fatalf("connected %+v", ev)
 	}
-	want[ble.Received](r)
+	want[drv.Received](r)
 	// The signal that comes late announces nothing twice.
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true)})
 	if err := rx.Call(ifaceGattChar+".WriteValue", 0, []byte("{}\n"), map[string]dbus.Variant{"device": dbus.MakeVariant(dev)}).Err; err != nil {
 		t.Fatal(err)
 	}
 	for {
-		switch ev := want[ble.Event](r).(type) {
-		case ble.Connected:
+		switch ev := want[drv.Event](r).(type) {
+		case drv.Connected:
 			t.Fatalf("central announced twice: %+v", ev)
-		case ble.Received:
+		case drv.Received:
 			return
 		}
 	}
@@ -530,7 +530,7 @@ func TestRegistersOnTheNamedAdapter(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go p.Run(ctx, make(chan ble.Event, 64))
+	go p.Run(ctx, make(chan drv.Event, 64))
 	fake.waitCall("adv")
 	fake.mu.Lock()
 	defer fake.mu.Unlock()
@@ -550,9 +550,9 @@ func TestNewPairingRemovesOldBonds(t *testing.T) {
 	r.fake.addDevice(stale, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
 	r.fake.addDevice(other, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
 	r.fake.addDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true), "Paired": dbus.MakeVariant(false)})
-	want[ble.Connected](r)
+	want[drv.Connected](r)
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
-	want[ble.PairingDone](r)
+	want[drv.PairingDone](r)
 	r.fake.waitCall("remove")
 	r.fake.mu.Lock()
 	defer r.fake.mu.Unlock()

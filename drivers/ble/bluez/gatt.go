@@ -3,7 +3,7 @@ package bluez
 import (
 	"github.com/godbus/dbus/v5"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // D-Bus interface names of the BlueZ API we use (doc/gatt-api.txt,
@@ -40,15 +40,15 @@ const (
 // pairing, whose key anyone who sniffed the pairing can recover. BlueZ
 // 5.66 and 5.82 parse them the same way (src/gatt-database.c), and answer
 // a weaker link with Insufficient Authentication.
-func rxFlags(s ble.Security) []string {
-	if s == ble.Open {
+func rxFlags(s drv.Security) []string {
+	if s == drv.Open {
 		return []string{"write-without-response", "write"}
 	}
 	return []string{"write-without-response", "write", "secure-write"}
 }
 
-func txFlags(s ble.Security) []string {
-	if s == ble.Open {
+func txFlags(s drv.Security) []string {
+	if s == drv.Open {
 		return []string{"notify"}
 	}
 	return []string{"notify", "secure-notify"}

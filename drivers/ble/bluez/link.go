@@ -9,12 +9,12 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // emit hands an event to the owner. It blocks (RX bytes must never be
 // dropped) but gives up when Run's context ends.
-func (p *Peripheral) emit(ev ble.Event) {
+func (p *Peripheral) emit(ev drv.Event) {
 	p.mu.Lock()
 	ctx, events := p.ctx, p.events
 	p.mu.Unlock()
@@ -36,14 +36,14 @@ func (p *Peripheral) received(value []byte, meta rxMeta) {
 	if meta.device != "" {
 		p.connected(meta.device)
 	}
-	var evs []ble.Event
+	var evs []drv.Event
 	p.mu.Lock()
-	if m := meta.mtu; int(m) != p.mtu && m >= ble.DefaultMTU {
+	if m := meta.mtu; int(m) != p.mtu && m >= drv.DefaultMTU {
 		p.mtu = int(m)
-		evs = append(evs, ble.MTUChanged{MTU: p.mtu})
+		evs = append(evs, drv.MTUChanged{MTU: p.mtu})
 	}
-	if p.opts.Security == ble.Bonded && p.securedLocked() {
-		evs = append(evs, ble.Secured{Encrypted: true})
+	if p.opts.Security == drv.Bonded && p.securedLocked() {
+		evs = append(evs, drv.Secured{Encrypted: true})
 	}
 	p.mu.Unlock()
 	for _, ev := range evs {
@@ -51,29 +51,29 @@ func (p *Peripheral) received(value []byte, meta rxMeta) {
 	}
 	// BlueZ reuses nothing here, but the owner keeps the slice: copy anyway
 	// so no future backend change can alias it.
-	p.emit(ble.Received{Data: append([]byte(nil), value...)})
+	p.emit(drv.Received{Data: append([]byte(nil), value...)})
 }
 
 func (p *Peripheral) subscribed(on bool) {
 	p.mu.Lock()
 	p.notifying = on
-	secure := on && p.central != "" && p.opts.Security == ble.Bonded && p.securedLocked()
+	secure := on && p.central != "" && p.opts.Security == drv.Bonded && p.securedLocked()
 	p.mu.Unlock()
 	if secure {
-		p.emit(ble.Secured{Encrypted: true})
+		p.emit(drv.Secured{Encrypted: true})
 	}
-	p.emit(ble.Subscribed{On: on})
+	p.emit(drv.Subscribed{On: on})
 }
 
 func (p *Peripheral) passkey(device dbus.ObjectPath, code uint32) {
 	p.log.Info("pairing: showing passkey", "central", centralName(device))
-	p.emit(ble.Passkey{Code: code})
+	p.emit(drv.Passkey{Code: code})
 }
 
-func (p *Peripheral) pairingDone(ok bool) { p.emit(ble.PairingDone{OK: ok}) }
+func (p *Peripheral) pairingDone(ok bool) { p.emit(drv.PairingDone{OK: ok}) }
 
 func (p *Peripheral) advertReleased() {
-	p.emit(ble.Advertising{On: false, Err: errors.New("bluez: advertisement released by bluetoothd")})
+	p.emit(drv.Advertising{On: false, Err: errors.New("bluez: advertisement released by bluetoothd")})
 	p.requestRegister("advertisement released")
 }
 
@@ -92,7 +92,7 @@ func (p *Peripheral) signal(s *dbus.Signal, retry *time.Timer) {
 			p.mu.Lock()
 			p.notifying = false // a new bluetoothd has no subscribers
 			p.mu.Unlock()
-			p.emit(ble.Advertising{On: false, Err: errors.New("bluez: bluetoothd stopped")})
+			p.emit(drv.Advertising{On: false, Err: errors.New("bluez: bluetoothd stopped")})
 			return
 		}
 		p.log.Info("bluetoothd is back; registering again")
@@ -144,7 +144,7 @@ func (p *Peripheral) deviceChanged(dev dbus.ObjectPath, changed map[string]dbus.
 	}
 	if v, ok := changed["Paired"]; ok {
 		if paired, _ := v.Value().(bool); paired && p.isCentral(dev) {
-			p.emit(ble.PairingDone{OK: true})
+			p.emit(drv.PairingDone{OK: true})
 			p.removeBondsExcept(dev)
 		}
 	}
@@ -194,13 +194,13 @@ func (p *Peripheral) connected(dev dbus.ObjectPath) {
 		p.mu.Unlock()
 		return
 	}
-	p.central, p.mtu, p.secured = dev, ble.DefaultMTU, false
+	p.central, p.mtu, p.secured = dev, drv.DefaultMTU, false
 	p.waitSecureLocked(dev)
 	notifying := p.notifying
 	p.mu.Unlock()
-	p.emit(ble.Connected{Central: centralName(dev)})
+	p.emit(drv.Connected{Central: centralName(dev)})
 	if notifying {
-		p.emit(ble.Subscribed{On: true})
+		p.emit(drv.Subscribed{On: true})
 	}
 }
 
@@ -209,16 +209,16 @@ func (p *Peripheral) connected(dev dbus.ObjectPath) {
 func (p *Peripheral) dropCentral() {
 	p.mu.Lock()
 	dev, wasSecured := p.central, p.secured
-	p.central, p.secured, p.mtu = "", false, ble.DefaultMTU
+	p.central, p.secured, p.mtu = "", false, drv.DefaultMTU
 	p.stopSecureWaitLocked()
 	p.mu.Unlock()
 	if dev == "" {
 		return
 	}
 	if wasSecured {
-		p.emit(ble.Secured{Encrypted: false})
+		p.emit(drv.Secured{Encrypted: false})
 	}
-	p.emit(ble.Disconnected{Central: centralName(dev)})
+	p.emit(drv.Disconnected{Central: centralName(dev)})
 }
 
 // Notify sends one notification as a PropertiesChanged signal on TX's
@@ -230,7 +230,7 @@ func (p *Peripheral) Notify(b []byte) error {
 	notifying, mtu := p.notifying && p.central != "", p.mtu
 	p.mu.Unlock()
 	if !notifying {
-		return ble.ErrNotSubscribed
+		return drv.ErrNotSubscribed
 	}
 	if len(b) > mtu-3 {
 		return fmt.Errorf("bluez: notification of %d bytes exceeds MTU %d - 3: chunk it with protocols/nus", len(b), mtu)

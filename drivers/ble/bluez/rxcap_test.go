@@ -16,7 +16,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/protocols/nus"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -106,8 +106,8 @@ func rxStats(r *rig) (held, highWater, writes int) {
 func drainRX(t testing.TB, r *rig) []byte {
 	t.Helper()
 	var got []byte
-	take := func(ev ble.Event) {
-		if rcv, ok := ev.(ble.Received); ok {
+	take := func(ev drv.Event) {
+		if rcv, ok := ev.(drv.Received); ok {
 			got = append(got, rcv.Data...)
 		}
 	}
@@ -152,7 +152,7 @@ func TestRXFloodIsCappedInOrderAndRefusedLoudly(t *testing.T) {
 	// The owner reads nothing while the test floods: the events channel
 	// is unbuffered, so the pump holds the first write of each flood and
 	// delivers nothing more until the test reads.
-	r := startOn(t, addr, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, make(chan ble.Event))
+	r := startOn(t, addr, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, make(chan drv.Event))
 	connect(r)
 	const limit = 16 << 10 // 46 writes of 100 bytes
 	setRXLimit(r, limit)
@@ -216,7 +216,7 @@ func TestRXFloodIsCappedInOrderAndRefusedLoudly(t *testing.T) {
 	for len(tail) < len("\n{after}\n") {
 		select {
 		case ev := <-r.events:
-			if rcv, ok := ev.(ble.Received); ok {
+			if rcv, ok := ev.(drv.Received); ok {
 				tail = append(tail, rcv.Data...)
 			}
 		case <-time.After(10 * time.Second):
@@ -289,7 +289,7 @@ func BenchmarkRXFlood(b *testing.B) {
 
 func benchmarkRXFlood(b *testing.B, size int) {
 	addr := startBus(b)
-	r := startOn(b, addr, Options{}, make(chan ble.Event, 64))
+	r := startOn(b, addr, Options{}, make(chan drv.Event, 64))
 	connect(r)
 	f := newFlooder(b, r, addr)
 	value := bytes.Repeat([]byte{'x'}, size)
@@ -328,7 +328,7 @@ func benchmarkRXFlood(b *testing.B, size int) {
 // next whole line after them is intact.
 func TestRXGapCannotJoinTwoTornLines(t *testing.T) {
 	addr := startBus(t)
-	r := startOn(t, addr, Options{}, make(chan ble.Event))
+	r := startOn(t, addr, Options{}, make(chan drv.Event))
 	connect(r)
 	f := newFlooder(t, r, addr)
 	a := []byte(`{"cmd":"chunk","d":"` + strings.Repeat("A", 90) + "\"}\n")
@@ -356,7 +356,7 @@ func TestRXGapCannotJoinTwoTornLines(t *testing.T) {
 	for !bytes.HasSuffix(got, []byte("{\"cmd\":\"status\"}\n")) {
 		select {
 		case ev := <-r.events:
-			if rcv, ok := ev.(ble.Received); ok {
+			if rcv, ok := ev.(drv.Received); ok {
 				got = append(got, rcv.Data...)
 			}
 		case err := <-done:

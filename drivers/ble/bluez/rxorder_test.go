@@ -8,7 +8,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // BlueZ 5.82 answers each ATT Write Request before its WriteValue call
@@ -38,7 +38,7 @@ func TestPipelinedWritesArriveInOrder(t *testing.T) {
 	for len(got) < len(want) {
 		select {
 		case ev := <-r.events:
-			if rcv, ok := ev.(ble.Received); ok {
+			if rcv, ok := ev.(drv.Received); ok {
 				got = append(got, rcv.Data...)
 			}
 		case <-deadline:

@@ -5,7 +5,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // DefaultSecureWithin is how long a central may stay connected in bonded
@@ -34,7 +34,7 @@ func (p *Peripheral) securedLocked() bool {
 // link (bonded mode only: an open link is never secured). p.mu is held.
 func (p *Peripheral) waitSecureLocked(dev dbus.ObjectPath) {
 	p.stopSecureWaitLocked()
-	if p.opts.Security != ble.Bonded || p.opts.SecureWithin < 0 {
+	if p.opts.Security != drv.Bonded || p.opts.SecureWithin < 0 {
 		return
 	}
 	d := p.opts.SecureWithin

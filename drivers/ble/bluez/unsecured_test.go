@@ -6,7 +6,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // A central that connects and never pairs nor touches NUS is disconnected
@@ -15,7 +15,7 @@ func TestUnsecuredCentralIsDisconnected(t *testing.T) {
 	r := start(t, Options{SecureWithin: 200 * time.Millisecond})
 	connect(r)
 	r.fake.waitCall("disconnect")
-	if ev := want[ble.Disconnected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
+	if ev := want[drv.Disconnected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
 		t.Fatalf("disconnected %+v", ev)
 	}
 	r.fake.waitCall("adv")
@@ -33,18 +33,18 @@ func TestSecuredOrGoneCentralIsNotDisconnected(t *testing.T) {
 			if err := r.fake.peerObject("/org/claudepi/nus/service0/char1").Call(ifaceGattChar+".StartNotify", 0).Err; err != nil {
 				r.t.Fatal(err)
 			}
-			want[ble.Secured](r)
+			want[drv.Secured](r)
 		},
 		"writes": func(r *rig) {
 			if err := r.fake.peerObject("/org/claudepi/nus/service0/char0").Call(ifaceGattChar+".WriteValue", 0, []byte("{}\n"),
 				map[string]dbus.Variant{"device": dbus.MakeVariant(dev)}).Err; err != nil {
 				r.t.Fatal(err)
 			}
-			want[ble.Secured](r)
+			want[drv.Secured](r)
 		},
 		"leaves": func(r *rig) {
 			r.fake.changeDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(false)})
-			want[ble.Disconnected](r)
+			want[drv.Disconnected](r)
 		},
 	}
 	for name, f := range secure {
@@ -75,7 +75,7 @@ func TestSecuredOrGoneCentralIsNotDisconnected(t *testing.T) {
 // the wait off.
 func TestNoWaitInOpenModeOrWhenOff(t *testing.T) {
 	for name, o := range map[string]Options{
-		"open": {Security: ble.Open, SecureWithin: time.Millisecond},
+		"open": {Security: drv.Open, SecureWithin: time.Millisecond},
 		"off":  {SecureWithin: -1},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -33,7 +33,7 @@ import (
 	gble "github.com/go-ble/ble"
 	"github.com/go-ble/ble/linux/adv"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // Options configures the backend. The zero value works.
@@ -42,7 +42,7 @@ type Options struct {
 	Name string
 	// Security must be ble.Open: go-ble cannot pair. ble.Bonded (the zero
 	// value, the config default) is rejected by New with advice.
-	Security ble.Security
+	Security drv.Security
 	// Device is the HCI device index: 0 for hci0.
 	Device int
 	// Logger receives what the stack did; slog.Default() if nil.
@@ -73,7 +73,7 @@ type Peripheral struct {
 	link *link // of the current Run; nil outside Run
 }
 
-var _ ble.Peripheral = (*Peripheral)(nil)
+var _ drv.Peripheral = (*Peripheral)(nil)
 
 // ErrNeedsOpen is returned by New for ble.Bonded.
 var ErrNeedsOpen = errors.New(`hci: the raw-HCI backend cannot pair or encrypt (go-ble has no peripheral pairing): use the bluez backend for a bonded link, or set security = "open" to serve NUS unencrypted`)
@@ -85,13 +85,13 @@ func New(opts *Options) (*Peripheral, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Security != ble.Open {
+	if o.Security != drv.Open {
 		return nil, ErrNeedsOpen
 	}
 	if o.Name == "" {
-		o.Name = ble.DefaultName
+		o.Name = drv.DefaultName
 	}
-	if err := ble.ValidateName(o.Name); err != nil {
+	if err := drv.ValidateName(o.Name); err != nil {
 		return nil, err
 	}
 	if o.Device < 0 {
@@ -113,7 +113,7 @@ func (p *Peripheral) CanPair() bool { return false }
 
 // RemoveBonds returns ble.ErrNoBonds: go-ble cannot pair, so it keeps no
 // bonds, and the open link needs nothing to pair afresh.
-func (p *Peripheral) RemoveBonds() (int, error) { return 0, ble.ErrNoBonds }
+func (p *Peripheral) RemoveBonds() (int, error) { return 0, drv.ErrNoBonds }
 
 func (p *Peripheral) current() *link {
 	p.mu.Lock()
@@ -126,7 +126,7 @@ func (p *Peripheral) MTU() int {
 	if l := p.current(); l != nil {
 		return l.currentMTU()
 	}
-	return ble.DefaultMTU
+	return drv.DefaultMTU
 }
 
 // Notify sends one notification of at most MTU()-3 bytes.
@@ -134,13 +134,13 @@ func (p *Peripheral) Notify(b []byte) error {
 	if l := p.current(); l != nil {
 		return l.notify(b)
 	}
-	return ble.ErrNotSubscribed
+	return drv.ErrNotSubscribed
 }
 
 // Run opens the HCI device, serves NUS and advertises, then delivers link
 // events until ctx ends. A device that cannot be opened or fails later is
 // an error; the caller restarts Run.
-func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
+func (p *Peripheral) Run(ctx context.Context, events chan<- drv.Event) error {
 	if !p.runMu.TryLock() {
 		return errors.New("hci: Run called while already running")
 	}
@@ -168,7 +168,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 		}
 	}()
 
-	send := func(ev ble.Event) bool {
+	send := func(ev drv.Event) bool {
 		select {
 		case events <- ev:
 			return true
@@ -181,11 +181,11 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 	}
 	if err := r.Advertise(ad, sr); err != nil {
 		err = fmt.Errorf("hci: advertising on hci%d: %w", p.opts.Device, err)
-		send(ble.Advertising{On: false, Err: err})
+		send(drv.Advertising{On: false, Err: err})
 		return err
 	}
 	p.log.Info("hci: advertising", "name", p.opts.Name, "device", p.opts.Device, "security", "open")
-	if !send(ble.Advertising{On: true}) {
+	if !send(drv.Advertising{On: true}) {
 		return nil
 	}
 	for {
@@ -199,7 +199,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 					return nil
 				}
 			}
-			send(ble.Advertising{On: false, Err: err})
+			send(drv.Advertising{On: false, Err: err})
 			return err
 		case <-l.wake:
 			for _, ev := range l.take() {

@@ -16,7 +16,7 @@ import (
 
 	gble "github.com/go-ble/ble"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // fakeRadio stands in for the controller so Run can be tested.
@@ -57,7 +57,7 @@ func (r *fakeRadio) Close() error {
 
 func newTestPeripheral(t *testing.T, r *fakeRadio, openErr error) *Peripheral {
 	t.Helper()
-	p, err := New(&Options{Security: ble.Open, Logger: quietLog()})
+	p, err := New(&Options{Security: drv.Open, Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func newTestPeripheral(t *testing.T, r *fakeRadio, openErr error) *Peripheral {
 	return p
 }
 
-func recv(t *testing.T, events <-chan ble.Event) ble.Event {
+func recv(t *testing.T, events <-chan drv.Event) drv.Event {
 	t.Helper()
 	select {
 	case ev := <-events:
@@ -86,16 +86,16 @@ func TestRunDeliversLinkEventsAndCleansUp(t *testing.T) {
 	r := &fakeRadio{done: make(chan struct{})}
 	p := newTestPeripheral(t, r, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	events := make(chan ble.Event)
+	events := make(chan drv.Event)
 	ran := make(chan error, 1)
 	go func() { ran <- p.Run(ctx, events) }()
 
-	if ev := recv(t, events); ev != (ble.Advertising{On: true}) {
+	if ev := recv(t, events); ev != (drv.Advertising{On: true}) {
 		t.Fatalf("first event %#v", ev)
 	}
 	c := newFakeConn(centralAddr)
 	r.connected(c)
-	if ev := recv(t, events); ev != (ble.Connected{Central: "AA:BB:CC:DD:EE:FF"}) {
+	if ev := recv(t, events); ev != (drv.Connected{Central: "AA:BB:CC:DD:EE:FF"}) {
 		t.Fatalf("event %#v, want Connected", ev)
 	}
 	c.SetTxMTU(185) // as go-ble's Exchange MTU handler does
@@ -106,14 +106,14 @@ func TestRunDeliversLinkEventsAndCleansUp(t *testing.T) {
 	if p.MTU() != 185 {
 		t.Fatalf("MTU = %d, want 185", p.MTU())
 	}
-	if ev := recv(t, events); ev != (ble.MTUChanged{MTU: 185}) {
+	if ev := recv(t, events); ev != (drv.MTUChanged{MTU: 185}) {
 		t.Fatalf("event %#v, want MTUChanged", ev)
 	}
-	if err := p.Notify([]byte("x")); !errors.Is(err, ble.ErrNotSubscribed) {
+	if err := p.Notify([]byte("x")); !errors.Is(err, drv.ErrNotSubscribed) {
 		t.Fatalf("Notify = %v", err)
 	}
 	r.gone(c)
-	if ev := recv(t, events); ev != (ble.Disconnected{Central: "AA:BB:CC:DD:EE:FF"}) {
+	if ev := recv(t, events); ev != (drv.Disconnected{Central: "AA:BB:CC:DD:EE:FF"}) {
 		t.Fatalf("event %#v, want Disconnected", ev)
 	}
 
@@ -124,7 +124,7 @@ func TestRunDeliversLinkEventsAndCleansUp(t *testing.T) {
 	if r.closed != 1 {
 		t.Fatalf("radio closed %d times, want 1", r.closed)
 	}
-	if p.MTU() != ble.DefaultMTU || !errors.Is(p.Notify([]byte("x")), ble.ErrNotSubscribed) {
+	if p.MTU() != drv.DefaultMTU || !errors.Is(p.Notify([]byte("x")), drv.ErrNotSubscribed) {
 		t.Fatal("link state survived Run")
 	}
 	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; time.Sleep(5 * time.Millisecond) {
@@ -149,7 +149,7 @@ func TestRunReportsDeviceFailures(t *testing.T) {
 	} {
 		t.Run("open: "+tc.name, func(t *testing.T) {
 			p := newTestPeripheral(t, nil, tc.err)
-			err := p.Run(context.Background(), make(chan ble.Event, 4))
+			err := p.Run(context.Background(), make(chan drv.Event, 4))
 			if err == nil || !strings.Contains(err.Error(), tc.err.Error()) || !strings.Contains(err.Error(), tc.advice) {
 				t.Fatalf("Run = %v, want the cause (%v) and %q", err, tc.err, tc.advice)
 			}
@@ -161,11 +161,11 @@ func TestRunReportsDeviceFailures(t *testing.T) {
 	t.Run("advertise", func(t *testing.T) {
 		r := &fakeRadio{done: make(chan struct{}), advErr: errors.New("command disallowed")}
 		p := newTestPeripheral(t, r, nil)
-		events := make(chan ble.Event, 4)
+		events := make(chan drv.Event, 4)
 		if err := p.Run(context.Background(), events); err == nil || !strings.Contains(err.Error(), "advertising") {
 			t.Fatalf("Run = %v", err)
 		}
-		if ev := <-events; ev.(ble.Advertising).On || ev.(ble.Advertising).Err == nil {
+		if ev := <-events; ev.(drv.Advertising).On || ev.(drv.Advertising).Err == nil {
 			t.Fatalf("event %#v, want Advertising{false, err}", ev)
 		}
 		if r.closed != 1 {
@@ -176,37 +176,37 @@ func TestRunReportsDeviceFailures(t *testing.T) {
 		r := &fakeRadio{done: make(chan struct{}), err: errors.New("socket closed")}
 		close(r.done)
 		p := newTestPeripheral(t, r, nil)
-		events := make(chan ble.Event, 4)
+		events := make(chan drv.Event, 4)
 		if err := p.Run(context.Background(), events); err == nil || !strings.Contains(err.Error(), "socket closed") {
 			t.Fatalf("Run = %v", err)
 		}
-		if ev := <-events; ev != (ble.Advertising{On: true}) {
+		if ev := <-events; ev != (drv.Advertising{On: true}) {
 			t.Fatalf("event %#v", ev)
 		}
-		if ev := <-events; ev.(ble.Advertising).On {
+		if ev := <-events; ev.(drv.Advertising).On {
 			t.Fatalf("event %#v, want Advertising{false}", ev)
 		}
 	})
 }
 
 func TestNewRefusesBondedWithAdvice(t *testing.T) {
-	for _, opts := range []*Options{nil, {}, {Security: ble.Bonded}} {
+	for _, opts := range []*Options{nil, {}, {Security: drv.Bonded}} {
 		_, err := New(opts)
 		if !errors.Is(err, ErrNeedsOpen) || !strings.Contains(err.Error(), "bluez") || !strings.Contains(err.Error(), `security = "open"`) {
 			t.Fatalf("New(%+v) = %v", opts, err)
 		}
 	}
-	for _, o := range []Options{{Security: ble.Open, Name: "Pi"}, {Security: ble.Open, Device: -1}} {
+	for _, o := range []Options{{Security: drv.Open, Name: "Pi"}, {Security: drv.Open, Device: -1}} {
 		if _, err := New(&o); err == nil {
 			t.Errorf("New(%+v) = nil error", o)
 		}
 	}
-	p, err := New(&Options{Security: ble.Open, Device: 1})
+	p, err := New(&Options{Security: drv.Open, Device: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n, err := p.RemoveBonds()
-	if p.CanPair() || n != 0 || !errors.Is(err, ble.ErrNoBonds) || p.MTU() != ble.DefaultMTU || p.String() != "hci(hci1, Claude_Pi)" {
+	if p.CanPair() || n != 0 || !errors.Is(err, drv.ErrNoBonds) || p.MTU() != drv.DefaultMTU || p.String() != "hci(hci1, Claude_Pi)" {
 		t.Fatalf("CanPair %v RemoveBonds %d, %v (want ErrNoBonds) MTU %d String %q", p.CanPair(), n, err, p.MTU(), p.String())
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	gble "github.com/go-ble/ble"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // NUS UUIDs (buddy spec §1), as in the bluez backend.
@@ -36,7 +36,7 @@ type link struct {
 	wake     chan struct{} // one pending signal: the queue grew
 	done     chan struct{} // closed by stop: releases notify handlers
 	stopped  bool
-	queue    []ble.Event
+	queue    []drv.Event
 	queued   int // RX bytes in queue
 	conn     gble.Conn
 	token    *int // marks conn's context; see sameConn
@@ -48,11 +48,11 @@ type link struct {
 }
 
 func newLink(log *slog.Logger) *link {
-	return &link{log: log, wake: make(chan struct{}, 1), done: make(chan struct{}), mtu: ble.DefaultMTU}
+	return &link{log: log, wake: make(chan struct{}, 1), done: make(chan struct{}), mtu: drv.DefaultMTU}
 }
 
 // push queues events; l.mu must be held.
-func (l *link) push(evs ...ble.Event) {
+func (l *link) push(evs ...drv.Event) {
 	if l.stopped {
 		return
 	}
@@ -64,7 +64,7 @@ func (l *link) push(evs ...ble.Event) {
 }
 
 // take empties the queue for Run to deliver.
-func (l *link) take() []ble.Event {
+func (l *link) take() []drv.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	q := l.queue
@@ -81,7 +81,7 @@ func (l *link) stop() {
 		l.stopped = true
 		close(l.done)
 	}
-	l.conn, l.token, l.central, l.notifier, l.mtu = nil, nil, "", nil, ble.DefaultMTU
+	l.conn, l.token, l.central, l.notifier, l.mtu = nil, nil, "", nil, drv.DefaultMTU
 	l.queue, l.queued = nil, 0
 }
 
@@ -98,7 +98,7 @@ func (l *link) service() *gble.Service {
 // value as TxMTU and our own limit as RxMTU; the link uses the smaller.
 func connMTU(c gble.Conn) int {
 	m := min(c.TxMTU(), c.RxMTU())
-	return max(m, ble.DefaultMTU)
+	return max(m, drv.DefaultMTU)
 }
 
 // centralName is the peer address as bluez spells it, AA:BB:CC:DD:EE:FF.
@@ -121,8 +121,8 @@ func (l *link) connected(c gble.Conn) {
 	}
 	l.token = new(int)
 	c.SetContext(context.WithValue(c.Context(), connKey{}, l.token))
-	l.conn, l.central, l.notifier, l.mtu = c, centralName(c), nil, ble.DefaultMTU
-	l.push(ble.Connected{Central: l.central})
+	l.conn, l.central, l.notifier, l.mtu = c, centralName(c), nil, drv.DefaultMTU
+	l.push(drv.Connected{Central: l.central})
 	l.refreshMTU()
 }
 
@@ -134,8 +134,8 @@ func (l *link) disconnected(c gble.Conn) {
 		return
 	}
 	central := l.central
-	l.conn, l.token, l.central, l.notifier, l.mtu = nil, nil, "", nil, ble.DefaultMTU
-	l.push(ble.Disconnected{Central: central})
+	l.conn, l.token, l.central, l.notifier, l.mtu = nil, nil, "", nil, drv.DefaultMTU
+	l.push(drv.Disconnected{Central: central})
 }
 
 // connKey tags the tracked connection's context.
@@ -157,7 +157,7 @@ func (l *link) refreshMTU() {
 	}
 	if m := connMTU(l.conn); m != l.mtu {
 		l.mtu = m
-		l.push(ble.MTUChanged{MTU: m})
+		l.push(drv.MTUChanged{MTU: m})
 	}
 }
 
@@ -179,7 +179,7 @@ func (l *link) serveWrite(req gble.Request, rsp gble.ResponseWriter) {
 		return
 	}
 	l.queued += len(data)
-	l.push(ble.Received{Data: append([]byte(nil), data...)})
+	l.push(drv.Received{Data: append([]byte(nil), data...)})
 }
 
 // serveNotify runs in its own goroutine (go-ble starts one per CCCD enable)
@@ -193,7 +193,7 @@ func (l *link) serveNotify(req gble.Request, n gble.Notifier) {
 	}
 	l.notifier = n
 	l.refreshMTU()
-	l.push(ble.Subscribed{On: true})
+	l.push(drv.Subscribed{On: true})
 	l.mu.Unlock()
 
 	select {
@@ -207,7 +207,7 @@ func (l *link) serveNotify(req gble.Request, n gble.Notifier) {
 	// subscription may have replaced it: report only our own end.
 	if l.notifier == n {
 		l.notifier = nil
-		l.push(ble.Subscribed{On: false})
+		l.push(drv.Subscribed{On: false})
 	}
 }
 
@@ -218,7 +218,7 @@ func (l *link) notify(b []byte) error {
 	n := l.notifier
 	if n == nil {
 		l.mu.Unlock()
-		return ble.ErrNotSubscribed
+		return drv.ErrNotSubscribed
 	}
 	l.refreshMTU()
 	mtu := l.mtu

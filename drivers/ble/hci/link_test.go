@@ -15,7 +15,7 @@ import (
 	gble "github.com/go-ble/ble"
 	"github.com/go-ble/ble/linux/att"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 const centralAddr = "aa:bb:cc:dd:ee:ff"
@@ -23,9 +23,9 @@ const centralAddr = "aa:bb:cc:dd:ee:ff"
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // events waits until l has queued n events and returns them.
-func events(t *testing.T, l *link, n int) []ble.Event {
+func events(t *testing.T, l *link, n int) []drv.Event {
 	t.Helper()
-	var got []ble.Event
+	var got []drv.Event
 	timeout := time.After(10 * time.Second)
 	for len(got) < n {
 		got = append(got, l.take()...)
@@ -44,7 +44,7 @@ func events(t *testing.T, l *link, n int) []ble.Event {
 	return got
 }
 
-func wantEvents(t *testing.T, l *link, want ...ble.Event) {
+func wantEvents(t *testing.T, l *link, want ...drv.Event) {
 	t.Helper()
 	got := events(t, l, len(want))
 	if !reflect.DeepEqual(got, want) {
@@ -56,7 +56,7 @@ func TestRXWritesAreDeliveredVerbatim(t *testing.T) {
 	l := newLink(quietLog())
 	c := newFakeConn(centralAddr)
 	l.connected(c)
-	wantEvents(t, l, ble.Connected{Central: "AA:BB:CC:DD:EE:FF"})
+	wantEvents(t, l, drv.Connected{Central: "AA:BB:CC:DD:EE:FF"})
 
 	writes := [][]byte{
 		[]byte(`{"cmd":"status"}` + "\n"),
@@ -78,7 +78,7 @@ func TestRXWritesAreDeliveredVerbatim(t *testing.T) {
 	}
 	got := events(t, l, len(writes))
 	for i, w := range writes {
-		if r, ok := got[i].(ble.Received); !ok || !bytes.Equal(r.Data, w) {
+		if r, ok := got[i].(drv.Received); !ok || !bytes.Equal(r.Data, w) {
 			t.Fatalf("event %d = %#v, want Received %q", i, got[i], w)
 		}
 	}
@@ -99,7 +99,7 @@ func TestWritesFromAnUntrackedConnAreRefused(t *testing.T) {
 		t.Fatalf("write from a second central: status %v", rsp.Status())
 	}
 	l.disconnected(other) // not ours: no event
-	wantEvents(t, l, ble.Connected{Central: "AA:BB:CC:DD:EE:FF"})
+	wantEvents(t, l, drv.Connected{Central: "AA:BB:CC:DD:EE:FF"})
 }
 
 func TestBacklogIsBounded(t *testing.T) {
@@ -166,7 +166,7 @@ func newATTSession(t *testing.T) *attSession {
 		<-s.loopEnded
 		l.stop()
 	})
-	wantEvents(t, l, ble.Connected{Central: "AA:BB:CC:DD:EE:FF"})
+	wantEvents(t, l, drv.Connected{Central: "AA:BB:CC:DD:EE:FF"})
 	return s
 }
 
@@ -239,18 +239,18 @@ func TestATTSessionAtEachMTU(t *testing.T) {
 			if rsp := s.request(append(append([]byte{0x12}, le16(s.rx)...), "\x83\"}\n"...)...); !bytes.Equal(rsp, []byte{0x13}) {
 				t.Fatalf("Write Request response % X", rsp)
 			}
-			var want []ble.Event
+			var want []drv.Event
 			if mtu != 23 {
-				want = append(want, ble.MTUChanged{MTU: eff})
+				want = append(want, drv.MTUChanged{MTU: eff})
 			}
-			want = append(want, ble.Received{Data: []byte("{\"a\":\"\xe2\x98")}, ble.Received{Data: []byte("\x83\"}\n")})
+			want = append(want, drv.Received{Data: []byte("{\"a\":\"\xe2\x98")}, drv.Received{Data: []byte("\x83\"}\n")})
 			wantEvents(t, s.l, want...)
 
-			if err := s.l.notify([]byte("x")); !errors.Is(err, ble.ErrNotSubscribed) {
+			if err := s.l.notify([]byte("x")); !errors.Is(err, drv.ErrNotSubscribed) {
 				t.Fatalf("notify before CCCD = %v, want ErrNotSubscribed", err)
 			}
 			s.subscribe(true)
-			wantEvents(t, s.l, ble.Subscribed{On: true})
+			wantEvents(t, s.l, drv.Subscribed{On: true})
 
 			// TX: chunk at MTU-3 as the ble actor does; go-ble must carry
 			// every byte, and nothing longer may be accepted.
@@ -279,20 +279,20 @@ func TestATTSessionAtEachMTU(t *testing.T) {
 			}
 
 			s.subscribe(false)
-			wantEvents(t, s.l, ble.Subscribed{On: false})
-			if err := s.l.notify([]byte("x")); !errors.Is(err, ble.ErrNotSubscribed) {
+			wantEvents(t, s.l, drv.Subscribed{On: false})
+			if err := s.l.notify([]byte("x")); !errors.Is(err, drv.ErrNotSubscribed) {
 				t.Fatalf("notify after CCCD off = %v, want ErrNotSubscribed", err)
 			}
 
 			s.subscribe(true)
-			wantEvents(t, s.l, ble.Subscribed{On: true})
+			wantEvents(t, s.l, drv.Subscribed{On: true})
 			s.c.Close()
 			<-s.loopEnded
 			// go-ble closes the notifier when its loop ends, racing our
 			// disconnect: either order is fine, but Disconnected must come
 			// and no Subscribed{On: false} may follow it.
-			var got []ble.Event
-			for len(got) == 0 || got[len(got)-1] != (ble.Disconnected{Central: "AA:BB:CC:DD:EE:FF"}) {
+			var got []drv.Event
+			for len(got) == 0 || got[len(got)-1] != (drv.Disconnected{Central: "AA:BB:CC:DD:EE:FF"}) {
 				if len(got) > 2 {
 					t.Fatalf("events %#v, want Disconnected", got)
 				}
@@ -303,14 +303,14 @@ func TestATTSessionAtEachMTU(t *testing.T) {
 				}
 				got = append(got, s.l.take()...)
 			}
-			if len(got) == 2 && got[0] != (ble.Subscribed{On: false}) || len(got) > 2 {
+			if len(got) == 2 && got[0] != (drv.Subscribed{On: false}) || len(got) > 2 {
 				t.Fatalf("events %#v, want [Subscribed{false}] Disconnected", got)
 			}
 			time.Sleep(10 * time.Millisecond) // let a late notify handler run
 			if extra := s.l.take(); len(extra) != 0 {
 				t.Fatalf("events after Disconnected: %#v", extra)
 			}
-			if s.l.currentMTU() != ble.DefaultMTU {
+			if s.l.currentMTU() != drv.DefaultMTU {
 				t.Fatalf("MTU after disconnect = %d", s.l.currentMTU())
 			}
 		})
@@ -323,7 +323,7 @@ func TestATTSessionAtEachMTU(t *testing.T) {
 func TestGoBLETruncatesSilently(t *testing.T) {
 	s := newATTSession(t)
 	s.subscribe(true)
-	wantEvents(t, s.l, ble.Subscribed{On: true})
+	wantEvents(t, s.l, drv.Subscribed{On: true})
 	s.l.mu.Lock()
 	n := s.l.notifier
 	s.l.mu.Unlock()
@@ -331,17 +331,17 @@ func TestGoBLETruncatesSilently(t *testing.T) {
 		t.Fatalf("go-ble notifier: %v", err)
 	}
 	values := s.notifications()
-	if len(values) != 1 || len(values[0]) != ble.DefaultMTU-3 {
-		t.Fatalf("go-ble sent %d notifications, first %d bytes; expected one cut to %d", len(values), len(values[0]), ble.DefaultMTU-3)
+	if len(values) != 1 || len(values[0]) != drv.DefaultMTU-3 {
+		t.Fatalf("go-ble sent %d notifications, first %d bytes; expected one cut to %d", len(values), len(values[0]), drv.DefaultMTU-3)
 	}
 }
 
 func TestStopReleasesNotifyHandlers(t *testing.T) {
 	s := newATTSession(t)
 	s.subscribe(true)
-	wantEvents(t, s.l, ble.Subscribed{On: true})
+	wantEvents(t, s.l, drv.Subscribed{On: true})
 	s.l.stop()
-	if err := s.l.notify([]byte("x")); !errors.Is(err, ble.ErrNotSubscribed) {
+	if err := s.l.notify([]byte("x")); !errors.Is(err, drv.ErrNotSubscribed) {
 		t.Fatalf("notify after stop = %v", err)
 	}
 	time.Sleep(10 * time.Millisecond)

@@ -4,7 +4,7 @@ import (
 	"net"
 	"sync"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // Link is the sim backend for the supervised ble actor: a ble.Reopening
@@ -13,7 +13,7 @@ import (
 // "address in use" stops start-up instead of sending the ble service into
 // BACKOFF; later runs listen again at the same address.
 type Link struct {
-	*ble.Reopening
+	*drv.Reopening
 	addr string
 
 	mu    sync.Mutex
@@ -31,7 +31,7 @@ func NewLink(ln net.Listener, addr string, opts Options) *Link {
 	if mtu == 0 {
 		mtu = DefaultMTU
 	}
-	l.Reopening = &ble.Reopening{IdleMTU: mtu, Open: func() (ble.Peripheral, func(), error) {
+	l.Reopening = &drv.Reopening{IdleMTU: mtu, Open: func() (drv.Peripheral, func(), error) {
 		ln, err := l.listener()
 		if err != nil {
 			return nil, nil, err

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // TestLinkServesEveryRunAtOneAddress: the first Run uses the listener
@@ -23,10 +23,10 @@ func TestLinkServesEveryRunAtOneAddress(t *testing.T) {
 	}
 	for run := 1; run <= 2; run++ {
 		ctx, cancel := context.WithCancel(context.Background())
-		events := make(chan ble.Event, 16)
+		events := make(chan drv.Event, 16)
 		done := make(chan error, 1)
 		go func() { done <- l.Run(ctx, events) }()
-		if ev := <-events; ev != (ble.Advertising{On: true}) {
+		if ev := <-events; ev != (drv.Advertising{On: true}) {
 			t.Fatalf("run %d: first event %#v", run, ev)
 		}
 		c, err := net.Dial("tcp", l.Addr())
@@ -35,7 +35,7 @@ func TestLinkServesEveryRunAtOneAddress(t *testing.T) {
 		}
 		select {
 		case ev := <-events:
-			if _, ok := ev.(ble.Connected); !ok {
+			if _, ok := ev.(drv.Connected); !ok {
 				t.Fatalf("run %d: %#v, want Connected", run, ev)
 			}
 		case <-time.After(5 * time.Second):

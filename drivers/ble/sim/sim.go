@@ -24,7 +24,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // DefaultMTU is the MTU the simulated central negotiates; macOS usually
@@ -72,7 +72,7 @@ type Peripheral struct {
 	writeMu sync.Mutex
 }
 
-var _ ble.Peripheral = (*Peripheral)(nil)
+var _ drv.Peripheral = (*Peripheral)(nil)
 
 // New returns a Peripheral serving on ln, normally from Listen. Run owns ln
 // and closes it when it returns.
@@ -87,8 +87,8 @@ func New(ln net.Listener, opts *Options) (*Peripheral, error) {
 	if o.MTU == 0 {
 		o.MTU = DefaultMTU
 	}
-	if o.MTU < ble.DefaultMTU || o.MTU > 517 {
-		return nil, fmt.Errorf("sim: MTU %d out of range %d..517", o.MTU, ble.DefaultMTU)
+	if o.MTU < drv.DefaultMTU || o.MTU > 517 {
+		return nil, fmt.Errorf("sim: MTU %d out of range %d..517", o.MTU, drv.DefaultMTU)
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 5 * time.Second
@@ -109,7 +109,7 @@ func (p *Peripheral) CanPair() bool { return false }
 func (p *Peripheral) MTU() int { return p.opts.MTU }
 
 // RemoveBonds returns ble.ErrNoBonds: a socket link never pairs.
-func (p *Peripheral) RemoveBonds() (int, error) { return 0, ble.ErrNoBonds }
+func (p *Peripheral) RemoveBonds() (int, error) { return 0, drv.ErrNoBonds }
 
 // Notify writes b to the client as is.
 func (p *Peripheral) Notify(b []byte) error {
@@ -117,7 +117,7 @@ func (p *Peripheral) Notify(b []byte) error {
 	c := p.client
 	p.mu.Unlock()
 	if c == nil {
-		return ble.ErrNotSubscribed
+		return drv.ErrNotSubscribed
 	}
 	if len(b) > p.opts.MTU-3 {
 		return fmt.Errorf("sim: notification of %d bytes exceeds MTU %d - 3: chunk it with protocols/nus", len(b), p.opts.MTU)
@@ -137,7 +137,7 @@ func (p *Peripheral) Notify(b []byte) error {
 // It closes the listener and any client when it returns, and leaves no
 // goroutine behind. It returns an error only if accepting fails for a
 // reason other than its own shutdown.
-func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
+func (p *Peripheral) Run(ctx context.Context, events chan<- drv.Event) error {
 	if !p.runMu.TryLock() {
 		return errors.New("sim: Run called while already running")
 	}
@@ -172,7 +172,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 		}
 	}()
 
-	emit := func(evs ...ble.Event) bool {
+	emit := func(evs ...drv.Event) bool {
 		for _, ev := range evs {
 			select {
 			case events <- ev:
@@ -182,7 +182,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 		}
 		return true
 	}
-	if !emit(ble.Advertising{On: true}) {
+	if !emit(drv.Advertising{On: true}) {
 		return nil
 	}
 	p.log.Info("sim: serving NUS", "addr", p.ln.Addr().String(), "mtu", p.opts.MTU)
@@ -197,7 +197,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			emit(ble.Advertising{On: false, Err: err})
+			emit(drv.Advertising{On: false, Err: err})
 			return fmt.Errorf("sim: accepting on %s: %w", p.ln.Addr(), err)
 		case c := <-accepted:
 			if reads != nil {
@@ -215,7 +215,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 			p.log.Info("sim: central connected", "central", central)
 			// A socket client is always "subscribed" and has exchanged
 			// the configured MTU, as the desktop does right after connect.
-			if !emit(ble.Connected{Central: central}, ble.MTUChanged{MTU: p.opts.MTU}, ble.Subscribed{On: true}) {
+			if !emit(drv.Connected{Central: central}, drv.MTUChanged{MTU: p.opts.MTU}, drv.Subscribed{On: true}) {
 				return nil
 			}
 			// The reader emits what it reads itself (one goroutine
@@ -235,7 +235,7 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 			} else {
 				p.log.Info("sim: central disconnected", "central", central, "why", err)
 			}
-			if !emit(ble.Disconnected{Central: central}) {
+			if !emit(drv.Disconnected{Central: central}) {
 				return nil
 			}
 		}
@@ -246,12 +246,12 @@ func (p *Peripheral) Run(ctx context.Context, events chan<- ble.Event) error {
 // ends it. Nothing is emitted until the first bytes show a NUS client
 // (sniff): a connection that starts like anything else ends with
 // errNotNUS.
-func readLoop(ctx context.Context, c net.Conn, events chan<- ble.Event, ended chan<- error, stop <-chan struct{}) {
+func readLoop(ctx context.Context, c net.Conn, events chan<- drv.Event, ended chan<- error, stop <-chan struct{}) {
 	buf := make([]byte, MaxRead)
 	var lead []byte // what arrived while sniff was undecided
 	emit := func(b []byte) bool {
 		select {
-		case events <- ble.Received{Data: append([]byte(nil), b...)}:
+		case events <- drv.Received{Data: append([]byte(nil), b...)}:
 			return true
 		case <-ctx.Done():
 		case <-stop:

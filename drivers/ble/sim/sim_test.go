@@ -15,13 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 type harness struct {
 	t      *testing.T
 	p      *Peripheral
-	events chan ble.Event
+	events chan drv.Event
 	stop   func()
 }
 
@@ -39,7 +39,7 @@ func start(t *testing.T, addr string, opts *Options) *harness {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	events := make(chan ble.Event, 64)
+	events := make(chan drv.Event, 64)
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx, events) }()
 	h := &harness{t: t, p: p, events: events}
@@ -50,7 +50,7 @@ func start(t *testing.T, addr string, opts *Options) *harness {
 		}
 		waitGoroutines(t, before)
 	}
-	h.want(ble.Advertising{On: true})
+	h.want(drv.Advertising{On: true})
 	return h
 }
 
@@ -68,7 +68,7 @@ func waitGoroutines(t *testing.T, n int) {
 	}
 }
 
-func (h *harness) next() ble.Event {
+func (h *harness) next() drv.Event {
 	h.t.Helper()
 	select {
 	case ev := <-h.events:
@@ -79,7 +79,7 @@ func (h *harness) next() ble.Event {
 	}
 }
 
-func (h *harness) want(evs ...ble.Event) {
+func (h *harness) want(evs ...drv.Event) {
 	h.t.Helper()
 	for _, w := range evs {
 		if got := h.next(); !reflect.DeepEqual(got, w) {
@@ -100,10 +100,10 @@ func (h *harness) dial() net.Conn {
 		h.t.Fatal(err)
 	}
 	ev := h.next()
-	if _, ok := ev.(ble.Connected); !ok {
+	if _, ok := ev.(drv.Connected); !ok {
 		h.t.Fatalf("event = %#v, want Connected", ev)
 	}
-	h.want(ble.MTUChanged{MTU: h.p.MTU()}, ble.Subscribed{On: true})
+	h.want(drv.MTUChanged{MTU: h.p.MTU()}, drv.Subscribed{On: true})
 	return c
 }
 
@@ -113,7 +113,7 @@ func (h *harness) received(n int) [][]byte {
 	var got [][]byte
 	for total := 0; total < n; {
 		ev := h.next()
-		r, ok := ev.(ble.Received)
+		r, ok := ev.(drv.Received)
 		if !ok {
 			h.t.Fatalf("event = %#v, want Received", ev)
 		}
@@ -131,7 +131,7 @@ func TestSessionOverTCPAndUnix(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := start(t, tt.addr, nil)
 			defer h.stop()
-			if err := h.p.Notify([]byte("x")); !errors.Is(err, ble.ErrNotSubscribed) {
+			if err := h.p.Notify([]byte("x")); !errors.Is(err, drv.ErrNotSubscribed) {
 				t.Fatalf("Notify before a client = %v, want ErrNotSubscribed", err)
 			}
 			c := h.dial()
@@ -159,10 +159,10 @@ func TestSessionOverTCPAndUnix(t *testing.T) {
 
 			c.Close()
 			ev := h.next()
-			if _, ok := ev.(ble.Disconnected); !ok {
+			if _, ok := ev.(drv.Disconnected); !ok {
 				t.Fatalf("event = %#v, want Disconnected", ev)
 			}
-			if err := h.p.Notify([]byte("x")); !errors.Is(err, ble.ErrNotSubscribed) {
+			if err := h.p.Notify([]byte("x")); !errors.Is(err, drv.ErrNotSubscribed) {
 				t.Fatalf("Notify after disconnect = %v, want ErrNotSubscribed", err)
 			}
 			// The next central is welcome.
@@ -259,7 +259,7 @@ func TestStuckClientIsDroppedNotWaitedFor(t *testing.T) {
 	if err == nil {
 		t.Fatal("Notify to a client that never reads kept succeeding")
 	}
-	if ev := h.next(); reflect.TypeOf(ev) != reflect.TypeOf(ble.Disconnected{}) {
+	if ev := h.next(); reflect.TypeOf(ev) != reflect.TypeOf(drv.Disconnected{}) {
 		t.Fatalf("event = %#v, want Disconnected", ev)
 	}
 }
@@ -272,7 +272,7 @@ func TestRunStopsWithAClientConnected(t *testing.T) {
 	if _, err := c.Read(make([]byte, 1)); err == nil {
 		t.Fatal("client still open after Run returned")
 	}
-	if err := h.p.Notify([]byte("x")); !errors.Is(err, ble.ErrNotSubscribed) {
+	if err := h.p.Notify([]byte("x")); !errors.Is(err, drv.ErrNotSubscribed) {
 		t.Fatalf("Notify after Run = %v, want ErrNotSubscribed", err)
 	}
 }
@@ -280,7 +280,7 @@ func TestRunStopsWithAClientConnected(t *testing.T) {
 func TestRunTwiceIsAnError(t *testing.T) {
 	h := start(t, "127.0.0.1:0", nil)
 	defer h.stop()
-	if err := h.p.Run(context.Background(), make(chan ble.Event)); err == nil {
+	if err := h.p.Run(context.Background(), make(chan drv.Event)); err == nil {
 		t.Fatal("second Run = nil, want an error")
 	}
 }
@@ -296,7 +296,7 @@ func TestPeripheralFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := p.RemoveBonds()
-	if p.CanPair() || n != 0 || !errors.Is(err, ble.ErrNoBonds) || p.MTU() != DefaultMTU || !strings.HasPrefix(p.String(), "sim(127.0.0.1:") {
+	if p.CanPair() || n != 0 || !errors.Is(err, drv.ErrNoBonds) || p.MTU() != DefaultMTU || !strings.HasPrefix(p.String(), "sim(127.0.0.1:") {
 		t.Fatalf("CanPair %v, RemoveBonds %d, %v (want ErrNoBonds), MTU %d, String %q", p.CanPair(), n, err, p.MTU(), p.String())
 	}
 	for _, opts := range []*Options{{MTU: 22}, {MTU: 518}, {MTU: -1}} {

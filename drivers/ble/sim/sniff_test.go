@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/drivers/ble"
+	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
 
 // What a browser can be made to send to a local port, each of which the
@@ -98,7 +98,7 @@ func TestCrossProtocolConnectionsAreClosed(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The next event is the disconnect: nothing was received.
-		if ev := h.next(); ev != (ble.Disconnected{Central: c.LocalAddr().String()}) {
+		if ev := h.next(); ev != (drv.Disconnected{Central: c.LocalAddr().String()}) {
 			t.Fatalf("%s: event %#v, want Disconnected", tt.name, ev)
 		}
 		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))

@@ -167,6 +167,13 @@ func (a *Appliance) UIView(t testing.TB) ui.View {
 	return supervisortest.Ask[ui.View](t, a.Tree, "ui", ui.GetView{})
 }
 
+// UIStats asks the ui service for its counters (presses, decisions,
+// frames).
+func (a *Appliance) UIStats(t testing.TB) ui.Stats {
+	t.Helper()
+	return supervisortest.Ask[ui.Stats](t, a.Tree, "ui", ui.GetStats{})
+}
+
 // APIState is GET /api/state, decoded loosely.
 func (a *Appliance) APIState(t testing.TB) map[string]any {
 	t.Helper()
