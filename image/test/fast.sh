@@ -141,7 +141,7 @@ check "unattended-upgrades origins: security, point release, updates, Claude_Pi"
 		apt-config -c "$1" dump | grep -qx "Unattended-Upgrade::Automatic-Reboot \"false\";"' _ "$image/rootfs/etc/apt/apt.conf.d/52claude-pi-unattended"
 check "claude-pi-reboot.timer: its calendar parses" bash -c '
 	command -v systemd-analyze >/dev/null || { echo "no systemd-analyze"; exit 0; }
-	t=$(sed -n "s/^OnCalendar=//p" "$1"); systemd-analyze calendar "$t" | grep -q "Next elapse"' _ "$image/rootfs/etc/systemd/system/claude-pi-reboot.timer"' 
+	t=$(sed -n "s/^OnCalendar=//p" "$1"); systemd-analyze calendar "$t" | grep -q "Next elapse"' _ "$image/rootfs/etc/systemd/system/claude-pi-reboot.timer"
 check "D-Bus policy is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	"$repo/packaging/deb/dbus-claude-pi.conf"
 
