@@ -1,0 +1,100 @@
+# Shared by upgrade.sh and powercut.sh (sourced): the cached guest, a fresh
+# disk, one boot of it running a phase, the signed repository on the host's
+# loopback, and the phase scripts' shared helpers.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+cache=${VMTEST_CACHE:-/var/cache/claude-pi}
+export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
+t0=$(date +%s)
+say() { echo "== deb-vmtest [$(( $(date +%s) - t0 ))s] $*"; }
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok   $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+
+need=()
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+command -v apt-ftparchive >/dev/null || need+=(apt-utils)
+command -v gpg >/dev/null || need+=(gpg)
+if [ ${#need[@]} -gt 0 ]; then
+	say "installing ${need[*]}"
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+accel=tcg
+[ -w /dev/kvm ] && accel=kvm
+
+guest=$cache/vdeb-$(sha256sum < "$here/build-guest.sh" | cut -c1-12)
+if [ ! -s "$guest/root.img" ]; then
+	say "building the guest (cached in $guest; about 2 minutes)"
+	mkdir -p "$cache"
+	"$here/build-guest.sh" "$guest"
+fi
+
+work=$(mktemp -d /var/tmp/claude-pi-deb-vmtest.XXXXXX)
+share=$work/share
+mkdir -p "$share/out"
+server=
+cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+disk=$work/disk.img
+fresh_disk() { cp --sparse=always "$guest/root.img" "$disk"; }
+
+boots=0
+# boot PHASE-FILE [CUT-AFTER-READY-SECONDS]: one boot running PHASE-FILE as
+# /host/phase.sh. With a cut time, QEMU is killed (SIGKILL: the power goes)
+# that many seconds after the phase touches /host/ready. Prints the phase's
+# log; returns its exit code (or 137 when cut).
+boot() {
+	local phase=$1 cut=${2:-} q i rc
+	boots=$((boots + 1))
+	echo "$boots" > "$share/boot"
+	cp "$phase" "$share/phase.sh"
+	cp "$here/phase-lib.sh" "$share/phase-lib.sh"
+	rm -f "$share/ready"
+	timeout "${VMTEST_BOOT_TIMEOUT:-420}" qemu-system-x86_64 -accel "$accel" -cpu max -m 1024 -smp 2 \
+		-display none -monitor none -no-reboot -serial "file:$work/console-$boots.txt" \
+		-drive file="$disk",if=virtio,format=raw,cache=writeback \
+		-nic user,model=virtio-net-pci \
+		-virtfs local,path="$share",mount_tag=host,security_model=none,id=host \
+		-kernel "$guest/vmlinuz" -initrd "$guest/initrd.img" \
+		-append "root=/dev/vda ro console=ttyS0 quiet panic=-1 systemd.show_status=0 fsck.mode=auto" </dev/null &
+	q=$!
+	if [ -n "$cut" ]; then
+		i=0
+		while [ ! -e "$share/ready" ] && kill -0 $q 2>/dev/null && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+		sleep "$cut"
+		kill -KILL $q 2>/dev/null
+		wait $q 2>/dev/null
+		return 137
+	fi
+	wait $q || true
+	cat "$share/out/phase-$boots.log" 2>/dev/null
+	rc=$(cat "$share/out/phase-$boots.rc" 2>/dev/null || echo 99)
+	[ "$rc" = 0 ] || { echo "---- console of boot $boots (last 30 lines)"; tail -n 30 "$work/console-$boots.txt"; }
+	return "$rc"
+}
+
+# The phase's verdict lines ("ok"/"FAIL") counted into ours.
+tally() {
+	local f=$share/out/phase-$boots.log
+	passed=$((passed + $(grep -c '^ok ' "$f" 2>/dev/null || true)))
+	failed=$((failed + $(grep -c '^FAIL ' "$f" 2>/dev/null || true)))
+}
+
+# A throwaway project key (no private key is ever committed).
+newkey() { # newkey GNUPGHOME NAME: prints the fingerprint
+	mkdir -p -m 0700 "$1"
+	GNUPGHOME=$1 gpg --batch --quiet --passphrase '' --quick-gen-key "$2 <claude-pi@users.noreply.github.com>" ed25519 sign never 2>/dev/null
+	GNUPGHOME=$1 gpg --batch --quiet --check-trustdb 2>/dev/null || true
+	GNUPGHOME=$1 gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }'
+}
+
+# serve: the share over HTTP on the loopback; the guest reaches it as
+# http://10.0.2.2:$port (QEMU's user network).
+serve() {
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	(cd "$share" && exec python3 -m http.server --bind 127.0.0.1 "$port" > "$work/http.log" 2>&1) &
+	server=$!
+	echo "$port" > "$share/port"
+}

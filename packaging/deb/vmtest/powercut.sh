@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The power-cut test (issue 27), as root: the upgrade test's guest with
+# claude-pi installed and state in place, then CUTS times: boot, start one
+# write-heavy job, and kill QEMU (SIGKILL: the power goes) at a random moment
+# 0.2-6 s into it; boot again and check. Jobs:
+#   apt      dpkg -i of claude-pi N and N+1 in turns (an upgrade, mid-unpack)
+#   pairing  the LAN pairings rewritten: a computer added (atomic write, as
+#            `claude-pi pair` does) and revoked through the running claude-pi
+#            (`claude-pi pair --local --revoke`, claude-pi's own writer)
+#   bond     BlueZ-style bond files rewritten in place (bluetoothd writes
+#            its info files with g_file_set_contents: temp + rename)
+#   mixed    all three at once
+# After each cut, the next boot must: mount the root without manual repair
+# (systemd-fsck-root clean or journal replayed, never "run fsck manually"),
+# bring claude-pi up with every service RUNNING (after `dpkg --configure -a`,
+# what unattended-upgrades runs first, when dpkg was cut), and find every
+# piece of state the old or the new one: claude-pi's version N or N+1 with
+# its files intact (dpkg --verify), clients.json one of its two contents,
+# the LAN identity and BlueZ bonds unchanged or whole. Then the host runs
+# e2fsck -fn on the disk: clean.
+#
+# Finally, with IDLE_SECONDS (default 600; 0 skips) the guest sits idle,
+# claude-pi running, and /sys/block/vda/stat's write counters are read at
+# the start and the end: the idle writes an hour.
+#
+#   powercut.sh [CUTS]       default 20; CI runs 3 with IDLE_SECONDS=120
+# Prints one line per cut and a report; ends "deb-vmtest powercut: ...".
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "powercut.sh: run as root"; exit 1; }
+cuts=${1:-20}
+idle=${IDLE_SECONDS:-600}
+seed=${POWERCUT_SEED:-$RANDOM}
+RANDOM=$seed
+report=${POWERCUT_REPORT:-$work/report.txt}
+finish() {
+	say "powercut: $passed passed, $failed failed in $(( $(date +%s) - t0 ))s (seed $seed)"
+	{ echo "cuts: $cuts, survived: $survived, seed $seed, $accel"; cat "$work/cuts.txt" 2>/dev/null; cat "$work/idle.txt" 2>/dev/null; } > "$report.tmp" && mv "$report.tmp" "$report"
+	echo "---- report ($report)"; cat "$report"
+	echo "deb-vmtest powercut: $passed passed, $failed failed"
+	[ "$failed" = 0 ]; exit
+}
+survived=0
+
+v1=$("$repo/packaging/version") v2=$v1.1
+say "building claude-pi $v1 and $v2 (amd64)"
+for v in "$v1" "$v2"; do
+	VERSION=$v OUT=$share "$repo/packaging/deb/build" amd64 > "$work/build.log" 2>&1 || { cat "$work/build.log"; bad "build $v"; finish; }
+done
+printf 'v1=%s\nv2=%s\n' "$v1" "$v2" > "$share/versions"
+fresh_disk
+
+cat > "$work/setup.sh" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+check "install claude-pi $v1" dpkg -i /host/claude-pi_${v1}_amd64.deb
+sed -i 's/^# board = .*/board = "sim"/; s/^# listen = .*/listen = ":7787"/' /etc/claude-pi/config.toml
+systemctl start claude-pi
+check "every service RUNNING" running 60
+d=/var/lib/claude-pi
+printf '[{"name":"desk","fingerprint":"%064d","paired":"2026-11-30T10:00:00Z"}]\n' 7 > $d/lan/clients.json
+chown -R claude-pi:claude-pi $d
+for i in 1 2 3; do
+	b=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i; mkdir -p $b
+	printf '[General]\nName=desk%s\n\n[LongTermKey]\nKey=00112233445566778899AABBCCDDEE0%s\nAuthenticated=2\nEncSize=16\n' $i $i > $b/info
+done
+sha256sum $d/lan/identity.pem > /host/identity.sum
+sync
+P
+say "setup boot: install $v1, state in place"
+boot "$work/setup.sh"; tally
+[ "$failed" = 0 ] || finish
+
+# The job, started in the guest; /host/ready says it runs (the cut comes after).
+cat > "$work/job.sh" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+job=$(cat /host/job)
+running 60 > /dev/null || echo "not RUNNING before the job" > /host/pre-fail
+d=/var/lib/claude-pi
+two='[{"name":"desk","fingerprint":"%064d","paired":"2026-11-30T10:00:00Z"},{"name":"laptop","fingerprint":"%064d","paired":"2026-12-01T09:00:00Z"}]\n'
+# atomic FILE: stdin to FILE by temp + fsync + rename + directory fsync.
+atomic() { python3 -c 'import os,sys
+p=sys.argv[1]; t=p+".tmp"; b=sys.stdin.buffer.read()
+f=os.open(t, os.O_WRONLY|os.O_CREAT|os.O_TRUNC, 0o640); os.write(f, b); os.fsync(f); os.close(f)
+os.replace(t, p); d=os.open(os.path.dirname(p), os.O_RDONLY); os.fsync(d); os.close(d)' "$1"; }
+apt_job() { i=0; while :; do i=$((i + 1)); v=$v2; [ $((i % 2)) = 0 ] && v=$v1; dpkg -i --force-downgrade /host/claude-pi_${v}_amd64.deb > /dev/null 2>&1; done; }
+pairing_job() { while :; do printf "$two" 7 8 | atomic $d/lan/clients.json; chown claude-pi:claude-pi $d/lan/clients.json; claude-pi pair --local --revoke laptop > /dev/null 2>&1; done; }
+bond_job() { n=0; while :; do n=$((n + 1)); for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info
+	printf '[General]\nName=desk%s\n\n[LongTermKey]\nKey=00112233445566778899AABBCCDDEE0%s\nAuthenticated=2\nEncSize=16\n\n[ConnectionParameters]\nMinInterval=%s\n' $i $i $n > $f.tmp && mv $f.tmp $f; done; done; }
+case $job in
+apt) apt_job & ;;
+pairing) pairing_job & ;;
+bond) bond_job & ;;
+mixed) apt_job & pairing_job & bond_job & ;;
+esac
+touch /host/ready
+sleep 600
+P
+
+cat > "$work/check.sh" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+check "root fs: no manual repair (systemd-fsck-root)" sh -c '
+	s=$(systemctl show -p Result --value systemd-fsck-root.service); journalctl -b -u systemd-fsck-root --no-pager -o cat | tail -n 3
+	[ "$s" = success ] && ! journalctl -b -k -o cat | grep -q "EXT4-fs error"'
+check "root fs mounted rw" sh -c 'findmnt -no OPTIONS / | grep -q "^rw"'
+if dpkg --audit | grep -q .; then echo "     dpkg was cut: dpkg --configure -a (as unattended-upgrades does)"; dpkg --configure -a > /tmp/cfg.log 2>&1 || cat /tmp/cfg.log; fi
+check "dpkg: nothing half-installed" sh -c '! dpkg --audit | grep .'
+check "claude-pi is $v1 or $v2, its files intact (dpkg --verify)" sh -c '
+	v=$(dpkg-query -W -f="\${Version}" claude-pi); [ "$v" = "$1" ] || [ "$v" = "$2" ] || exit 1
+	[ "$(claude-pi --version)" = "claude-pi $v" ] && dpkg --verify claude-pi' _ "$v1" "$v2"
+systemctl is-active -q claude-pi || systemctl restart claude-pi
+check "every service RUNNING" running 90
+check "clients.json: the old or the new, never corrupt" python3 -c '
+import json; c = json.load(open("/var/lib/claude-pi/lan/clients.json"))
+assert [x["name"] for x in c] in (["desk"], ["desk", "laptop"]), c'
+check "LAN identity unchanged" sha256sum -c --quiet /host/identity.sum
+check "BlueZ bonds: each whole" sh -c 'for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info; grep -qx "Key=00112233445566778899AABBCCDDEE0$i" $f || { cat $f; exit 1; }; done'
+check "no temp files left in the state directories that matter" sh -c '! ls /var/lib/claude-pi/lan/ | grep -q "\.tmp$" || { rm -f /var/lib/claude-pi/lan/*.tmp; echo "a .tmp (an interrupted write; the file itself was whole)"; true; }'
+P
+
+jobs=(apt pairing bond mixed)
+for n in $(seq "$cuts"); do
+	job=${jobs[$(( (n - 1) % ${#jobs[@]} ))]}
+	at=$(awk -v r=$RANDOM 'BEGIN { printf "%.1f", 0.2 + r / 32767 * 5.8 }')
+	echo "$job" > "$share/job"
+	rm -f "$share/pre-fail"
+	boot "$work/job.sh" "$at" || true
+	f0=$failed
+	boot "$work/check.sh" > "$work/check-$n.log" 2>&1 || true
+	tally
+	if ! e2fsck -fn "$disk" > "$work/fsck-$n.log" 2>&1; then bad "cut $n: e2fsck -fn after the check boot"; cat "$work/fsck-$n.log"; fi
+	if [ "$failed" = "$f0" ]; then
+		survived=$((survived + 1)); verdict=survived
+	else
+		verdict=FAILED; sed 's/^/    /' "$work/check-$n.log"
+	fi
+	replay=$(grep -c "recovery complete\|recovering journal" "$work/console-$boots.txt" 2>/dev/null || true)
+	line="cut $n: $job at ${at}s: $verdict$( [ "${replay:-0}" -gt 0 ] && echo ' (journal replayed)')"
+	echo "$line" | tee -a "$work/cuts.txt"
+done
+
+if [ "$idle" -gt 0 ]; then
+	cat > "$work/idle.sh" <<P
+. /host/phase-lib.sh
+running 90 > /dev/null
+sleep 60 # boot's own writes settle
+read -r _ _ _ _ w0 _ _ ws0 _ < /sys/block/vda/stat
+sleep $idle
+read -r _ _ _ _ w1 _ _ ws1 _ < /sys/block/vda/stat
+echo "idle: \$((w1 - w0)) write requests, \$(( (ws1 - ws0) / 2 )) KiB in ${idle}s: \$(( (w1 - w0) * 3600 / $idle )) writes/hour, \$(( (ws1 - ws0) / 2 * 3600 / $idle )) KiB/hour (\$(findmnt -no OPTIONS /))"
+journalctl --disk-usage
+P
+	say "idle writes: ${idle}s"
+	boot "$work/idle.sh" | tee "$work/idle.log"
+	grep '^idle:' "$work/idle.log" > "$work/idle.txt" || bad "idle measurement"
+fi
+finish
