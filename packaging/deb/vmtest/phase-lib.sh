@@ -13,7 +13,7 @@ running() {
 	cat /tmp/st; systemctl status claude-pi --no-pager | tail -n 5; return 1
 }
 # snapshot: every state file and its checksum (bonds, LAN identity and
-# pairings, packs, stats, config).
+# pairings, packs, stats, config), but the data-dir lock, which holds a PID.
 snapshot() {
-	find /var/lib/claude-pi /var/lib/bluetooth /etc/claude-pi -type f 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum
+	find /var/lib/claude-pi /var/lib/bluetooth /etc/claude-pi -type f ! -name '*.lock' 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum
 }
