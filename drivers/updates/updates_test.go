@@ -26,6 +26,15 @@ func put(t *testing.T, root, rel, body string, at time.Time) {
 	}
 }
 
+// ran puts unattended-upgrades there, with its last run and the last list
+// update the given ages ago.
+func ran(t *testing.T, root string, upgrade, lists time.Duration) {
+	t.Helper()
+	put(t, root, Program, "", now)
+	put(t, root, UpgradeStamp, "", now.Add(-upgrade))
+	put(t, root, ListsStamp, "", now.Add(-lists))
+}
+
 func TestCheck(t *testing.T) {
 	day := 24 * time.Hour
 	tests := []struct {
@@ -37,41 +46,29 @@ func TestCheck(t *testing.T) {
 		rbDetail string
 	}{
 		{"fresh, no reboot", func(t *testing.T, r string) {
-			put(t, r, Program, "", now)
-			put(t, r, UpgradeStamp, "", now.Add(-5*time.Hour))
-			put(t, r, ListsStamp, "", now.Add(-6*time.Hour))
+			ran(t, r, 5*time.Hour, 6*time.Hour)
 			put(t, r, Log, "2026-12-02 06:00:01,000 INFO No packages found that can be upgraded unattended\n", now)
 		}, true, "5 h ago", true, "none waiting"},
 		{"eight days old", func(t *testing.T, r string) {
-			put(t, r, Program, "", now)
-			put(t, r, UpgradeStamp, "", now.Add(-8*day))
-			put(t, r, ListsStamp, "", now.Add(-1*day))
+			ran(t, r, 8*day, 1*day)
 		}, false, "8 days ago", true, "none waiting"},
 		{"lists stale though upgrades ran", func(t *testing.T, r string) {
-			put(t, r, Program, "", now)
-			put(t, r, UpgradeStamp, "", now.Add(-1*day))
-			put(t, r, ListsStamp, "", now.Add(-10*day))
+			ran(t, r, 1*day, 10*day)
 		}, false, "10 days ago", true, "none waiting"},
 		{"never ran", func(t *testing.T, r string) {
 			put(t, r, Program, "", now)
 		}, false, "never", true, "none waiting"},
 		{"log ends in an error", func(t *testing.T, r string) {
-			put(t, r, Program, "", now)
-			put(t, r, UpgradeStamp, "", now.Add(-1*day))
-			put(t, r, ListsStamp, "", now.Add(-1*day))
+			ran(t, r, 1*day, 1*day)
 			put(t, r, Log, "x INFO ok\n2026-12-02 06:00:01,000 ERROR Cache has broken packages, exiting\n\n", now)
 		}, false, "broken packages", true, "none waiting"},
 		{"reboot waiting a day", func(t *testing.T, r string) {
-			put(t, r, Program, "", now)
-			put(t, r, UpgradeStamp, "", now.Add(-1*day))
-			put(t, r, ListsStamp, "", now.Add(-1*day))
+			ran(t, r, 1*day, 1*day)
 			put(t, r, RebootRequired, "*** System restart required ***\n", now.Add(-1*day))
 			put(t, r, RebootPkgs, "linux-image-6.12.0-1-arm64\nlibc6\nlibc6\n", now.Add(-1*day))
 		}, true, "24 h ago", true, "(for linux-image-6.12.0-1-arm64, libc6)"},
 		{"reboot waiting four days", func(t *testing.T, r string) {
-			put(t, r, Program, "", now)
-			put(t, r, UpgradeStamp, "", now.Add(-1*day))
-			put(t, r, ListsStamp, "", now.Add(-1*day))
+			ran(t, r, 1*day, 1*day)
 			put(t, r, RebootRequired, "", now.Add(-4*day))
 		}, true, "24 h ago", false, "4 days ago"},
 	}

@@ -10,14 +10,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-check() {
-	local name=$1
-	shift
-	if "$@" > "$work/check.out" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/     /' "$work/check.out" | head -n 20; fi
-}
+# shellcheck source=../testlib.sh
+. "$repo/packaging/testlib.sh"
 finish() { echo "apt repo: $passed passed, $failed failed"; [ "$failed" = 0 ]; exit; }
 command -v apt-ftparchive >/dev/null || { bad "apt-ftparchive: apt install apt-utils"; finish; }
 
@@ -26,14 +20,6 @@ server=
 cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
-# A throwaway key, made now and gone with $work: no private key is ever
-# committed. (RELEASING.md makes the real one the same way.)
-newkey() { # newkey HOME NAME: prints the new key's fingerprint
-	mkdir -p -m 0700 "$1"
-	GNUPGHOME=$1 gpg --batch --quiet --passphrase '' --quick-gen-key "$2 <claude-pi@users.noreply.github.com>" ed25519 sign never 2>/dev/null
-	GNUPGHOME=$1 gpg --batch --quiet --check-trustdb 2>/dev/null
-	GNUPGHOME=$1 gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }'
-}
 key=$(newkey "$work/gnupg" "Claude_Pi test archive key")
 other=$(newkey "$work/gnupg-other" "Someone else")
 check "throwaway keys made (ed25519)" test -n "$key" -a -n "$other"

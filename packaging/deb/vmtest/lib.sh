@@ -8,9 +8,8 @@ cache=${VMTEST_CACHE:-/var/cache/claude-pi}
 export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
 t0=$(date +%s)
 say() { echo "== deb-vmtest [$(( $(date +%s) - t0 ))s] $*"; }
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+# shellcheck source=../../testlib.sh
+. "$repo/packaging/testlib.sh"
 
 need=()
 command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
@@ -84,14 +83,6 @@ tally() {
 	passed=$((passed + $(grep -c '^ok ' "$f" 2>/dev/null || true)))
 	failed=$((failed + $(grep -c '^FAIL ' "$f" 2>/dev/null || true)))
 	[ "$(cat "$work/rc-$boots" 2>/dev/null)" = 0 ] || grep -q '^FAIL ' "$f" 2>/dev/null || bad "boot $boots: the phase did not finish"
-}
-
-# A throwaway project key (no private key is ever committed).
-newkey() { # newkey GNUPGHOME NAME: prints the fingerprint
-	mkdir -p -m 0700 "$1"
-	GNUPGHOME=$1 gpg --batch --quiet --passphrase '' --quick-gen-key "$2 <claude-pi@users.noreply.github.com>" ed25519 sign never 2>/dev/null
-	GNUPGHOME=$1 gpg --batch --quiet --check-trustdb 2>/dev/null || true
-	GNUPGHOME=$1 gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }'
 }
 
 # serve: the share over HTTP on the loopback; the guest reaches it as
