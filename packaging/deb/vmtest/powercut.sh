@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The power-cut test (issue 27), as root: the upgrade test's guest with
-# claude-pi installed and state in place, then CUTS times: boot, start one
-# write-heavy job, and kill QEMU (SIGKILL: the power goes) at a random moment
-# 0.2-6 s into it; boot again and check. Jobs:
+# claude-pi installed and state in place, then CUTS times: boot, check what
+# the last cut left, start one write-heavy job, and kill QEMU (SIGKILL: the
+# power goes) at a random moment 0.2-6 s into it. Jobs:
 #   apt      dpkg -i of claude-pi N and N+1 in turns (an upgrade, mid-unpack)
 #   pairing  the LAN pairings rewritten: a computer added (atomic write, as
 #            `claude-pi pair` does) and revoked through the running claude-pi
@@ -16,8 +16,8 @@
 # what unattended-upgrades runs first, when dpkg was cut), and find every
 # piece of state the old or the new one: claude-pi's version N or N+1 with
 # its files intact (dpkg --verify), clients.json one of its two contents,
-# the LAN identity and BlueZ bonds unchanged or whole. Then the host runs
-# e2fsck -fn on the disk: clean.
+# the LAN identity and BlueZ bonds unchanged or whole. After the last cut's
+# checks the guest shuts down cleanly and the host runs e2fsck -fn: clean.
 #
 # Finally, with IDLE_SECONDS (default 600; 0 skips) the guest sits idle,
 # claude-pi running, and /sys/block/vda/stat's write counters are read at
@@ -71,41 +71,15 @@ say "setup boot: install $v1, state in place"
 boot "$work/setup.sh"; tally
 [ "$failed" = 0 ] || finish
 
-# The job, started in the guest; /host/ready says it runs (the cut comes after).
-cat > "$work/job.sh" <<'P'
-. /host/phase-lib.sh
-. /host/versions
-job=$(cat /host/job)
-running 60 > /dev/null || echo "not RUNNING before the job" > /host/pre-fail
-d=/var/lib/claude-pi
-two='[{"name":"desk","fingerprint":"%064d","paired":"2026-11-30T10:00:00Z"},{"name":"laptop","fingerprint":"%064d","paired":"2026-12-01T09:00:00Z"}]\n'
-# atomic FILE: stdin to FILE by temp + fsync + rename + directory fsync.
-atomic() { python3 -c 'import os,sys
-p=sys.argv[1]; t=p+".tmp"; b=sys.stdin.buffer.read()
-f=os.open(t, os.O_WRONLY|os.O_CREAT|os.O_TRUNC, 0o640); os.write(f, b); os.fsync(f); os.close(f)
-os.replace(t, p); d=os.open(os.path.dirname(p), os.O_RDONLY); os.fsync(d); os.close(d)' "$1"; }
-apt_job() { i=0; while :; do i=$((i + 1)); v=$v2; [ $((i % 2)) = 0 ] && v=$v1; dpkg -i --force-downgrade /host/claude-pi_${v}_amd64.deb > /dev/null 2>&1; done; }
-pairing_job() { while :; do printf "$two" 7 8 | atomic $d/lan/clients.json; chown claude-pi:claude-pi $d/lan/clients.json; claude-pi pair --local --revoke laptop > /dev/null 2>&1; done; }
-bond_job() { n=0; while :; do n=$((n + 1)); for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info
-	printf '[General]\nName=desk%s\n\n[LongTermKey]\nKey=00112233445566778899AABBCCDDEE0%s\nAuthenticated=2\nEncSize=16\n\n[ConnectionParameters]\nMinInterval=%s\n' $i $i $n > $f.tmp && mv $f.tmp $f; done; done; }
-case $job in
-apt) apt_job & ;;
-pairing) pairing_job & ;;
-bond) bond_job & ;;
-mixed) apt_job & pairing_job & bond_job & ;;
-esac
-touch /host/ready
-sleep 600
-P
-
+# One boot per cut: check what the last cut left (cycle.sh sources
+# check.sh when /host/cut-pending says a cut came before), then start the
+# next job and touch /host/ready; the host cuts the power 0.2-6 s later.
 cat > "$work/check.sh" <<'P'
-. /host/phase-lib.sh
-. /host/versions
-check "root fs: no manual repair (systemd-fsck-root)" sh -c '
-	s=$(systemctl show -p Result --value systemd-fsck-root.service); journalctl -b -u systemd-fsck-root --no-pager -o cat | tail -n 3
+check "root fs: no manual repair (systemd-fsck-root succeeded, no EXT4-fs error)" sh -c '
+	s=$(systemctl show -p Result --value systemd-fsck-root.service); journalctl -b -u systemd-fsck-root --no-pager -o cat | tail -n 2
 	[ "$s" = success ] && ! journalctl -b -k -o cat | grep -q "EXT4-fs error"'
 check "root fs mounted rw" sh -c 'findmnt -no OPTIONS / | grep -q "^rw"'
-if dpkg --audit | grep -q .; then echo "     dpkg was cut: dpkg --configure -a (as unattended-upgrades does)"; dpkg --configure -a > /tmp/cfg.log 2>&1 || cat /tmp/cfg.log; fi
+if dpkg --audit | grep -q .; then echo "     dpkg was cut: dpkg --configure -a (as unattended-upgrades does first)"; dpkg --configure -a > /tmp/cfg.log 2>&1 || cat /tmp/cfg.log; fi
 check "dpkg: nothing half-installed" sh -c '! dpkg --audit | grep .'
 check "claude-pi is $v1 or $v2, its files intact (dpkg --verify)" sh -c '
 	v=$(dpkg-query -W -f="\${Version}" claude-pi); [ "$v" = "$1" ] || [ "$v" = "$2" ] || exit 1
@@ -117,29 +91,65 @@ import json; c = json.load(open("/var/lib/claude-pi/lan/clients.json"))
 assert [x["name"] for x in c] in (["desk"], ["desk", "laptop"]), c'
 check "LAN identity unchanged" sha256sum -c --quiet /host/identity.sum
 check "BlueZ bonds: each whole" sh -c 'for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info; grep -qx "Key=00112233445566778899AABBCCDDEE0$i" $f || { cat $f; exit 1; }; done'
-check "no temp files left in the state directories that matter" sh -c '! ls /var/lib/claude-pi/lan/ | grep -q "\.tmp$" || { rm -f /var/lib/claude-pi/lan/*.tmp; echo "a .tmp (an interrupted write; the file itself was whole)"; true; }'
 P
+cat > "$work/cycle.sh" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+if [ -e /host/cut-pending ]; then
+	echo "== after cut $(cat /host/cut-pending)"
+	. /host/check.sh
+	echo "== checked"
+fi
+job=$(cat /host/job 2>/dev/null)
+[ -n "$job" ] || exit 0
+d=/var/lib/claude-pi
+two='[{"name":"desk","fingerprint":"%064d","paired":"2026-11-30T10:00:00Z"},{"name":"laptop","fingerprint":"%064d","paired":"2026-12-01T09:00:00Z"}]\n'
+# atomic FILE: stdin to FILE by temp + fsync + rename + directory fsync.
+atomic() { python3 -c 'import os,sys
+p=sys.argv[1]; t=p+".tmp"; b=sys.stdin.buffer.read()
+f=os.open(t, os.O_WRONLY|os.O_CREAT|os.O_TRUNC, 0o640); os.write(f, b); os.fsync(f); os.close(f)
+os.replace(t, p); d=os.open(os.path.dirname(p), os.O_RDONLY); os.fsync(d); os.close(d)' "$1"; }
+apt_job() { i=0; while :; do i=$((i + 1)); v=$v2; [ $((i % 2)) = 0 ] && v=$v1; dpkg -i --force-downgrade /host/claude-pi_${v}_amd64.deb > /dev/null 2>&1; done; }
+pairing_job() { while :; do printf "$two" 7 8 | atomic $d/lan/clients.json; chown claude-pi:claude-pi $d/lan/clients.json; claude-pi pair --local --revoke laptop > /dev/null 2>&1; done; }
+bond_job() { n=0; while :; do n=$((n + 1)); for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info
+	printf '[General]\nName=desk%s\n\n[LongTermKey]\nKey=00112233445566778899AABBCCDDEE0%s\nAuthenticated=2\nEncSize=16\n\n[ConnectionParameters]\nMinInterval=%s\n' $i $i $n > $f.tmp && mv $f.tmp $f; done; done; }
+echo "== job $job"
+case $job in
+apt) apt_job & ;;
+pairing) pairing_job & ;;
+bond) bond_job & ;;
+mixed) apt_job & pairing_job & bond_job & ;;
+esac
+touch /host/ready
+sleep 600
+P
+cp "$work/check.sh" "$share/check.sh"
 
 jobs=(apt pairing bond mixed)
+# verdicts N: the checks boot N ran after cut N-1, counted; one line per cut.
+verdicts() {
+	local n=$1 f0=$failed log=$share/out/phase-$boots.log verdict
+	sed -n '/^== after cut/,/^== checked/p' "$log" > "$work/check-$n.log"
+	grep -q '^== checked' "$work/check-$n.log" || bad "cut $n: the next boot did not finish its checks"
+	passed=$((passed + $(grep -c '^ok ' "$work/check-$n.log" || true)))
+	failed=$((failed + $(grep -c '^FAIL ' "$work/check-$n.log" || true)))
+	if [ "$failed" = "$f0" ]; then survived=$((survived + 1)); verdict=survived; else verdict=FAILED; sed 's/^/    /' "$work/check-$n.log"; fi
+	echo "cut $n: $(cat "$work/job-$n") at $(cat "$work/at-$n")s: $verdict" | tee -a "$work/cuts.txt"
+}
 for n in $(seq "$cuts"); do
 	job=${jobs[$(( (n - 1) % ${#jobs[@]} ))]}
 	at=$(awk -v r=$RANDOM 'BEGIN { printf "%.1f", 0.2 + r / 32767 * 5.8 }')
-	echo "$job" > "$share/job"
-	rm -f "$share/pre-fail"
-	boot "$work/job.sh" "$at" || true
-	f0=$failed
-	boot "$work/check.sh" > "$work/check-$n.log" 2>&1 || true
-	tally
-	if ! e2fsck -fn "$disk" > "$work/fsck-$n.log" 2>&1; then bad "cut $n: e2fsck -fn after the check boot"; cat "$work/fsck-$n.log"; fi
-	if [ "$failed" = "$f0" ]; then
-		survived=$((survived + 1)); verdict=survived
-	else
-		verdict=FAILED; sed 's/^/    /' "$work/check-$n.log"
-	fi
-	replay=$(grep -c "recovery complete\|recovering journal" "$work/console-$boots.txt" 2>/dev/null || true)
-	line="cut $n: $job at ${at}s: $verdict$( [ "${replay:-0}" -gt 0 ] && echo ' (journal replayed)')"
-	echo "$line" | tee -a "$work/cuts.txt"
+	echo "$job" > "$share/job"; echo "$job" > "$work/job-$n"; echo "$at" > "$work/at-$n"
+	boot "$work/cycle.sh" "$at"
+	[ "$n" = 1 ] || verdicts $((n - 1))
+	echo "$n" > "$share/cut-pending"
 done
+# The last cut's checks, then a clean shutdown and e2fsck on the host.
+rm -f "$share/job"
+boot "$work/cycle.sh"
+verdicts "$cuts"
+rm -f "$share/cut-pending"
+check "e2fsck -fn of the disk after $cuts cuts and a clean shutdown: clean" e2fsck -fn "$disk"
 
 if [ "$idle" -gt 0 ]; then
 	cat > "$work/idle.sh" <<P
