@@ -53,17 +53,19 @@ boot() {
 	cp "$phase" "$share/phase.sh"
 	cp "$here/phase-lib.sh" "$share/phase-lib.sh"
 	rm -f "$share/ready"
-	timeout "${VMTEST_BOOT_TIMEOUT:-420}" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m 1024 -smp "$smp" \
+	local -a qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m 1024 -smp "$smp" \
 		-display none -monitor none -no-reboot -serial "file:$work/console-$boots.txt" \
 		-drive file="$disk",if=virtio,format=raw,cache=writeback \
 		-nic user,model=virtio-net-pci \
 		-virtfs local,path="$share",mount_tag=host,security_model=none,id=host \
 		-kernel "$guest/vmlinuz" -initrd "$guest/initrd.img" \
-		-append "root=/dev/vda ro console=ttyS0 quiet panic=-1 systemd.show_status=0 fsck.mode=auto" </dev/null &
+		-append "root=/dev/vda ro console=ttyS0 quiet panic=-1 systemd.show_status=0 fsck.mode=auto")
+	# A cut kills QEMU itself (no timeout wrapper in between to orphan it).
+	if [ -n "$cut" ]; then "${qemu[@]}" </dev/null & else timeout "${VMTEST_BOOT_TIMEOUT:-420}" "${qemu[@]}" </dev/null & fi
 	q=$!
 	if [ -n "$cut" ]; then
 		i=0
-		while [ ! -e "$share/ready" ] && kill -0 $q 2>/dev/null && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+		while [ ! -e "$share/ready" ] && kill -0 $q 2>/dev/null && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
 		sleep "$cut"
 		kill -KILL $q 2>/dev/null
 		wait $q 2>/dev/null || true
