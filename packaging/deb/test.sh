@@ -218,10 +218,10 @@ supervisord_tests() {
 	mkdir -p "$root/run/claude-pi"
 	check "$t boot order 1: tmpfiles makes claude-pi's link" bash -c '
 		chroot "$1" systemd-tmpfiles --create claude-pi.conf && [ "$(readlink "$1/run/supervisor.sock")" = /run/claude-pi/supervisor.sock ]' _ "$root"
-	local pre
+	local pre # the drop-in's command line, quoted as systemd reads it (sh does the same here)
 	pre=$(sed -n 's/^ExecStartPre=-//p' "$root/usr/lib/systemd/system/supervisor.service.d/claude-pi.conf")
 	check "$t boot order 2: supervisor.service's ExecStartPre removes the link" bash -c '
-		chroot "$1" sh -c "$2" && ! [ -e "$1/run/supervisor.sock" ] && ! [ -L "$1/run/supervisor.sock" ]' _ "$root" "${pre#/bin/sh -c }"
+		chroot "$1" sh -c "$2" && ! [ -e "$1/run/supervisor.sock" ] && ! [ -L "$1/run/supervisor.sock" ]' _ "$root" "$pre"
 	check "$t boot order 3: supervisord starts and owns /run/supervisor.sock" bash -c '
 		chroot "$1" supervisord -c /etc/supervisor/supervisord.conf &&
 			for i in $(seq 100); do [ -S "$1/run/supervisor.sock" ] && break; sleep 0.2; done; [ -S "$1/run/supervisor.sock" ]' _ "$root"
@@ -229,7 +229,7 @@ supervisord_tests() {
 	check "$t tmpfiles again (postinst, a later upgrade) leaves supervisord's socket alone" bash -c '
 		chroot "$1" systemd-tmpfiles --create claude-pi.conf; [ -S "$1/run/supervisor.sock" ] && ! [ -L "$1/run/supervisor.sock" ]' _ "$root"
 	check "$t the ExecStartPre leaves a socket that is not claude-pi's link alone" bash -c '
-		chroot "$1" sh -c "$2"; [ -S "$1/run/supervisor.sock" ]' _ "$root" "${pre#/bin/sh -c }"
+		chroot "$1" sh -c "$2"; [ -S "$1/run/supervisor.sock" ]' _ "$root" "$pre"
 	check "$t doctor warns: supervisord owns it, use claude-pi status" bash -c '
 		chroot "$1" claude-pi doctor --board sim > "$1/tmp/doctor.txt" 2>&1; cat "$1/tmp/doctor.txt"
 		grep -q "^WARN supervisorctl .*supervisord owns /run/supervisor.sock" "$1/tmp/doctor.txt"' _ "$root"
