@@ -124,6 +124,9 @@ for s in "$repo"/packaging/deb/{build,test.sh,postinst,prerm,postrm} "$repo/pack
 done
 check "shell syntax: packaging/deb/quiet, packaging/release-repo.sh" bash -c 'sh -n "$1" && bash -n "$2"' _ \
 	"$repo/packaging/deb/quiet" "$repo/packaging/release-repo.sh"
+for s in "$repo"/packaging/testlib.sh "$repo"/packaging/apt/test.sh "$repo"/packaging/deb/vmtest/*.sh; do
+	check "shell syntax: ${s#"$repo"/}" bash -n "$s"
+done
 # The quiet check the reboot timer and apt-daily-upgrade wait on.
 check "quiet: 0 with no busy marker, 1 with one, 2 on a bad --wait" bash -c '
 	m=$1/busy; export CLAUDE_PI_BUSY=$m
