@@ -103,13 +103,15 @@ job=$(cat /host/job 2>/dev/null)
 [ -n "$job" ] || exit 0
 d=/var/lib/claude-pi
 two='[{"name":"desk","fingerprint":"%064d","paired":"2026-11-30T10:00:00Z"},{"name":"laptop","fingerprint":"%064d","paired":"2026-12-01T09:00:00Z"}]\n'
-# atomic FILE: stdin to FILE by temp + fsync + rename + directory fsync.
-atomic() { python3 -c 'import os,sys
-p=sys.argv[1]; t=p+".tmp"; b=sys.stdin.buffer.read()
-f=os.open(t, os.O_WRONLY|os.O_CREAT|os.O_TRUNC, 0o640); os.write(f, b); os.fsync(f); os.close(f)
+# atomic FILE: stdin to FILE by temp + fsync + rename + directory fsync,
+# the temp owned by claude-pi before the rename (a cut between a rename and
+# a later chown left a root-owned clients.json claude-pi could not read).
+atomic() { python3 -c 'import os,sys,pwd
+p=sys.argv[1]; t=p+".tmp"; b=sys.stdin.buffer.read(); u=pwd.getpwnam("claude-pi")
+f=os.open(t, os.O_WRONLY|os.O_CREAT|os.O_TRUNC, 0o640); os.fchown(f, u.pw_uid, u.pw_gid); os.write(f, b); os.fsync(f); os.close(f)
 os.replace(t, p); d=os.open(os.path.dirname(p), os.O_RDONLY); os.fsync(d); os.close(d)' "$1"; }
 apt_job() { i=0; while :; do i=$((i + 1)); v=$v2; [ $((i % 2)) = 0 ] && v=$v1; dpkg -i --force-downgrade /host/claude-pi_${v}_amd64.deb > /dev/null 2>&1; done; }
-pairing_job() { while :; do printf "$two" 7 8 | atomic $d/lan/clients.json; chown claude-pi:claude-pi $d/lan/clients.json; claude-pi pair --local --revoke laptop > /dev/null 2>&1; done; }
+pairing_job() { while :; do printf "$two" 7 8 | atomic $d/lan/clients.json; claude-pi pair --local --revoke laptop > /dev/null 2>&1; done; }
 bond_job() { n=0; while :; do n=$((n + 1)); for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info
 	printf '[General]\nName=desk%s\n\n[LongTermKey]\nKey=00112233445566778899AABBCCDDEE0%s\nAuthenticated=2\nEncSize=16\n\n[ConnectionParameters]\nMinInterval=%s\n' $i $i $n > $f.tmp && mv $f.tmp $f; done; done; }
 echo "== job $job"
