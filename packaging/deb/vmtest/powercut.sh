@@ -22,7 +22,9 @@
 # Finally, with IDLE_SECONDS (default 600; 0 skips), idle.sh measures the
 # idle writes an hour.
 #
-#   powercut.sh [CUTS]       default 20; CI runs 2 with IDLE_SECONDS=0
+#   powercut.sh [CUTS]       default 20; CI runs 2 (pairing, bond) with IDLE_SECONDS=0
+# The apt and mixed jobs fail today when the cut lands in dpkg's unpack
+# (claude-pi left half-installed: image/README.md "Power cuts", "Not yet").
 # Prints one line per cut and a report; ends "deb-vmtest powercut: ...".
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -126,7 +128,8 @@ sleep 600
 P
 cp "$work/check.sh" "$share/check.sh"
 
-jobs=(apt pairing bond mixed)
+# POWERCUT_JOBS picks the jobs (in turn); default all four.
+read -r -a jobs <<< "${POWERCUT_JOBS:-apt pairing bond mixed}"
 # verdicts N: the checks boot N ran after cut N-1, counted; one line per cut.
 verdicts() {
 	local n=$1 f0=$failed log=$share/out/phase-$boots.log verdict
