@@ -12,15 +12,9 @@ repo=$(cd "$image/.." && pwd)
 cache=${CLAUDE_PI_IMAGE_CACHE:-/var/tmp/claude-pi-image-cache}
 export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
 
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-# check NAME CMD...: one test, passing when CMD succeeds.
-check() {
-	local name=$1
-	shift
-	if "$@" > "$work/check.out" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/     /' "$work/check.out" | head -n 20; fi
-}
+# ok, bad, check NAME CMD... (one test, passing when CMD succeeds).
+# shellcheck source=../../packaging/testlib.sh
+. "$repo/packaging/testlib.sh"
 finish() {
 	echo "image: $passed passed, $failed failed"
 	[ "$failed" = 0 ]
