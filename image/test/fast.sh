@@ -12,15 +12,9 @@ repo=$(cd "$image/.." && pwd)
 cache=${CLAUDE_PI_IMAGE_CACHE:-/var/tmp/claude-pi-image-cache}
 export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
 
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-# check NAME CMD...: one test, passing when CMD succeeds.
-check() {
-	local name=$1
-	shift
-	if "$@" > "$work/check.out" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/     /' "$work/check.out" | head -n 20; fi
-}
+# ok, bad, check NAME CMD... (one test, passing when CMD succeeds).
+# shellcheck source=../../packaging/testlib.sh
+. "$repo/packaging/testlib.sh"
 finish() {
 	echo "image: $passed passed, $failed failed"
 	[ "$failed" = 0 ]
@@ -149,6 +143,29 @@ check "the old file's bytes (its clusters on FAT): secrets overwritten in place,
 check "fstab: the boot partition is root's and group claude-pi's only (no umask=0022)" bash -c '
 	l=$(grep "^LABEL=RASPIFIRM" "$1") && [[ $l == *fmask=0137* && $l == *dmask=0027* && $l == *gid=claude-pi* && $l == *uid=0* && $l != *umask=* ]]' \
 	_ "$image/rootfs/etc/fstab"
+check "shell syntax: packaging/deb/quiet, packaging/release-repo.sh" bash -c 'sh -n "$1" && bash -n "$2"' _ \
+	"$repo/packaging/deb/quiet" "$repo/packaging/release-repo.sh"
+for s in "$repo"/packaging/testlib.sh "$repo"/packaging/apt/test.sh "$repo"/packaging/deb/vmtest/*.sh; do
+	check "shell syntax: ${s#"$repo"/}" bash -n "$s"
+done
+# The quiet check the reboot timer and apt-daily-upgrade wait on.
+check "quiet: 0 with no busy marker, 1 with one, 2 on a bad --wait" bash -c '
+	m=$1/busy; export CLAUDE_PI_BUSY=$m
+	"$2" || exit 1
+	printf "prompt\n" > "$m"; "$2" 2> "$1/quiet.err"; [ $? = 1 ] && grep -q "busy (prompt )" "$1/quiet.err" || exit 1
+	"$2" --wait x 2>/dev/null; [ $? = 2 ]' _ "$work" "$repo/packaging/deb/quiet"
+check "quiet --wait: returns once the marker goes" bash -c '
+	m=$1/busy2; export CLAUDE_PI_BUSY=$m; echo speaking > "$m"
+	(sleep 2; rm "$m") & "$2" --wait 30 2>/dev/null && ! [ -e "$m" ]' _ "$work" "$repo/packaging/deb/quiet"
+for f in "$image"/rootfs/etc/apt/apt.conf.d/*; do
+	check "apt.conf syntax: ${f#"$image"/}" apt-config -c "$f" dump
+done
+check "unattended-upgrades origins: security, point release, updates, Claude_Pi" bash -c '
+	apt-config -c "$1" dump Unattended-Upgrade::Origins-Pattern | grep -c "origin=" | grep -qx 4 &&
+		apt-config -c "$1" dump | grep -qx "Unattended-Upgrade::Automatic-Reboot \"false\";"' _ "$image/rootfs/etc/apt/apt.conf.d/52claude-pi-unattended"
+check "claude-pi-reboot.timer: its calendar parses" bash -c '
+	command -v systemd-analyze >/dev/null || { echo "no systemd-analyze"; exit 0; }
+	t=$(sed -n "s/^OnCalendar=//p" "$1"); systemd-analyze calendar "$t" | grep -q "Next elapse"' _ "$image/rootfs/etc/systemd/system/claude-pi-reboot.timer"
 check "D-Bus policy is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' \
 	"$repo/packaging/deb/dbus-claude-pi.conf"
 

@@ -9,11 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/drivers/serial"
+	"github.com/claude-pi/claude-pi/drivers/updates"
 	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/internal/pisystem"
+	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
 
 const doctorSynopsis = `Usage: claude-pi doctor [--board NAME]
@@ -150,6 +153,21 @@ func (d doctor) run(p boards.Profile) []check {
 	cs = append(cs, d.coreS3())
 	if len(p.ConfigTxt) > 0 && sys.Kind != pisystem.NotAPi {
 		cs = append(cs, d.configTxt(p, sys))
+	}
+	// Issue 27: security updates, a waiting reboot, who owns supervisorctl's
+	// socket (warnings only; the logic is in drivers/updates and ctlsock).
+	if _, err := os.Stat(d.path("var/lib/dpkg")); err == nil {
+		st, err := updates.Read(d.root)
+		for _, f := range updates.Check(st, time.Now()) {
+			cs = append(cs, check{name: f.Name, ok: f.OK, detail: f.Detail, fix: f.Fix, optional: true})
+		}
+		if err != nil {
+			cs = append(cs, check{name: "update records", detail: err.Error(), fix: "check the permissions of /var/lib/apt/periodic and /var/log/unattended-upgrades", optional: true})
+		}
+	}
+	if _, err := os.Stat(d.path("run/claude-pi")); err == nil {
+		ok, detail, fix := ctlsock.Owner(d.path(ctlsock.StockPath), "/run/claude-pi/supervisor.sock")
+		cs = append(cs, check{name: "supervisorctl", ok: ok, detail: detail, fix: fix, optional: true})
 	}
 	return cs
 }

@@ -230,8 +230,43 @@ suite_tests() {
 	check "$t purge: dpkg knows nothing of it" bash -c '! chroot "$1" dpkg-query -W claude-pi 2>/dev/null' _ "$root"
 	check "$t purge: reinstall works (user exists already)" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
 	echo "     $suite: install/upgrade/remove/purge/reinstall in $(elapsed_since "$t0")"
+	[ "$suite" = trixie ] && supervisord_tests "$t"
 	umount -l "$root/proc" "$root/dev"
 	rm -rf "$root"
+}
+
+# Issue 27: Raspberry Pi OS with Debian's supervisor installed and its
+# daemon enabled. At boot systemd-tmpfiles makes claude-pi's link first;
+# the .deb's supervisor.service drop-in removes it before supervisord
+# starts, so supervisord owns /run/supervisor.sock (supervisorctl shows its
+# programs), claude-pi answers at its own path, and doctor says so.
+supervisord_tests() {
+	local t=$1
+	check "$t apt-get install supervisor (its daemon enabled)" bash -c '
+		chroot "$1" apt-get update -qq && chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends supervisor > /dev/null &&
+			[ -L "$1/etc/systemd/system/multi-user.target.wants/supervisor.service" ]' _ "$root"
+	check "$t the drop-in is on supervisor.service" test -s "$root/usr/lib/systemd/system/supervisor.service.d/claude-pi.conf"
+	rm -f "$root/run/supervisor.sock"
+	mkdir -p "$root/run/claude-pi"
+	check "$t boot order 1: tmpfiles makes claude-pi's link" bash -c '
+		chroot "$1" systemd-tmpfiles --create claude-pi.conf && [ "$(readlink "$1/run/supervisor.sock")" = /run/claude-pi/supervisor.sock ]' _ "$root"
+	local pre # the drop-in's command line, quoted as systemd reads it (sh does the same here)
+	pre=$(sed -n 's/^ExecStartPre=-//p' "$root/usr/lib/systemd/system/supervisor.service.d/claude-pi.conf")
+	check "$t boot order 2: supervisor.service's ExecStartPre removes the link" bash -c '
+		chroot "$1" sh -c "$2" && ! [ -e "$1/run/supervisor.sock" ] && ! [ -L "$1/run/supervisor.sock" ]' _ "$root" "$pre"
+	check "$t boot order 3: supervisord starts and owns /run/supervisor.sock" bash -c '
+		chroot "$1" supervisord -c /etc/supervisor/supervisord.conf &&
+			for i in $(seq 100); do [ -S "$1/run/supervisor.sock" ] && break; sleep 0.2; done; [ -S "$1/run/supervisor.sock" ]' _ "$root"
+	check "$t supervisorctl status answers (supervisord's own table)" chroot "$root" supervisorctl status
+	check "$t tmpfiles again (postinst, a later upgrade) leaves supervisord's socket alone" bash -c '
+		chroot "$1" systemd-tmpfiles --create claude-pi.conf; [ -S "$1/run/supervisor.sock" ] && ! [ -L "$1/run/supervisor.sock" ]' _ "$root"
+	check "$t the ExecStartPre leaves a socket that is not claude-pi's link alone" bash -c '
+		chroot "$1" sh -c "$2"; [ -S "$1/run/supervisor.sock" ]' _ "$root" "$pre"
+	check "$t doctor warns: supervisord owns it, use claude-pi status" bash -c '
+		chroot "$1" claude-pi doctor --board sim > "$1/tmp/doctor.txt" 2>&1; cat "$1/tmp/doctor.txt"
+		grep -q "^WARN supervisorctl .*supervisord owns /run/supervisor.sock" "$1/tmp/doctor.txt"' _ "$root"
+	chroot "$root" supervisorctl shutdown > /dev/null 2>&1 || true
+	sleep 1
 }
 
 for s in $suites; do suite_tests "$s"; done

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The upgrade test (issue 27), as root: a Debian 13 amd64 guest that boots
+# systemd (build-guest.sh, cached) installs claude-pi version N the way
+# README.md tells Raspberry Pi OS users (keyring + .sources, apt install)
+# from a repository signed by a throwaway key and served on the host's
+# loopback (the guest reaches it over QEMU's user network at 10.0.2.2).
+# Then, in later boots:
+#   2. N starts at boot, every service RUNNING; the repository gains N+1;
+#      `apt-get update && apt-get install --only-upgrade claude-pi` with a
+#      prompt marked pending: the restart waits until it is answered; N+1
+#      runs, every service RUNNING, and the bonds, LAN identity and
+#      pairings, packs, stats and config are byte for byte kept.
+#      Then a repository with N+2 signed by another key: apt refuses it,
+#      N+1 still runs, nothing changed.
+# Ends with "deb-vmtest upgrade: N passed, M failed" and the runtime.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "upgrade.sh: run as root (mmdebstrap, KVM)"; exit 1; }
+finish() { say "upgrade: $passed passed, $failed failed in $(( $(date +%s) - t0 ))s ($accel)"; echo "deb-vmtest upgrade: $passed passed, $failed failed"; [ "$failed" = 0 ]; exit; }
+
+key=$(newkey "$work/gnupg" "Claude_Pi test archive key")
+evil=$(newkey "$work/gnupg-evil" "Not the project")
+GNUPGHOME=$work/gnupg gpg --batch --export "$key" > "$share/claude-pi-archive-keyring.pgp"
+v1=$("$repo/packaging/version") v2=$v1.1 v3=$v1.2
+say "building claude-pi $v1, $v2, $v3 (amd64)"
+for v in "$v1" "$v2" "$v3"; do
+	VERSION=$v OUT=$work/debs ARCHIVE_KEYRING=$share/claude-pi-archive-keyring.pgp "$repo/packaging/deb/build" amd64 > "$work/build.log" 2>&1 ||
+		{ cat "$work/build.log"; bad "build $v"; finish; }
+done
+rel() { REPO_ARCHS=amd64 REPO_URL=http://10.0.2.2:PORT/apt GNUPGHOME=$work/gnupg SIGNING_KEY=$key "$repo/packaging/release-repo.sh" "$share/apt" "$@" > /dev/null; }
+rel "$work/debs/claude-pi_${v1}_amd64.deb" || { bad "release-repo.sh $v1"; finish; }
+serve
+fresh_disk
+printf 'v1=%s\nv2=%s\nv3=%s\n' "$v1" "$v2" "$v3" > "$share/versions"
+
+say "boot 1: install $v1 from the signed repository (the two-step install)"
+cat > "$work/p1.sh" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+port=$(cat /host/port)
+# Step 1: the key and the source (README.md fetches both from the repository).
+install -m 0644 /host/apt/claude-pi-archive-keyring.pgp /usr/share/keyrings/claude-pi-archive-keyring.pgp
+sed "s|PORT|$port|" /host/apt/claude-pi.sources > /etc/apt/sources.list.d/claude-pi.sources
+check "the .sources is deb822 with Signed-By" grep -qx 'Signed-By: /usr/share/keyrings/claude-pi-archive-keyring.pgp' /etc/apt/sources.list.d/claude-pi.sources
+# Only our repository: the guest has no route to Debian's mirror in CI.
+rm -f /etc/apt/sources.list /etc/apt/sources.list.d/debian.sources
+check "apt-get update (signature checked by apt)" apt-get update -q
+# Step 2.
+check "apt-get install claude-pi" apt-get install -y -q claude-pi
+check "claude-pi --version is $v1" sh -c '[ "$(claude-pi --version)" = "claude-pi $1" ]' _ "$v1"
+check "the .deb's keyring is the one installed by hand" cmp /usr/share/keyrings/claude-pi-archive-keyring.pgp /host/apt/claude-pi-archive-keyring.pgp
+# A configured appliance with state, as a user has it after weeks.
+sed -i 's/^# board = .*/board = "sim"/; s/^# listen = .*/listen = ":7787"/' /etc/claude-pi/config.toml
+systemctl start claude-pi
+check "every service RUNNING" running 60
+d=/var/lib/claude-pi
+check "the LAN identity was made (lan/identity.pem)" test -s $d/lan/identity.pem
+printf '[{"name":"desk","fingerprint":"%064d","paired":"2026-11-30T10:00:00Z"}]\n' 7 > $d/lan/clients.json
+printf '{"v":1,"appr":7,"deny":2,"nap":30,"tokens":1234}\n' > $d/stats.json
+mkdir -p $d/packs/current && printf '{"name":"test pack"}\n' > $d/packs/current/manifest.json
+chown -R claude-pi:claude-pi $d
+# A BlueZ bond (bluetoothd's own file, which claude-pi never writes).
+b=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:FF
+mkdir -p $b && chmod 0700 /var/lib/bluetooth/00:11:22:33:44:55
+printf '[General]\nName=desk\nSupportedTechnologies=LE;\nTrusted=true\n\n[LongTermKey]\nKey=00112233445566778899AABBCCDDEEFF\nAuthenticated=2\nEncSize=16\n' > $b/info
+systemctl restart claude-pi
+check "restarted with that state, every service RUNNING" running 60
+sync
+P
+boot "$work/p1.sh"; tally
+[ "$failed" = 0 ] || finish
+
+rel "$work/debs/claude-pi_${v2}_amd64.deb" || { bad "release-repo.sh $v2"; finish; }
+# The same repository with N+2, re-signed by a key the Pi does not trust.
+cp -a "$share/apt" "$share/apt-evil"
+REPO_ARCHS=amd64 GNUPGHOME=$work/gnupg-evil SIGNING_KEY=$evil "$repo/packaging/release-repo.sh" "$share/apt-evil" "$work/debs/claude-pi_${v3}_amd64.deb" > /dev/null
+say "boot 2: $v1 at boot; upgrade to $v2 from the repository, a prompt pending; then $v3 signed by another key"
+cat > "$work/p2.sh" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+check "$v1 started at boot, every service RUNNING" running 90
+sleep 3; snapshot > /tmp/before
+before=$(systemctl show -p MainPID --value claude-pi)
+# A prompt pending: the restart must wait until it is answered (8 s on).
+echo prompt > /run/claude-pi/busy
+(sleep 8; rm -f /run/claude-pi/busy; date +%s > /tmp/answered) &
+check "apt-get update" apt-get update -q
+t=$(date +%s)
+check "apt-get install --only-upgrade claude-pi" apt-get install -y -q --only-upgrade claude-pi
+echo "     upgrade took $(( $(date +%s) - t ))s"
+check "claude-pi --version is $v2" sh -c '[ "$(claude-pi --version)" = "claude-pi $1" ]' _ "$v2"
+check "restarted (new main PID), and only after the prompt was answered" sh -c '
+	after=$(systemctl show -p MainPID --value claude-pi); started=$(systemctl show -p ExecMainStartTimestamp --value claude-pi)
+	[ "$after" != "$1" ] && [ "$after" != 0 ] && [ -s /tmp/answered ] && [ "$(date -d "$started" +%s)" -ge "$(cat /tmp/answered)" ]' _ "$before"
+check "$v2: every service RUNNING" running 60
+check "bonds, LAN identity and pairings, packs, stats, config: all kept" eval 'snapshot > /tmp/after; diff /tmp/before /tmp/after'
+check "config: board and listen kept, no .dpkg-* beside it" sh -c 'grep -qx "board = \"sim\"" /etc/claude-pi/config.toml && ! ls /etc/claude-pi/*.dpkg-* 2>/dev/null'
+# Then a repository with N+2 signed by another key.
+snapshot > /tmp/before
+sed -i "s|/apt$|/apt-evil|" /etc/apt/sources.list.d/claude-pi.sources
+apt-get update -q > /tmp/update.log 2>&1; cat /tmp/update.log | sed 's/^/     /'
+check "apt-get update refuses the badly signed repository" grep -q "NO_PUBKEY\|not signed\|Missing key\|signature" /tmp/update.log
+apt-get install -y -q --only-upgrade claude-pi > /tmp/install.log 2>&1
+check "$v3 not installed: still $v2" sh -c '[ "$(claude-pi --version)" = "claude-pi $1" ] && dpkg-query -W -f="\${Version}" claude-pi | grep -qx "$1"' _ "$v2"
+check "nothing changed: state, every service RUNNING" eval 'snapshot | diff /tmp/before - && running 5'
+P
+boot "$work/p2.sh"; tally
+finish

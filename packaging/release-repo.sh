@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Builds (or adds to) the claude-pi apt repository, signed by the project key:
+#
+#   packaging/release-repo.sh REPO DEB...
+#
+# REPO is the directory published at REPO_URL (packaging/release.conf). The
+# .debs go to REPO/pool/main/c/claude-pi/ (versions already there stay, so
+# a Pi can still reach the version it has); then apt-ftparchive indexes the
+# pool per architecture and writes dists/SUITE/Release, which gpg signs twice:
+# InRelease (clear-signed, what apt fetches first) and Release.gpg (detached).
+# REPO also gets claude-pi-archive-keyring.pgp and claude-pi.sources, the two
+# files the Raspberry Pi OS install fetches (README.md).
+#
+# Environment:
+#   SIGNING_KEY      the key to sign with (fingerprint), required
+#   GNUPGHOME        gpg's home holding that secret key (default: gpg's)
+#   ARCHIVE_KEYRING  the public keyring to publish (binary OpenPGP; may hold
+#                    the current and the next key, RELEASING.md "Rotation");
+#                    default: SIGNING_KEY's public key, exported
+#   REPO_*           the release settings (packaging/release.conf)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=release.conf
+. "$here/release.conf"
+die() { printf 'release-repo: %s\n' "$*" >&2; exit 1; }
+
+[ $# -ge 2 ] || die "usage: release-repo.sh REPO DEB..."
+repo=$1
+shift
+[ -n "${SIGNING_KEY:-}" ] || die "SIGNING_KEY is not set: the fingerprint of the project's signing key (RELEASING.md)"
+command -v apt-ftparchive >/dev/null || die "apt-ftparchive not found: apt install apt-utils"
+command -v gpg >/dev/null || die "gpg not found: apt install gpg"
+gpg --batch --list-secret-keys "$SIGNING_KEY" >/dev/null 2>&1 ||
+	die "no secret key $SIGNING_KEY in ${GNUPGHOME:-~/.gnupg}: set GNUPGHOME or SIGNING_KEY"
+
+pool=pool/$REPO_COMPONENT/c/claude-pi
+mkdir -p "$repo/$pool"
+for deb in "$@"; do
+	[ -s "$deb" ] || die "$deb: no such .deb"
+	pkg=$(dpkg-deb -f "$deb" Package) arch=$(dpkg-deb -f "$deb" Architecture)
+	[ "$pkg" = claude-pi ] || die "$deb: package $pkg, want claude-pi"
+	case " $REPO_ARCHS " in *" $arch "*) ;; *) die "$deb: architecture $arch is not in REPO_ARCHS ($REPO_ARCHS)" ;; esac
+	cp "$deb" "$repo/$pool/"
+done
+
+cd "$repo"
+dists=dists/$REPO_SUITE
+rm -rf "$dists.new"
+for arch in $REPO_ARCHS; do
+	d=$dists.new/$REPO_COMPONENT/binary-$arch
+	mkdir -p "$d"
+	apt-ftparchive --arch "$arch" packages "pool/$REPO_COMPONENT" > "$d/Packages"
+	xz -9 -k "$d/Packages"
+done
+# Acquire-By-Hash is off: the whole dists/ tree is swapped in one rename
+# below, so a client never sees a Release that names files not yet there.
+apt-ftparchive \
+	-o APT::FTPArchive::Release::Origin="$REPO_ORIGIN" \
+	-o APT::FTPArchive::Release::Label="$REPO_LABEL" \
+	-o APT::FTPArchive::Release::Suite="$REPO_SUITE" \
+	-o APT::FTPArchive::Release::Codename="$REPO_SUITE" \
+	-o APT::FTPArchive::Release::Architectures="$REPO_ARCHS" \
+	-o APT::FTPArchive::Release::Components="$REPO_COMPONENT" \
+	-o APT::FTPArchive::Release::Description="claude-pi for Raspberry Pi OS and the Claude_Pi image" \
+	release "$dists.new" > "$dists.new/Release.tmp"
+mv "$dists.new/Release.tmp" "$dists.new/Release"
+sign=(gpg --batch --yes --quiet --local-user "$SIGNING_KEY" --digest-algo SHA512)
+"${sign[@]}" --clearsign -o "$dists.new/InRelease" "$dists.new/Release"
+"${sign[@]}" --armor --detach-sign -o "$dists.new/Release.gpg" "$dists.new/Release"
+rm -rf "$dists.old"
+[ -d "$dists" ] && mv "$dists" "$dists.old"
+mv "$dists.new" "$dists"
+rm -rf "$dists.old"
+
+if [ -n "${ARCHIVE_KEYRING:-}" ]; then
+	cp "$ARCHIVE_KEYRING" claude-pi-archive-keyring.pgp
+else
+	gpg --batch --export "$SIGNING_KEY" > claude-pi-archive-keyring.pgp
+fi
+sed -e "s|@URL@|$REPO_URL|" -e "s|@SUITE@|$REPO_SUITE|" -e "s|@COMPONENT@|$REPO_COMPONENT|" \
+	"$here/apt/claude-pi.sources.in" > claude-pi.sources
+echo "release-repo: $(find "$pool" -name '*.deb' | wc -l) .debs in $PWD, $dists signed by $SIGNING_KEY"
