@@ -18,6 +18,7 @@ type config struct {
 	owners   map[string]string // source pattern → service name
 	now      func() time.Time
 	afterFor func(d time.Duration, f func()) (stop func() bool)
+	busy     func(on bool)
 }
 
 // WithOwner routes decisions for source to the named service. A pattern
@@ -39,6 +40,14 @@ func WithClock(now func() time.Time) Option {
 // goroutine; stop cancels it.
 func WithAfterFunc(after func(d time.Duration, f func()) (stop func() bool)) Option {
 	return func(c *config) { c.afterFor = after }
+}
+
+// WithBusy calls busy(true) when the first prompt starts waiting and
+// busy(false) when none is left (and when the actor stops, since its
+// prompts go with it). The appliance keeps the updates' busy marker with
+// it, so that neither an upgrade's restart nor a reboot cuts a prompt off.
+func WithBusy(busy func(on bool)) Option {
+	return func(c *config) { c.busy = busy }
 }
 
 // New returns the supervisor.Service constructor of the "approvals"
@@ -80,6 +89,7 @@ type Actor struct {
 	stopTimer func() bool
 	deadline  time.Time
 	stopped   bool
+	busy      bool // what markBusy last told WithBusy's callback
 	// queued holds the SetPrompts not applied yet, at most one per source
 	// in arrival order, and flushQueued says a flush is in the mailbox.
 	// A set is a source's complete snapshot, so a burst of them (a
@@ -121,6 +131,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case *actor.Stopping:
 		a.stopped = true
 		a.cancelTimer()
+		a.markBusy(false)
 	case Decide:
 		a.decide(c, m)
 	case Delivery:
@@ -270,4 +281,15 @@ func (a *Actor) cancelTimer() {
 	a.stopTimer, a.deadline = nil, time.Time{}
 }
 
-func (a *Actor) describe() { a.h.SetDescription(a.st.describe(a.cfg.now())) }
+func (a *Actor) describe() {
+	a.h.SetDescription(a.st.describe(a.cfg.now()))
+	a.markBusy(len(a.st.pending().Prompts) > 0)
+}
+
+// markBusy tells WithBusy's callback when waiting prompts come or go.
+func (a *Actor) markBusy(on bool) {
+	if a.cfg.busy != nil && on != a.busy {
+		a.busy = on
+		a.cfg.busy(on)
+	}
+}

@@ -343,3 +343,38 @@ func TestHoldRefusesThenGoneWhenTheTimerFires(t *testing.T) {
 		t.Fatalf("pending after the hold: %+v", p)
 	}
 }
+
+// The busy marker (WithBusy) follows whether any prompt waits: on with the
+// first, off when the last goes, and off when the service stops with one
+// still waiting, since its prompts go with it.
+func TestBusyFollowsWaitingPrompts(t *testing.T) {
+	var mu sync.Mutex
+	var told []bool
+	busy := func(on bool) { mu.Lock(); told = append(told, on); mu.Unlock() }
+	got := func() []bool { mu.Lock(); defer mu.Unlock(); return append([]bool(nil), told...) }
+	tree := supervisortest.Start(t,
+		supervisor.Service{Name: "buddy", Policy: supervisor.DefaultPolicy, New: (&supervisortest.Recorder{}).New},
+		supervisor.Service{Name: "approvals", Policy: supervisor.DefaultPolicy, New: New(WithOwner("desktop", "buddy"), WithBusy(busy))},
+	)
+	pid := supervisor.ServicePID(tree.System(), "approvals")
+	send := func(m SetPrompts) {
+		tree.System().Root.Send(pid, m)
+		supervisortest.Ask[Pending](t, tree, "approvals", GetPending{})
+	}
+	send(desk("a"))
+	send(desk("a", "b"))
+	if g := got(); len(g) != 1 || !g[0] {
+		t.Fatalf("after two prompts: told %v, want [true]", g)
+	}
+	send(SetPrompts{Source: "desktop", LinkUp: true})
+	if g := got(); len(g) != 2 || g[1] {
+		t.Fatalf("after the last went: told %v, want [true false]", g)
+	}
+	send(desk("c"))
+	if err := tree.StopProcess("approvals", true); err != nil {
+		t.Fatal(err)
+	}
+	if g := got(); len(g) != 4 || !g[2] || g[3] {
+		t.Fatalf("stopped with one waiting: told %v, want [true false true false]", g)
+	}
+}

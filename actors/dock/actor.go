@@ -67,6 +67,8 @@ type Actor struct {
 	subs *supervisor.Subscribers
 	// published is the State last sent to subscribers.
 	published State
+	// speaking is what Options.Speaking was last told.
+	speaking bool
 
 	system *actor.ActorSystem
 	self   *actor.PID
@@ -105,6 +107,7 @@ func (a *Actor) Receive(c actor.Context) {
 		a.start(c)
 	case *actor.Stopping:
 		a.stopped = true
+		a.markSpeaking(false)
 		a.cancel()
 		a.cancelTimer()
 		a.closePort()
@@ -456,9 +459,18 @@ func (a *Actor) flush(c actor.Context) {
 	a.answerHeld(c, time.Time{})
 	a.plan()
 	a.h.SetDescription(a.describe())
+	a.markSpeaking(a.host.speech.cur != nil)
 	if st := a.state(); st != a.published {
 		a.published = st
 		a.subs.Publish(c, st)
+	}
+}
+
+// markSpeaking tells Options.Speaking when an utterance starts or ends.
+func (a *Actor) markSpeaking(on bool) {
+	if a.opts.Speaking != nil && on != a.speaking {
+		a.speaking = on
+		a.opts.Speaking(on)
 	}
 }
 

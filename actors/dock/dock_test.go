@@ -3,6 +3,7 @@ package dock
 import (
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -476,4 +477,27 @@ func TestStatePublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the port closed on Stopping", func() bool { s := last(); return !s.Connected && !s.Ready && !s.Event })
+}
+
+// Options.Speaking (the busy marker an upgrade's restart and a reboot wait
+// on) is on while an utterance plays and off once it is done.
+func TestSpeakingIsToldWhileAnUtterancePlays(t *testing.T) {
+	var mu sync.Mutex
+	var told []bool
+	speaking := func(on bool) { mu.Lock(); told = append(told, on); mu.Unlock() }
+	got := func() []bool { mu.Lock(); defer mu.Unlock(); return append([]bool(nil), told...) }
+	r := newRig(t, wire.FirmwareCaps, nil, Options{MutePrompts: true, Speaking: speaking})
+	r.core.plug()
+	waitFor(t, "EVENT ready", func() bool { return strings.Contains(r.description(), "EVENT ready") })
+	if g := got(); len(g) != 0 {
+		t.Fatalf("before any speech: told %v", g)
+	}
+	r.send(Turn{Role: "assistant", Content: []byte(`"A short reply."`)})
+	waitFor(t, "speaking on", func() bool { g := got(); return len(g) >= 1 && g[0] })
+	waitFor(t, "the utterance done", func() bool {
+		var n int
+		r.core.snapshot(func() { n = len(r.core.dones) })
+		return n == 1
+	})
+	waitFor(t, "speaking off", func() bool { g := got(); return len(g) == 2 && !g[1] })
 }

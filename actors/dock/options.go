@@ -38,6 +38,11 @@ type Options struct {
 	// speech each: the prompt announcement ("Claude wants to run Bash: npm
 	// test"), assistant text from turn events, the conversation answer.
 	MutePrompts, MuteAssistant, MuteConversation bool
+	// Speaking, when set, is told when the CoreS3 starts and stops
+	// speaking (an utterance playing), and false when the service stops:
+	// the appliance keeps the updates' busy marker with it, so an upgrade
+	// or a reboot never cuts a sentence off.
+	Speaking func(on bool)
 	// AssistantMax is how many characters of assistant text are spoken at
 	// most; zero means 200.
 	AssistantMax int

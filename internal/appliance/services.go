@@ -2,6 +2,8 @@ package appliance
 
 import (
 	"fmt"
+	"log/slog"
+	"path/filepath"
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -12,6 +14,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui"
+	"github.com/claude-pi/claude-pi/drivers/updates"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -49,6 +52,18 @@ var ServiceNames = func() []string {
 
 // services is topology with each service's actor and policy.
 func services(s Settings, hw hardware) []supervisor.Service {
+	// The busy marker sits beside the control socket: /run/claude-pi/busy
+	// (updates.BusyPath) on the Pi, where the image's and the .deb's quiet
+	// check reads it before an upgrade's restart or a reboot.
+	busy := updates.NewBusy(filepath.Join(filepath.Dir(s.controlSocket), "busy"))
+	mark := func(reason string) func(bool) {
+		return func(on bool) {
+			if err := busy.Set(reason, on); err != nil {
+				slog.Warn("busy marker not written: an update may restart claude-pi mid-"+reason, "err", err)
+			}
+		}
+	}
+	hw.dock.Speaking = mark("speaking")
 	actors := map[string]func(*supervisor.Handle) actor.Actor{
 		bleactor.ServiceName: bleactor.New(hw.link, bleactor.Config{Name: s.ble.Name, Security: hw.security,
 			Lines: buddyactor.ServiceName}),
@@ -56,7 +71,7 @@ func services(s Settings, hw hardware) []supervisor.Service {
 		// desktop's go back over BLE, the CLI's ("cli:<session>") to the
 		// hook waiting on the lan.
 		approvals.ServiceName: approvals.New(approvals.WithOwner(buddyactor.Source, buddyactor.ServiceName),
-			approvals.WithOwner(lan.SourcePrefix+"*", lan.ServiceName)),
+			approvals.WithOwner(lan.SourcePrefix+"*", lan.ServiceName), approvals.WithBusy(mark("prompt"))),
 		buddyactor.ServiceName: buddyactor.New(buddyactor.Config{DataDir: s.dataDir, Name: s.ble.Name}),
 		lan.ServiceName: lan.New(lan.Options{Listen: s.lan.listen, DataDir: s.dataDir, Device: s.ble.Name,
 			PairTimeout: s.lan.pairTimeout, MaxWait: s.lan.maxWait, Speak: dock.ServiceName, FollowUpWindow: s.voice.followUp}),
