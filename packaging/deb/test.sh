@@ -179,6 +179,12 @@ suite_tests() {
 		g=" $(chroot "$1" id -nG claude-pi) "
 		for want in audio dialout bluetooth gpio spi; do case "$g" in *" $want "*) ;; *) echo "not in $want: $g"; exit 1 ;; esac; done' _ "$root"
 	check "$t unit enabled (multi-user.target.wants)" test -L "$root/etc/systemd/system/multi-user.target.wants/claude-pi.service"
+	check "$t claude-pi-recover.service enabled, and it verifies" bash -c '
+		test -L "$1/etc/systemd/system/multi-user.target.wants/claude-pi-recover.service" &&
+		chroot "$1" systemd-analyze verify --man=no /usr/lib/systemd/system/claude-pi-recover.service > "$1/tmp/verify.log" 2>&1
+		rc=$?; cat "$1/tmp/verify.log"; [ $rc = 0 ] && ! grep -q "claude-pi-recover.service:" "$1/tmp/verify.log"' _ "$root"
+	check "$t recover: nothing to do on a clean system (exit 0, silent)" bash -c '
+		out=$(chroot "$1" /usr/lib/claude-pi/recover 2>&1); echo "$out"; [ -z "$out" ]' _ "$root"
 	check "$t not started without a board" bash -c '! grep -q claude-pi "$1/var/log/policy-rc.d.log" 2>/dev/null' _ "$root"
 	check "$t systemd-analyze verify claude-pi.service" bash -c '
 		chroot "$1" systemd-analyze verify --man=no /usr/lib/systemd/system/claude-pi.service > "$1/tmp/verify.log" 2>&1
@@ -226,7 +232,8 @@ suite_tests() {
 	check "$t purge: config, state and enablement gone" bash -c '
 		! [ -e "$1/etc/claude-pi" ] && ! [ -e "$1/var/lib/claude-pi" ] &&
 			! [ -e "$1/etc/systemd/system/multi-user.target.wants/claude-pi.service" ] &&
-			! [ -e "$1/var/lib/systemd/deb-systemd-helper-enabled/claude-pi.service.dsh-also" ]' _ "$root"
+			! [ -e "$1/var/lib/systemd/deb-systemd-helper-enabled/claude-pi.service.dsh-also" ] &&
+			! [ -e "$1/etc/systemd/system/multi-user.target.wants/claude-pi-recover.service" ]' _ "$root"
 	check "$t purge: dpkg knows nothing of it" bash -c '! chroot "$1" dpkg-query -W claude-pi 2>/dev/null' _ "$root"
 	check "$t purge: reinstall works (user exists already)" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
 	echo "     $suite: install/upgrade/remove/purge/reinstall in $(elapsed_since "$t0")"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # build-guest.sh DIR: the guest for the .deb's VM tests (upgrade.sh,
 # powercut.sh): Debian 13 amd64 booting systemd from an ext4 disk, with
-# Debian's apt, dbus, bluez, supervisor (its daemon masked, as on the
-# image) and claude-pi's other Depends, but not claude-pi. DIR gets vmlinuz,
+# Debian's apt and unattended-upgrades, dbus, bluez, supervisor (its
+# daemon masked, as on the image) and claude-pi's other Depends, but not
+# claude-pi. DIR gets vmlinuz,
 # initrd.img and root.img (raw ext4, mounted as on the image:
 # image/rootfs/etc/fstab's options). At boot, vmtest-guest.service mounts
 # the host's 9p share on /host and runs /host/phase.sh, then powers off.
@@ -16,7 +17,7 @@ cd /tmp
 rm -rf "$tmp" && mkdir -p "$tmp"
 t0=$(date +%s)
 mmdebstrap --variant=minbase --mode=root --quiet \
-	--include=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,dbus,bluez,supervisor,e2fsprogs,iproute2,procps,adduser,python3-minimal \
+	--include=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,dbus,bluez,supervisor,e2fsprogs,iproute2,procps,adduser,python3,unattended-upgrades \
 	--aptopt='APT::Install-Recommends "false"' --aptopt='Acquire::Languages "none"' \
 	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/lib/firmware/*' \

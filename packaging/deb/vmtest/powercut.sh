@@ -1,30 +1,40 @@
 #!/usr/bin/env bash
 # The power-cut test (issue 27), as root: the upgrade test's guest with
-# claude-pi installed and state in place, then CUTS times: boot, check what
-# the last cut left, start one write-heavy job, and kill QEMU (SIGKILL: the
-# power goes) at a random moment 0.2-6 s into it. Jobs:
-#   apt      dpkg -i of claude-pi N and N+1 in turns (an upgrade, mid-unpack)
+# claude-pi installed from a signed repository (served on the host's
+# loopback, as in upgrade.sh) and state in place, then CUTS times: boot,
+# check what the last cut left, start one write-heavy job, and kill QEMU
+# (SIGKILL: the power goes) at a random moment 0.2-6 s into it. Jobs:
+#   apt      apt-get install of claude-pi N+1 and N in turns from the
+#            repository (an upgrade, then a downgrade: cut mid-download,
+#            mid-unpack or in a maintainer script)
 #   pairing  the LAN pairings rewritten: a computer added (atomic write, as
 #            `claude-pi pair` does) and revoked through the running claude-pi
 #            (`claude-pi pair --local --revoke`, claude-pi's own writer)
-#   bond     BlueZ-style bond files rewritten in place (bluetoothd writes
-#            its info files with g_file_set_contents: temp + rename)
-#   mixed    all three at once
+#   stats    desk.py over the sim's NUS socket: a prompt, approved with
+#            button A through the sim's web API; each approval saves
+#            stats.json at once
+#   pack     desk.py pushes a 64 KiB character pack, alpha and beta in turn:
+#            each char_end swaps packs/current
+#   bond     BlueZ-style bond files rewritten (bluetoothd writes its info
+#            files with g_file_set_contents: temp + rename)
+#   mixed    apt, pairing, bond and pack at once (the NUS link has one
+#            desktop at a time)
 # After each cut, the next boot must: mount the root without manual repair
 # (systemd-fsck-root clean or journal replayed, never "run fsck manually"),
-# bring claude-pi up with every service RUNNING (after `dpkg --configure -a`,
-# what unattended-upgrades runs first, when dpkg was cut), and find every
-# piece of state the old or the new one: claude-pi's version N or N+1 with
-# its files intact (dpkg --verify), clients.json one of its two contents,
-# the LAN identity and BlueZ bonds unchanged or whole. After the last cut's
-# checks the guest shuts down cleanly and the host runs e2fsck -fn: clean.
+# finish by itself what dpkg was doing (claude-pi-recover.service: dpkg
+# --configure -a, then a reinstall from apt's cache of a package left
+# half-installed), bring claude-pi up with every service RUNNING, and find
+# every piece of state the old or the new one: claude-pi's version N or N+1
+# with its files intact (dpkg --verify), clients.json one of its two
+# contents, stats.json readable and never behind what the last boot read,
+# packs/current none, alpha or beta and whole, the LAN identity and BlueZ
+# bonds unchanged or whole. After the last cut's checks the guest shuts
+# down cleanly and the host runs e2fsck -fn: clean.
 #
 # Finally, with IDLE_SECONDS (default 600; 0 skips), idle.sh measures the
 # idle writes an hour.
 #
-#   powercut.sh [CUTS]       default 20; CI runs 2 (pairing, bond) with IDLE_SECONDS=0
-# The apt and mixed jobs fail today when the cut lands in dpkg's unpack
-# (claude-pi left half-installed: image/README.md "Power cuts", "Not yet").
+#   powercut.sh [CUTS]       default 20; CI runs 6 (one per job) with IDLE_SECONDS=0
 # Prints one line per cut and a report; ends "deb-vmtest powercut: ...".
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -43,20 +53,33 @@ finish() {
 }
 survived=0
 
+key=$(newkey "$work/gnupg" "Claude_Pi test archive key")
+GNUPGHOME=$work/gnupg gpg --batch --export "$key" > "$share/claude-pi-archive-keyring.pgp"
 v1=$("$repo/packaging/version") v2=$v1.1
-say "building claude-pi $v1 and $v2 (amd64)"
+say "building claude-pi $v1 and $v2 (amd64) and their signed repository"
 for v in "$v1" "$v2"; do
-	VERSION=$v OUT=$share "$repo/packaging/deb/build" amd64 > "$work/build.log" 2>&1 || { cat "$work/build.log"; bad "build $v"; finish; }
+	VERSION=$v OUT=$work/debs ARCHIVE_KEYRING=$share/claude-pi-archive-keyring.pgp "$repo/packaging/deb/build" amd64 > "$work/build.log" 2>&1 ||
+		{ cat "$work/build.log"; bad "build $v"; finish; }
 done
+REPO_ARCHS=amd64 REPO_URL=http://10.0.2.2:PORT/apt GNUPGHOME=$work/gnupg SIGNING_KEY=$key "$repo/packaging/release-repo.sh" \
+	"$share/apt" "$work/debs/claude-pi_${v1}_amd64.deb" "$work/debs/claude-pi_${v2}_amd64.deb" > /dev/null || { bad "release-repo.sh"; finish; }
+serve
 printf 'v1=%s\nv2=%s\n' "$v1" "$v2" > "$share/versions"
+cp "$here/desk.py" "$share/desk.py"
 fresh_disk
 
 cat > "$work/setup.sh" <<'P'
 . /host/phase-lib.sh
 . /host/versions
-check "install claude-pi $v1" dpkg -i /host/claude-pi_${v1}_amd64.deb
-sed -i 's/^# board = .*/board = "sim"/; s/^# listen = .*/listen = ":7787"/' /etc/claude-pi/config.toml
-systemctl start claude-pi
+port=$(cat /host/port)
+install -m 0644 /host/apt/claude-pi-archive-keyring.pgp /usr/share/keyrings/claude-pi-archive-keyring.pgp
+sed "s|PORT|$port|" /host/apt/claude-pi.sources > /etc/apt/sources.list.d/claude-pi.sources
+rm -f /etc/apt/sources.list /etc/apt/sources.list.d/debian.sources
+check "apt-get update" apt-get update -q
+check "apt-get install claude-pi=$v1" apt-get install -y -q claude-pi=$v1
+check "claude-pi-recover.service enabled" systemctl is-enabled -q claude-pi-recover.service
+sed -i 's/^# board = .*/board = "sim"/; s/^# listen = .*/listen = ":7787"/; s/^http = "off"/http = "127.0.0.1:8330"/' /etc/claude-pi/config.toml
+systemctl restart claude-pi
 check "every service RUNNING" running 60
 d=/var/lib/claude-pi
 printf '[{"name":"desk","fingerprint":"%064d","paired":"2026-11-30T10:00:00Z"}]\n' 7 > $d/lan/clients.json
@@ -66,9 +89,10 @@ for i in 1 2 3; do
 	printf '[General]\nName=desk%s\n\n[LongTermKey]\nKey=00112233445566778899AABBCCDDEE0%s\nAuthenticated=2\nEncSize=16\n' $i $i > $b/info
 done
 sha256sum $d/lan/identity.pem > /host/identity.sum
+echo 0 > /host/stats-appr
 sync
 P
-say "setup boot: install $v1, state in place"
+say "setup boot: install $v1 from the signed repository, state in place"
 boot "$work/setup.sh"; tally
 [ "$failed" = 0 ] || finish
 
@@ -80,17 +104,27 @@ check "root fs: no manual repair (systemd-fsck-root succeeded, no EXT4-fs error)
 	s=$(systemctl show -p Result --value systemd-fsck-root.service); journalctl -b -u systemd-fsck-root --no-pager -o cat | tail -n 2
 	[ "$s" = success ] && ! journalctl -b -k -o cat | grep -q "EXT4-fs error"'
 check "root fs mounted rw" sh -c 'findmnt -no OPTIONS / | grep -q "^rw"'
-if dpkg --audit | grep -q .; then echo "     dpkg was cut: dpkg --configure -a (as unattended-upgrades does first)"; dpkg --configure -a > /tmp/cfg.log 2>&1 || cat /tmp/cfg.log; fi
-check "dpkg: nothing half-installed" sh -c '! dpkg --audit | grep .'
+# claude-pi-recover.service runs after network-online, as this phase does:
+# wait for it to end, then judge what it left.
+i=0; while [ "$(systemctl show -p ActiveState --value claude-pi-recover.service)" = activating ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
+journalctl -b -u claude-pi-recover --no-pager -o cat | grep 'recover:' | sed 's/^/     /'
+check "claude-pi-recover.service succeeded" sh -c '[ "$(systemctl show -p Result --value claude-pi-recover.service)" = success ]'
+check "dpkg: nothing half-installed or unconfigured (dpkg --audit)" sh -c '! dpkg --audit | grep .'
+check "apt works again (apt-get check)" apt-get check -q
 check "claude-pi is $v1 or $v2, its files intact (dpkg --verify)" sh -c '
 	v=$(dpkg-query -W -f="\${Version}" claude-pi); [ "$v" = "$1" ] || [ "$v" = "$2" ] || exit 1
 	[ "$(claude-pi --version)" = "claude-pi $v" ] && dpkg --verify claude-pi' _ "$v1" "$v2"
-systemctl is-active -q claude-pi || systemctl restart claude-pi
 check "every service RUNNING" running 90
 check "clients.json: the old or the new, never corrupt" python3 -c '
 import json; c = json.load(open("/var/lib/claude-pi/lan/clients.json"))
 assert [x["name"] for x in c] in (["desk"], ["desk", "laptop"]), c'
 check "LAN identity unchanged" sha256sum -c --quiet /host/identity.sum
+check "stats.json: readable, never behind the last boot's, nothing set aside" python3 -c '
+import glob, json; s = json.load(open("/var/lib/claude-pi/stats.json")) if glob.glob("/var/lib/claude-pi/stats.json") else {"appr": 0}
+last = int(open("/host/stats-appr").read()); assert s["appr"] >= last, (s, last)
+assert not glob.glob("/var/lib/claude-pi/*.corrupt-*"), glob.glob("/var/lib/claude-pi/*.corrupt-*")
+open("/host/stats-appr", "w").write(str(s["appr"])); print("appr", last, "->", s["appr"])'
+check "packs/current: none, alpha or beta, whole; no staging left" sh -c 'python3 /host/desk.py check && ! ls -d /var/lib/claude-pi/packs/.staging-* 2>/dev/null'
 check "BlueZ bonds: each whole" sh -c 'for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info; grep -qx "Key=00112233445566778899AABBCCDDEE0$i" $f || { cat $f; exit 1; }; done'
 P
 cat > "$work/cycle.sh" <<'P'
@@ -112,7 +146,7 @@ atomic() { python3 -c 'import os,sys,pwd
 p=sys.argv[1]; t=p+".tmp"; b=sys.stdin.buffer.read(); u=pwd.getpwnam("claude-pi")
 f=os.open(t, os.O_WRONLY|os.O_CREAT|os.O_TRUNC, 0o640); os.fchown(f, u.pw_uid, u.pw_gid); os.write(f, b); os.fsync(f); os.close(f)
 os.replace(t, p); d=os.open(os.path.dirname(p), os.O_RDONLY); os.fsync(d); os.close(d)' "$1"; }
-apt_job() { i=0; while :; do i=$((i + 1)); v=$v2; [ $((i % 2)) = 0 ] && v=$v1; dpkg -i --force-downgrade /host/claude-pi_${v}_amd64.deb > /dev/null 2>&1; done; }
+apt_job() { i=0; while :; do i=$((i + 1)); v=$v2; [ $((i % 2)) = 0 ] && v=$v1; apt-get install -y -q --allow-downgrades claude-pi=$v > /dev/null 2>&1; done; }
 pairing_job() { while :; do printf "$two" 7 8 | atomic $d/lan/clients.json; claude-pi pair --local --revoke laptop > /dev/null 2>&1; done; }
 bond_job() { n=0; while :; do n=$((n + 1)); for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info
 	printf '[General]\nName=desk%s\n\n[LongTermKey]\nKey=00112233445566778899AABBCCDDEE0%s\nAuthenticated=2\nEncSize=16\n\n[ConnectionParameters]\nMinInterval=%s\n' $i $i $n > $f.tmp && mv $f.tmp $f; done; done; }
@@ -121,15 +155,17 @@ case $job in
 apt) apt_job & ;;
 pairing) pairing_job & ;;
 bond) bond_job & ;;
-mixed) apt_job & pairing_job & bond_job & ;;
+stats) python3 /host/desk.py stats > /tmp/desk.out 2>&1 & ;;
+pack) python3 /host/desk.py pack > /tmp/desk.out 2>&1 & ;;
+mixed) apt_job & pairing_job & bond_job & python3 /host/desk.py pack > /tmp/desk.out 2>&1 & ;;
 esac
 touch /host/ready
 sleep 600
 P
 cp "$work/check.sh" "$share/check.sh"
 
-# POWERCUT_JOBS picks the jobs (in turn); default all four.
-read -r -a jobs <<< "${POWERCUT_JOBS:-apt pairing bond mixed}"
+# POWERCUT_JOBS picks the jobs (in turn); default all six.
+read -r -a jobs <<< "${POWERCUT_JOBS:-apt pairing stats pack bond mixed}"
 # verdicts N: the checks boot N ran after cut N-1, counted; one line per cut.
 verdicts() {
 	local n=$1 f0=$failed log=$share/out/phase-$boots.log verdict
