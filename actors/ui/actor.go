@@ -65,6 +65,11 @@ type Actor struct {
 	chime               *audio.Chime
 	drawn               Screen // what the last refresh showed: View.Screen
 	drawnPersona        string // the character's state in it: View.Persona
+	drawnPage           int    // and its page
+	// upd is the last reading of the update status for the System page
+	// (system.go), nil before one; updReading: one is under way.
+	upd        *updatesRead
+	updReading bool
 }
 
 func (a *Actor) start(c actor.Context) {
@@ -91,6 +96,7 @@ func (a *Actor) start(c actor.Context) {
 	if a.cfg.LAN != "" {
 		a.st.lanOn = true
 	}
+	a.st.updatesOn = a.cfg.Updates != nil
 	for _, svc := range a.publishers() {
 		c.Send(supervisor.ServicePID(a.system, svc), supervisor.Subscribe{PID: a.stable})
 	}
@@ -203,7 +209,10 @@ func (a *Actor) refresh() {
 	a.pickCharacter()
 	a.st.settle(now)
 	sc := a.st.screen()
-	a.drawn, a.drawnPersona = sc, a.st.persona(now).String()
+	if sc == ScreenInfo && a.st.page == a.st.systemPage() {
+		a.readUpdates(now, a.drawn != sc || a.drawnPage != a.st.page)
+	}
+	a.drawn, a.drawnPersona, a.drawnPage = sc, a.st.persona(now).String(), a.st.page
 	a.describe()
 	var again time.Duration
 	if a.paint != nil {
@@ -239,7 +248,7 @@ func (a *Actor) render(sc Screen, now time.Time) time.Duration {
 		return 0 // black already: nothing redraws while the screen is off
 	}
 	a.offDrawn = sc == ScreenOff
-	f := facts{board: a.cfg.Board, version: a.cfg.Version, device: a.cfg.Device, started: a.cfg.Started}
+	f := facts{board: a.cfg.Board, version: a.cfg.Version, device: a.cfg.Device, started: a.cfg.Started, updates: a.upd}
 	if sc == ScreenInfo {
 		f.addrs = a.cfg.Addrs()
 		if a.cfg.Services != nil {

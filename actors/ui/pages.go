@@ -11,8 +11,8 @@ import (
 )
 
 // The pet's pages. The clock and the stats are pages of the home cycle:
-// next from home goes Links, Stats, (Computers,) Clock, and back from
-// home is the Clock at once. The settings are not a page: a long press
+// next from home goes Links, Stats, (Computers,) (System,) Clock, and
+// back from home is the Clock at once. The settings are not a page: a long press
 // of approve on home opens them (as a hold opens the forget question on
 // Links), since two short presses there must never change a setting.
 const (

@@ -21,6 +21,7 @@ type facts struct {
 	started                time.Time
 	addrs                  []string
 	services               []supervisor.ProcessInfo
+	updates                *updatesRead // the System page's last reading; nil before one
 }
 
 // legend is the button labels for each role on this board.
@@ -112,8 +113,11 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 		return 0
 	case ScreenInfo:
 		p.r.Info(dst, infoPage(s, f, now, p.lg))
-		if s.page == 1 {
+		switch s.page {
+		case 1:
 			return time.Second - now.Sub(f.started)%time.Second // uptime
+		case s.systemPage():
+			return time.Minute // the ages; and a stale reading is read again
 		}
 		return 0
 	case ScreenStats:
@@ -220,16 +224,22 @@ func sourceOf(p approvals.Prompt) (src, sub string) {
 	return l, ""
 }
 
-// infoPage is page 1 (links and the device) or 3 (the paired computers);
-// page 2, the stats, is the stats page (pages.go).
+// infoPage is page 1 (links and the device), the paired computers
+// (computersPage) or the System page (systemPage); page 2, the stats, is
+// the stats page (pages.go).
 func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
 	v := screens.InfoView{Page: s.page, Of: s.pages(), Next: lg.next, Back: lg.back}
 	row := func(label, value string, warn bool) {
 		v.Rows = append(v.Rows, screens.InfoRow{Label: label, Value: value, Warn: warn})
 	}
-	if s.page == 3 {
+	switch s.page {
+	case s.computersPage():
 		v.Title = "Computers"
 		computersPage(s.lan, row)
+		return v
+	case s.systemPage():
+		v.Title = "System"
+		systemRows(f.updates, now, row)
 		return v
 	}
 	v.Title = "Links"

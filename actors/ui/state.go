@@ -58,15 +58,37 @@ const (
 
 // infoPages is how many pages next/back cycle through after home before
 // the clock (Links and Stats); the LAN adds its own page of paired
-// computers, and the clock (pages.go) is always the last.
+// computers, the update status (Config.Updates) a System page after it,
+// and the clock (pages.go) is always the last.
 const infoPages = 2
 
 // pages is the number of pages after home on this appliance.
 func (s *state) pages() int {
+	n := infoPages + 1
 	if s.lanOn {
-		return infoPages + 2
+		n++
 	}
-	return infoPages + 1
+	if s.updatesOn {
+		n++
+	}
+	return n
+}
+
+// computersPage is the page of the paired computers, 0 without a LAN.
+func (s *state) computersPage() int {
+	if s.lanOn {
+		return infoPages + 1
+	}
+	return 0
+}
+
+// systemPage is the page of the Debian updates (system.go), just before
+// the clock; 0 when the appliance does not read them.
+func (s *state) systemPage() int {
+	if s.updatesOn {
+		return s.clockPage() - 1
+	}
+	return 0
 }
 
 // state is what the screen knows, fed by the approvals, buddy, ble and
@@ -77,6 +99,8 @@ type state struct {
 	link    *bleactor.LinkState
 	buddy   *buddyactor.State
 	dock    *dock.State
+	// updatesOn: Config.Updates is set, and the System page shows.
+	updatesOn bool
 	// lan is the last lan.State published, nil before one or without a LAN
 	// service (lanOn false). pairAccepted and pairRefused hold the code
 	// of a pairing answered here until the lan state catches up.

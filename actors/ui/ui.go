@@ -41,6 +41,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	"github.com/claude-pi/claude-pi/drivers/input"
+	"github.com/claude-pi/claude-pi/drivers/updates"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -90,6 +91,13 @@ type Config struct {
 	// Addrs lists the IP addresses for the info page; nil means the
 	// machine's non-loopback addresses.
 	Addrs func() []string
+	// Updates reads what apt and unattended-upgrades left on disk
+	// (updates.Read of "/" on the Pi) for the System page, before the
+	// clock: when the updates last ran and whether a reboot waits. Nil
+	// means no System page. It does file I/O, so the ui calls it in a
+	// goroutine, only while the page shows: when it comes on and then
+	// every UpdatesEvery (system.go).
+	Updates func() (updates.Status, error)
 	// Now is the clock; time.Now if nil. AfterFunc schedules f after d and
 	// returns a stop function; time.AfterFunc if nil. Tests drive both.
 	Now       func() time.Time
@@ -314,6 +322,8 @@ func (a *Actor) Receive(c actor.Context) {
 		a.packLoaded(m)
 	case prefsSaved:
 		a.prefsSaved(m)
+	case updatesRead:
+		a.updatesRead(m)
 	case GetView:
 		c.Respond(a.view())
 	case GetStats:

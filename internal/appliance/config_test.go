@@ -439,3 +439,24 @@ func TestHostileHATBoardListensNowhere(t *testing.T) {
 	}
 
 }
+
+// TestUIUpdatesOnHATsOnly: the Pi's screen reads the Pi's update status;
+// the sim, on a developer's machine, has no System page.
+func TestUIUpdatesOnHATsOnly(t *testing.T) {
+	sim, err := Resolve(Config{Board: "sim"}, DefaultConfigPath, laptop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uiUpdates(sim) != nil {
+		t.Error("the sim reads the update status: its System page would describe the developer's machine")
+	}
+	for _, name := range HATNames() {
+		s, err := Resolve(Config{Board: name}, DefaultConfigPath, laptop())
+		if err != nil {
+			t.Fatalf("board %s: %v", name, err)
+		}
+		if uiUpdates(s) == nil {
+			t.Errorf("board %s: no update status for the System page", name)
+		}
+	}
+}

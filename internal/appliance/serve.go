@@ -25,6 +25,7 @@ import (
 	"github.com/claude-pi/claude-pi/boards/sim"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
+	"github.com/claude-pi/claude-pi/drivers/updates"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
@@ -78,7 +79,7 @@ func boardHardware(s Settings, log *slog.Logger, processes func() []supervisor.P
 	// The screen shows the lan service's pairing requests and sessions on
 	// every board; the lan runs even with [lan] listen off.
 	screen := ui.Config{Board: s.board, Device: s.ble.Name, DataDir: s.dataDir, Version: s.Version, LAN: lan.ServiceName, Services: processes,
-		ScreenTimeout: s.screenTimeout}
+		ScreenTimeout: s.screenTimeout, Updates: uiUpdates(s)}
 	if !s.simulated() {
 		profile, err := boards.Lookup(s.board)
 		if err != nil {
@@ -111,6 +112,18 @@ func boardHardware(s Settings, log *slog.Logger, processes func() []supervisor.P
 	link := blesim.NewLink(nusLn, s.ble.NUSListen, blesim.Options{MTU: s.ble.MTU, Logger: log.With("actor", "ble")})
 	hw.link = link
 	return hw, link.Close, nil
+}
+
+// uiUpdates is what the screen's System page reads (ui.Config.Updates):
+// the Pi's own apt and unattended-upgrades state under "/" on a HAT board.
+// The sim gets none, so no System page: it runs on a developer's machine,
+// whose updates are not the appliance's to report (and whose Debian, if
+// it is one, a page claiming to be the Pi's would misdescribe).
+func uiUpdates(s Settings) func() (updates.Status, error) {
+	if s.simulated() {
+		return nil
+	}
+	return func() (updates.Status, error) { return updates.Read("/") }
 }
 
 // Serve runs the appliance until ctx ends.

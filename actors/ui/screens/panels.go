@@ -391,27 +391,48 @@ type InfoView struct {
 func (r *Renderer) Info(dst *image.RGBA, v InfoView) {
 	clear(dst, dst.Bounds(), bg)
 	r.pageHeader(dst, v.Title, v.Page, v.Of)
-	y := 34
-	lh := r.f.lineHeight(Regular, 15) + 4
+	l := r.infoLayout(v)
+	for i, row := range l.rows {
+		y := infoTop + i*l.lh
+		r.f.text(dst, 8, y+1, Regular, 14, dim, row.Label)
+		c := fg
+		if row.Warn {
+			c = warnC
+		}
+		r.f.text(dst, l.valueX, y, Bold, 15, c, row.Value)
+	}
+	r.pageFooter(dst, v.Next, v.Back, "")
+}
+
+// InfoDrawn is what Info draws of v on this panel: the rows that fit
+// above the footer, each label and value as drawn (ellipsized to the
+// width). The rows past the bottom are left out, so a page that grows a
+// row can test that it still fits on both panel sizes.
+func (r *Renderer) InfoDrawn(v InfoView) []InfoRow { return r.infoLayout(v).rows }
+
+const infoTop = 34 // below the page header
+
+type infoLayout struct {
+	rows       []InfoRow
+	lh, valueX int
+}
+
+func (r *Renderer) infoLayout(v InfoView) infoLayout {
+	l := infoLayout{lh: r.f.lineHeight(Regular, 15) + 4}
 	labelW := 0
 	for _, row := range v.Rows {
 		labelW = max(labelW, r.f.measure(Regular, 14, row.Label))
 	}
 	labelW = min(labelW, r.w/2-8)
-	for _, row := range v.Rows {
-		if y+lh > r.h-24 {
+	l.valueX = 8 + labelW + 10
+	for i, row := range v.Rows {
+		if infoTop+(i+1)*l.lh > r.h-24 {
 			break
 		}
-		r.f.text(dst, 8, y+1, Regular, 14, dim, r.f.ellipsize(Regular, 14, row.Label, labelW))
-		c := fg
-		if row.Warn {
-			c = warnC
-		}
-		x := 8 + labelW + 10
-		r.f.text(dst, x, y, Bold, 15, c, r.f.ellipsize(Bold, 15, row.Value, r.w-x-6))
-		y += lh
+		l.rows = append(l.rows, InfoRow{Label: r.f.ellipsize(Regular, 14, row.Label, labelW),
+			Value: r.f.ellipsize(Bold, 15, row.Value, r.w-l.valueX-6), Warn: row.Warn})
 	}
-	r.pageFooter(dst, v.Next, v.Back, "")
+	return l
 }
 
 // PackView is a character-pack transfer in progress.

@@ -78,6 +78,10 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 				{"Pairing", "hold A to forget", false}, {"Dock", "no CoreS3", false},
 				{"IP", "192.168.1.23", false}, {"Uptime", "3d 4h 12m", false}, {"Version", "v0.3.0 · pirate-audio", false}}})
 		},
+		"system": func(d *image.RGBA) {
+			r.Info(d, InfoView{Title: "System", Page: 4, Of: 5, Next: "X", Back: "Y", Rows: []InfoRow{
+				{"Updated", "2 d ago", false}, {"Reboot", "waiting 3 d", true}, {"Asked by", "linux-image-rpi-2712 +1", false}}})
+		},
 		"forget-ask":  func(d *image.RGBA) { r.Forget(d, ForgetView{Asking: true, Approve: "A", Deny: "B"}) },
 		"forget-done": func(d *image.RGBA) { r.Forget(d, ForgetView{Removed: 1, Device: "Claude_Pi-3F9A"}) },
 		"forget-open": func(d *image.RGBA) { r.Forget(d, ForgetView{NoBonds: true}) },
@@ -128,6 +132,7 @@ func TestScreenshots(t *testing.T) {
 		"clock-240x240": true, "clock-320x240": true, "clock-waiting-240x240": true, "pet-240x240": true, "pet-320x240": true,
 		"pet-sad-240x240": true, "settings-240x240": true, "settings-unsaved-240x240": true, "home-320x240": true}
 	keep["approval-warning-240x240"] = true
+	keep["system-240x240"] = true
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {
