@@ -118,6 +118,18 @@ func systemRows(u *updatesRead, now time.Time, row func(label, value string, war
 			row("Asked by", v, false)
 		}
 	}
+	// A cut install stops every later update until it is finished
+	// (claude-pi-recover.service does that at boot; doctor says how).
+	if n := len(st.Unfinished); n > 0 || st.DpkgInterrupted {
+		v := "dpkg interrupted"
+		if n > 0 {
+			v = "unfinished: " + strings.SplitN(st.Unfinished[0], " ", 2)[0]
+			if n > 1 {
+				v += fmt.Sprintf(" +%d", n-1)
+			}
+		}
+		row("Packages", v, true)
+	}
 	if u.err != nil {
 		row("Read", "failed: see the log", true)
 	}

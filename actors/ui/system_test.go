@@ -89,6 +89,15 @@ func TestSystemRows(t *testing.T) {
 			put(t, r, updates.RebootPkgs, "linux-image-rpi-2712\n", now)
 		}, []row{{"Updated", "5 h ago", false}, {"Reboot", "waiting 3 d", true},
 			{"Asked by", "linux-image-rpi-2712", false}}},
+		{"an install cut by a power loss", func(t *testing.T, r string) {
+			installed(t, r, now, 5*time.Hour, 5*time.Hour)
+			put(t, r, updates.DpkgStatus, "Package: claude-pi\nStatus: install reinstreq half-installed\n\n"+
+				"Package: bluez\nStatus: install ok unpacked\n\nPackage: apt\nStatus: install ok installed\n", now)
+		}, []row{{"Updated", "5 h ago", false}, {"Reboot", "not needed", false}, {"Packages", "unfinished: claude-pi +1", true}}},
+		{"dpkg's journal not folded in", func(t *testing.T, r string) {
+			installed(t, r, now, 5*time.Hour, 5*time.Hour)
+			put(t, r, updates.DpkgUpdates+"/0001", "Package: apt\n", now)
+		}, []row{{"Updated", "5 h ago", false}, {"Reboot", "not needed", false}, {"Packages", "dpkg interrupted", true}}},
 		{"not installed", func(t *testing.T, r string) {
 			put(t, r, updates.RebootRequired, "", now.Add(-4*day))
 		}, []row{{"Updates", "not installed", true}, {"Reboot", "waiting 4 d", true}}},

@@ -46,6 +46,11 @@ type Status struct {
 	LastError   string    // the log's last line, when it is an ERROR
 	RebootSince time.Time // zero: no reboot waiting
 	RebootPkgs  []string  // the packages that asked for it
+	// Unfinished lists the packages dpkg left not fully installed, as
+	// "name (state)", and DpkgInterrupted says its journal holds entries:
+	// an install was cut (a power loss) and apt refuses to go on.
+	Unfinished      []string
+	DpkgInterrupted bool
 }
 
 // Read reads the status under root. Missing files are not errors (they mean
@@ -83,6 +88,11 @@ func Read(root string) (Status, error) {
 			}
 		}
 	}
+	var err error
+	s.Unfinished, s.DpkgInterrupted, err = unfinished(root)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	last, err := lastLine(p(Log))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, err)
@@ -104,7 +114,8 @@ type Finding struct {
 func Check(s Status, now time.Time) []Finding {
 	if !s.Installed {
 		return []Finding{{Name: "security updates", Detail: "unattended-upgrades is not installed: nothing installs them",
-			Fix: "sudo apt install unattended-upgrades (the Claude_Pi image has it), or run sudo apt update && sudo apt upgrade weekly"}}
+			Fix: "sudo apt install unattended-upgrades (the Claude_Pi image has it), or run sudo apt update && sudo apt upgrade weekly"},
+			packagesFinding(s)}
 	}
 	up := Finding{Name: "security updates", OK: true}
 	last := s.LastUpgrade
@@ -141,7 +152,22 @@ func Check(s Status, now time.Time) []Finding {
 				"(a prompt pending each night?); sudo reboot when nothing is pending"
 		}
 	}
-	return []Finding{up, rb}
+	return []Finding{up, rb, packagesFinding(s)}
+}
+
+// packagesFinding says whether dpkg finished its last install: a cut one
+// stops every later update until it is finished.
+func packagesFinding(s Status) Finding {
+	if len(s.Unfinished) == 0 && !s.DpkgInterrupted {
+		return Finding{Name: "packages", OK: true, Detail: "every install finished"}
+	}
+	d := "an install did not finish (a power cut?)"
+	if len(s.Unfinished) > 0 {
+		d += ": " + clip(strings.Join(s.Unfinished, ", "), 160)
+	}
+	return Finding{Name: "packages", Detail: d + "; apt installs nothing until it is finished",
+		Fix: "sudo /usr/lib/claude-pi/recover (claude-pi-recover.service runs it at every boot; " +
+			"journalctl -u claude-pi-recover says what it did), or sudo dpkg --configure -a && sudo apt-get install --reinstall PACKAGE"}
 }
 
 func ago(now, t time.Time) string {

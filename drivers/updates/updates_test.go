@@ -81,8 +81,8 @@ func TestCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := Check(s, now)
-			if len(fs) != 2 {
-				t.Fatalf("findings %+v, want 2", fs)
+			if len(fs) != 3 || fs[2].Name != "packages" || !fs[2].OK {
+				t.Fatalf("findings %+v, want 3, the last an OK packages line", fs)
 			}
 			up, rb := fs[0], fs[1]
 			if up.OK != tc.upOK || !strings.Contains(up.Detail, tc.upDetail) {
@@ -104,8 +104,8 @@ func TestCheckNotInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := Check(s, now)
-	if len(fs) != 1 || fs[0].OK || !strings.Contains(fs[0].Fix, "apt install unattended-upgrades") {
-		t.Fatalf("got %+v, want one warning saying to install unattended-upgrades", fs)
+	if len(fs) != 2 || fs[0].OK || !strings.Contains(fs[0].Fix, "apt install unattended-upgrades") || !fs[1].OK {
+		t.Fatalf("got %+v, want a warning saying to install unattended-upgrades, then packages OK", fs)
 	}
 }
 

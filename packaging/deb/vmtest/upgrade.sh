@@ -5,11 +5,17 @@
 # from a repository signed by a throwaway key and served on the host's
 # loopback (the guest reaches it over QEMU's user network at 10.0.2.2).
 # Then, in later boots:
-#   2. N starts at boot, every service RUNNING; the repository gains N+1;
-#      `apt-get update && apt-get install --only-upgrade claude-pi` with a
-#      prompt marked pending: the restart waits until it is answered; N+1
-#      runs, every service RUNNING, and the bonds, LAN identity and
-#      pairings, packs, stats and config are byte for byte kept.
+#   2. N starts at boot, every service RUNNING; the repository gains N+1.
+#      The image's unattended-upgrades setup (its apt.conf.d files and
+#      apt-daily-upgrade's quiet check, image/rootfs) is put in place, and
+#      apt-daily-upgrade.service, what the nightly timer starts, is started
+#      by hand: with a prompt pending all through the quiet check's wait
+#      (shortened from 20 min to 10 s), the run is skipped and N runs on;
+#      with no prompt, unattended-upgrade takes N+1 from the Claude_Pi
+#      origin, and a prompt that comes up mid-run delays the restart until
+#      it is answered. N+1 runs, every service RUNNING, the bonds, LAN
+#      identity and pairings, packs, stats and config byte for byte kept,
+#      and the update stamps are what `claude-pi doctor` reads.
 #      Then a repository with N+2 signed by another key: apt refuses it,
 #      N+1 still runs, nothing changed.
 # Ends with "deb-vmtest upgrade: N passed, M failed" and the runtime.
@@ -74,24 +80,45 @@ rel "$work/debs/claude-pi_${v2}_amd64.deb" || { bad "release-repo.sh $v2"; finis
 # The same repository with N+2, re-signed by a key the Pi does not trust.
 cp -a "$share/apt" "$share/apt-evil"
 REPO_ARCHS=amd64 GNUPGHOME=$work/gnupg-evil SIGNING_KEY=$evil "$repo/packaging/release-repo.sh" "$share/apt-evil" "$work/debs/claude-pi_${v3}_amd64.deb" > /dev/null
-say "boot 2: $v1 at boot; upgrade to $v2 from the repository, a prompt pending; then $v3 signed by another key"
+say "boot 2: $v1 at boot; unattended-upgrades to $v2 (skipped while a prompt is pending, then a prompt mid-run); then $v3 signed by another key"
 cat > "$work/p2.sh" <<'P'
 . /host/phase-lib.sh
 . /host/versions
 check "$v1 started at boot, every service RUNNING" running 90
 sleep 3; snapshot > /tmp/before
 before=$(systemctl show -p MainPID --value claude-pi)
-# A prompt pending: the restart must wait until it is answered (8 s on).
-echo prompt > /run/claude-pi/busy
-(sleep 8; rm -f /run/claude-pi/busy; date +%s > /tmp/answered) &
+# The image's unattended-upgrades setup, its quiet check's wait shortened.
+cp /host/image/20auto-upgrades /host/image/52claude-pi-unattended /etc/apt/apt.conf.d/
+mkdir -p /etc/systemd/system/apt-daily-upgrade.service.d
+sed 's/--wait 1200/--wait 10/' /host/image/apt-daily-upgrade.conf > /etc/systemd/system/apt-daily-upgrade.service.d/claude-pi.conf
+systemctl daemon-reload
 check "apt-get update" apt-get update -q
+# A prompt pending all through the quiet check's wait: the run is skipped.
+echo prompt > /run/claude-pi/busy
+systemctl start apt-daily-upgrade.service
+rm -f /run/claude-pi/busy
+check "a prompt pending: apt-daily-upgrade skipped by its quiet check, $v1 runs on" sh -c '
+	journalctl -b -u apt-daily-upgrade --no-pager -o cat | grep -q "claude-pi is busy" &&
+	[ "$(systemctl show -p Result --value apt-daily-upgrade.service)" = exec-condition ] &&
+	[ "$(claude-pi --version)" = "claude-pi $1" ] && [ "$(systemctl show -p MainPID --value claude-pi)" = "$2" ]' _ "$v1" "$before"
+# No prompt: the run goes ahead; a prompt comes up once unattended-upgrade
+# runs and is answered 8 s later: the restart must wait for the answer.
 t=$(date +%s)
-check "apt-get install --only-upgrade claude-pi" apt-get install -y -q --only-upgrade claude-pi
-echo "     upgrade took $(( $(date +%s) - t ))s"
+systemctl start --no-block apt-daily-upgrade.service
+i=0; while ! pgrep -f /usr/bin/unattended-upgrade > /dev/null && [ $i -lt 600 ]; do sleep 0.2; i=$((i + 1)); done
+echo prompt > /run/claude-pi/busy; (sleep 8; rm -f /run/claude-pi/busy; date +%s > /tmp/answered) &
+i=0; while [ "$(systemctl show -p ActiveState --value apt-daily-upgrade.service)" != inactive ] && [ $i -lt 900 ]; do sleep 1; i=$((i + 1)); done
+echo "     apt-daily-upgrade took $(( $(date +%s) - t ))s"
+sed 's/^/     /' /var/log/unattended-upgrades/unattended-upgrades.log | tail -n 8
+check "apt-daily-upgrade.service: unattended-upgrade ran and succeeded" sh -c '
+	[ "$(systemctl show -p Result --value apt-daily-upgrade.service)" = success ] &&
+	grep -q "Packages that will be upgraded: claude-pi" /var/log/unattended-upgrades/unattended-upgrades.log'
 check "claude-pi --version is $v2" sh -c '[ "$(claude-pi --version)" = "claude-pi $1" ]' _ "$v2"
 check "restarted (new main PID), and only after the prompt was answered" sh -c '
 	after=$(systemctl show -p MainPID --value claude-pi); started=$(systemctl show -p ExecMainStartTimestamp --value claude-pi)
 	[ "$after" != "$1" ] && [ "$after" != 0 ] && [ -s /tmp/answered ] && [ "$(date -d "$started" +%s)" -ge "$(cat /tmp/answered)" ]' _ "$before"
+check "the update stamp doctor reads was touched (var/lib/apt/periodic)" sh -c '
+	[ "$(stat -c %Y /var/lib/apt/periodic/unattended-upgrades-stamp)" -ge "$1" ]' _ "$t"
 check "$v2: every service RUNNING" running 60
 check "bonds, LAN identity and pairings, packs, stats, config: all kept" eval 'snapshot > /tmp/after; diff /tmp/before /tmp/after'
 check "config: board and listen kept, no .dpkg-* beside it" sh -c 'grep -qx "board = \"sim\"" /etc/claude-pi/config.toml && ! ls /etc/claude-pi/*.dpkg-* 2>/dev/null'
@@ -104,5 +131,8 @@ apt-get install -y -q --only-upgrade claude-pi > /tmp/install.log 2>&1
 check "$v3 not installed: still $v2" sh -c '[ "$(claude-pi --version)" = "claude-pi $1" ] && dpkg-query -W -f="\${Version}" claude-pi | grep -qx "$1"' _ "$v2"
 check "nothing changed: state, every service RUNNING" eval 'snapshot | diff /tmp/before - && running 5'
 P
+mkdir -p "$share/image"
+cp "$repo/image/rootfs/etc/apt/apt.conf.d/20auto-upgrades" "$repo/image/rootfs/etc/apt/apt.conf.d/52claude-pi-unattended" "$share/image/"
+cp "$repo/image/rootfs/etc/systemd/system/apt-daily-upgrade.service.d/claude-pi.conf" "$share/image/apt-daily-upgrade.conf"
 boot "$work/p2.sh"; tally
 finish
