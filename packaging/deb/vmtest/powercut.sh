@@ -46,7 +46,8 @@ RANDOM=$seed
 report=${POWERCUT_REPORT:-$work/report.txt}
 finish() {
 	say "powercut: $passed passed, $failed failed in $(( $(date +%s) - t0 ))s (seed $seed)"
-	{ echo "cuts: $cuts, survived: $survived, seed $seed, $accel"; cat "$work/cuts.txt" 2>/dev/null; cat "$work/idle.txt" 2>/dev/null; } > "$report.tmp" && mv "$report.tmp" "$report"
+	{ echo "cuts: $cuts, survived: $survived, seed $seed, $accel"; cat "$work/cuts.txt" 2>/dev/null; cat "$work/idle.txt" 2>/dev/null; true; } > "$report.tmp"
+	mv "$report.tmp" "$report"
 	echo "---- report ($report)"; cat "$report"
 	echo "deb-vmtest powercut: $passed passed, $failed failed"
 	[ "$failed" = 0 ]; exit
@@ -107,7 +108,13 @@ check "root fs mounted rw" sh -c 'findmnt -no OPTIONS / | grep -q "^rw"'
 # claude-pi-recover.service runs after network-online, as this phase does:
 # wait for it to end, then judge what it left.
 i=0; while [ "$(systemctl show -p ActiveState --value claude-pi-recover.service)" = activating ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
-journalctl -b -u claude-pi-recover --no-pager -o cat | grep 'recover:' | sed 's/^/     /'
+journalctl -b -u claude-pi-recover --no-pager -o cat | grep 'recover:' > /tmp/recover.log
+sed 's/^/     /' /tmp/recover.log
+# info lines: what this boot found, for the report's line for the cut.
+if [ -s /tmp/recover.log ]; then
+	r=$(sed -n 's/.*recover: installing again: /reinstalled /p; s/.*recover: still not finished.*/NOT finished/p' /tmp/recover.log | head -n 1)
+	echo "info recover: ${r:-dpkg --configure -a}"
+fi
 check "claude-pi-recover.service succeeded" sh -c '[ "$(systemctl show -p Result --value claude-pi-recover.service)" = success ]'
 check "dpkg: nothing half-installed or unconfigured (dpkg --audit)" sh -c '! dpkg --audit | grep .'
 check "apt works again (apt-get check)" apt-get check -q
@@ -124,6 +131,7 @@ import glob, json; s = json.load(open("/var/lib/claude-pi/stats.json")) if glob.
 last = int(open("/host/stats-appr").read()); assert s["appr"] >= last, (s, last)
 assert not glob.glob("/var/lib/claude-pi/*.corrupt-*"), glob.glob("/var/lib/claude-pi/*.corrupt-*")
 open("/host/stats-appr", "w").write(str(s["appr"])); print("appr", last, "->", s["appr"])'
+echo "info claude-pi $(dpkg-query -W -f='${Version}' claude-pi | sed "s/^$v2\$/N+1/; s/^$v1\$/N/"), stats.json appr $(cat /host/stats-appr), pack $(python3 /host/desk.py check 2>&1 | head -c 40)"
 check "packs/current: none, alpha or beta, whole; no staging left" sh -c 'python3 /host/desk.py check && ! ls -d /var/lib/claude-pi/packs/.staging-* 2>/dev/null'
 check "BlueZ bonds: each whole" sh -c 'for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info; grep -qx "Key=00112233445566778899AABBCCDDEE0$i" $f || { cat $f; exit 1; }; done'
 P
@@ -174,7 +182,7 @@ verdicts() {
 	passed=$((passed + $(grep -c '^ok ' "$work/check-$n.log" || true)))
 	failed=$((failed + $(grep -c '^FAIL ' "$work/check-$n.log" || true)))
 	if [ "$failed" = "$f0" ]; then survived=$((survived + 1)); verdict=survived; else verdict=FAILED; sed 's/^/    /' "$work/check-$n.log"; fi
-	echo "cut $n: $(cat "$work/job-$n") at $(cat "$work/at-$n")s: $verdict" | tee -a "$work/cuts.txt"
+	echo "cut $n: $(cat "$work/job-$n") at $(cat "$work/at-$n")s: $verdict ($(sed -n 's/^info //p' "$work/check-$n.log" | paste -sd ';' | sed 's/;/; /g'))" | tee -a "$work/cuts.txt"
 }
 for n in $(seq "$cuts"); do
 	job=${jobs[$(( (n - 1) % ${#jobs[@]} ))]}
