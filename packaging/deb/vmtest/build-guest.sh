@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build-guest.sh DIR: the guest for the .deb's VM tests (upgrade.sh,
 # powercut.sh): Debian 13 amd64 booting systemd from an ext4 disk, with
-# Debian's apt and unattended-upgrades, dbus, bluez, supervisor (its
+# Debian's apt and unattended-upgrades, dbus, bluez (and btvirt, for a
+# controller that makes bluetoothd write its own files), supervisor (its
 # daemon masked, as on the image) and claude-pi's other Depends, but not
 # claude-pi. DIR gets vmlinuz,
 # initrd.img and root.img (raw ext4, mounted as on the image:
@@ -17,7 +18,7 @@ cd /tmp
 rm -rf "$tmp" && mkdir -p "$tmp"
 t0=$(date +%s)
 mmdebstrap --variant=minbase --mode=root --quiet \
-	--include=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,dbus,bluez,supervisor,e2fsprogs,iproute2,procps,adduser,python3,unattended-upgrades \
+	--include=systemd-sysv,udev,kmod,linux-image-amd64,initramfs-tools,dbus,bluez,supervisor,e2fsprogs,iproute2,procps,adduser,python3,unattended-upgrades,bluez-test-tools \
 	--aptopt='APT::Install-Recommends "false"' --aptopt='Acquire::Languages "none"' \
 	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/lib/firmware/*' \

@@ -17,8 +17,11 @@
 #            each char_end swaps packs/current
 #   bond     BlueZ-style bond files rewritten (bluetoothd writes its info
 #            files with g_file_set_contents: temp + rename)
-#   mixed    apt, pairing, bond and pack at once (the NUS link has one
-#            desktop at a time)
+#   bluez    bluetoothd's own writer: btvirt gives it a controller, and
+#            `bluetoothctl system-alias` renames it again and again, each a
+#            rewrite of /var/lib/bluetooth/ADDR/settings by bluetoothd
+#   mixed    apt, pairing, bond, pack and bluez at once (the NUS link has
+#            one desktop at a time)
 # After each cut, the next boot must: mount the root without manual repair
 # (systemd-fsck-root clean or journal replayed, never "run fsck manually"),
 # finish by itself what dpkg was doing (claude-pi-recover.service: dpkg
@@ -34,7 +37,7 @@
 # Finally, with IDLE_SECONDS (default 600; 0 skips), idle.sh measures the
 # idle writes an hour.
 #
-#   powercut.sh [CUTS]       default 20; CI runs 6 (one per job) with IDLE_SECONDS=0
+#   powercut.sh [CUTS]       default 20; CI runs 3 (apt, stats, mixed) with IDLE_SECONDS=0
 # Prints one line per cut and a report; ends "deb-vmtest powercut: ...".
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -133,6 +136,15 @@ assert not glob.glob("/var/lib/claude-pi/*.corrupt-*"), glob.glob("/var/lib/clau
 open("/host/stats-appr", "w").write(str(s["appr"])); print("appr", last, "->", s["appr"])'
 echo "info claude-pi $(dpkg-query -W -f='${Version}' claude-pi | sed "s/^$v2\$/N+1/; s/^$v1\$/N/"), stats.json appr $(cat /host/stats-appr), pack $(python3 /host/desk.py check 2>&1 | head -c 40)"
 check "packs/current: none, alpha or beta, whole; no staging left" sh -c 'python3 /host/desk.py check && ! ls -d /var/lib/claude-pi/packs/.staging-* 2>/dev/null'
+check "bluetoothd's own files (settings): each whole, its alias an old or a new one" python3 -c '
+import configparser, glob, re
+fs = glob.glob("/var/lib/bluetooth/*/settings")
+for f in fs:
+    c = configparser.ConfigParser(interpolation=None, strict=False); c.optionxform = str
+    c.read_string(open(f).read())
+    a = c.get("General", "Alias", fallback=None)
+    assert c.has_section("General") and (a is None or re.fullmatch(r"desk[0-9]+", a)), (f, open(f).read())
+    print(f, "Alias", a)'
 check "BlueZ bonds: each whole" sh -c 'for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info; grep -qx "Key=00112233445566778899AABBCCDDEE0$i" $f || { cat $f; exit 1; }; done'
 P
 cat > "$work/cycle.sh" <<'P'
@@ -158,6 +170,16 @@ apt_job() { i=0; while :; do i=$((i + 1)); v=$v2; [ $((i % 2)) = 0 ] && v=$v1; a
 pairing_job() { while :; do printf "$two" 7 8 | atomic $d/lan/clients.json; claude-pi pair --local --revoke laptop > /dev/null 2>&1; done; }
 bond_job() { n=0; while :; do n=$((n + 1)); for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info
 	printf '[General]\nName=desk%s\n\n[LongTermKey]\nKey=00112233445566778899AABBCCDDEE0%s\nAuthenticated=2\nEncSize=16\n\n[ConnectionParameters]\nMinInterval=%s\n' $i $i $n > $f.tmp && mv $f.tmp $f; done; done; }
+# bluez_job: a controller for bluetoothd (btvirt, on the kernel's hci_vhci),
+# then its alias rewritten until the power goes.
+bluez_job() {
+	modprobe hci_vhci; btvirt -l1 > /tmp/btvirt.log 2>&1 &
+	i=0; while ! bluetoothctl list 2>/dev/null | grep -q Controller && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+	n=$(cat /host/alias-n 2>/dev/null || echo 0)
+	while :; do n=$((n + 1)); echo $n > /host/alias-n; bluetoothctl system-alias "desk$n" > /dev/null 2>&1; done
+}
+# until CMD: wait (up to 60 s) for CMD to succeed.
+until_ok() { i=0; while ! sh -c "$1" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done; }
 echo "== job $job"
 case $job in
 apt) apt_job & ;;
@@ -165,15 +187,16 @@ pairing) pairing_job & ;;
 bond) bond_job & ;;
 stats) python3 /host/desk.py stats > /tmp/desk.out 2>&1 & ;;
 pack) python3 /host/desk.py pack > /tmp/desk.out 2>&1 & ;;
-mixed) apt_job & pairing_job & bond_job & python3 /host/desk.py pack > /tmp/desk.out 2>&1 & ;;
+bluez) bluez_job & until_ok 'grep -qs "^Alias=desk" /var/lib/bluetooth/*/settings' ;;
+mixed) apt_job & pairing_job & bond_job & python3 /host/desk.py pack > /tmp/desk.out 2>&1 & bluez_job & ;;
 esac
 touch /host/ready
 sleep 600
 P
 cp "$work/check.sh" "$share/check.sh"
 
-# POWERCUT_JOBS picks the jobs (in turn); default all six.
-read -r -a jobs <<< "${POWERCUT_JOBS:-apt pairing stats pack bond mixed}"
+# POWERCUT_JOBS picks the jobs (in turn); default all seven.
+read -r -a jobs <<< "${POWERCUT_JOBS:-apt pairing stats pack bond bluez mixed}"
 # verdicts N: the checks boot N ran after cut N-1, counted; one line per cut.
 verdicts() {
 	local n=$1 f0=$failed log=$share/out/phase-$boots.log verdict
