@@ -11,6 +11,7 @@ goes):
          text-mode pack, "alpha" and "beta" in turn, each with a 64 KiB
          pad.txt that names its pack on every line: each char_end swaps
          packs/current
+  both   the two in turn, on one link (the NUS socket has one desktop)
 
 After each step it appends what the Pi acknowledged to /host/desk.log, so
 the checks after a cut know the newest state that was durable on the Pi.
@@ -101,27 +102,44 @@ def heartbeat(prompt=None):
     return hb
 
 
+def approve(link, n):
+    """One prompt, approved with button A; an urgent stats save on the Pi."""
+    pid = "req_cut_%d_%d" % (os.getpid(), n)
+    link.send(heartbeat({"id": pid, "tool": "Bash", "hint": "make test"}))
+    time.sleep(0.3)
+    # The prompt's screen may first need a press to wake; press until decided.
+    for _ in range(10):
+        req = urllib.request.Request(WEB + "/api/press/A", method="POST", data=b"")
+        urllib.request.urlopen(req, timeout=5).read()
+        try:
+            link.recv(lambda o: o.get("cmd") == "permission" and o.get("id") == pid, 2)
+            break
+        except TimeoutError:
+            continue
+    else:
+        raise RuntimeError("prompt %s never decided" % pid)
+    link.send(heartbeat())
+    log("approved %s" % pid)
+
+
 def stats_job():
     link = Link()
     n = 0
     while True:
         n += 1
-        pid = "req_cut_%d_%d" % (os.getpid(), n)
-        link.send(heartbeat({"id": pid, "tool": "Bash", "hint": "make test"}))
-        time.sleep(0.3)
-        # The prompt's screen may first need a press to wake; press until decided.
-        for _ in range(10):
-            req = urllib.request.Request(WEB + "/api/press/A", method="POST", data=b"")
-            urllib.request.urlopen(req, timeout=5).read()
-            try:
-                link.recv(lambda o: o.get("cmd") == "permission" and o.get("id") == pid, 2)
-                break
-            except TimeoutError:
-                continue
-        else:
-            raise RuntimeError("prompt %s never decided" % pid)
-        link.send(heartbeat())
-        log("approved %s" % pid)
+        approve(link, n)
+
+
+def both_job():
+    """Approvals and pack pushes in turn, on the one link."""
+    link = Link()
+    n = 0
+    while True:
+        n += 1
+        approve(link, n)
+        name = ("alpha", "beta")[n % 2]
+        push(link, name)
+        log("installed %s" % name)
 
 
 def push(link, name):
@@ -177,7 +195,9 @@ if __name__ == "__main__":
         stats_job()
     elif job == "pack":
         pack_job()
+    elif job == "both":
+        both_job()
     elif job == "check":
         sys.exit(check())
     else:
-        sys.exit("usage: desk.py stats|pack|check")
+        sys.exit("usage: desk.py stats|pack|both|check")

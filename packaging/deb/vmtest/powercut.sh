@@ -20,8 +20,9 @@
 #   bluez    bluetoothd's own writer: btvirt gives it a controller, and
 #            `bluetoothctl system-alias` renames it again and again, each a
 #            rewrite of /var/lib/bluetooth/ADDR/settings by bluetoothd
-#   mixed    apt, pairing, bond, pack and bluez at once (the NUS link has
-#            one desktop at a time)
+#   mixed    all at once: apt, pairing, bond, bluez, and desk.py's
+#            approvals and pack pushes in turn (the NUS link has one
+#            desktop at a time)
 # After each cut, the next boot must: mount the root without manual repair
 # (systemd-fsck-root clean or journal replayed, never "run fsck manually"),
 # finish by itself what dpkg was doing (claude-pi-recover.service: dpkg
@@ -37,7 +38,7 @@
 # Finally, with IDLE_SECONDS (default 600; 0 skips), idle.sh measures the
 # idle writes an hour.
 #
-#   powercut.sh [CUTS]       default 20; CI runs 3 (apt, stats, mixed) with IDLE_SECONDS=0
+#   powercut.sh [CUTS]       default 20; CI runs 2 (apt, mixed) with IDLE_SECONDS=0
 # Prints one line per cut and a report; ends "deb-vmtest powercut: ...".
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -188,7 +189,7 @@ bond) bond_job & ;;
 stats) python3 /host/desk.py stats > /tmp/desk.out 2>&1 & ;;
 pack) python3 /host/desk.py pack > /tmp/desk.out 2>&1 & ;;
 bluez) bluez_job & until_ok 'grep -qs "^Alias=desk" /var/lib/bluetooth/*/settings' ;;
-mixed) apt_job & pairing_job & bond_job & python3 /host/desk.py pack > /tmp/desk.out 2>&1 & bluez_job & ;;
+mixed) apt_job & pairing_job & bond_job & python3 /host/desk.py both > /tmp/desk.out 2>&1 & bluez_job & ;;
 esac
 touch /host/ready
 sleep 600
