@@ -50,7 +50,8 @@ RANDOM=$seed
 report=${POWERCUT_REPORT:-$work/report.txt}
 finish() {
 	say "powercut: $passed passed, $failed failed in $(( $(date +%s) - t0 ))s (seed $seed)"
-	{ echo "cuts: $cuts, survived: $survived, seed $seed, $accel"; cat "$work/cuts.txt" 2>/dev/null; cat "$work/idle.txt" 2>/dev/null; true; } > "$report.tmp"
+	# (set -e: a missing part must not end the script before its verdict)
+	{ echo "cuts: $cuts, survived: $survived, seed $seed, $accel"; cat "$work/cuts.txt" 2>/dev/null || true; cat "$work/idle.txt" 2>/dev/null || true; } > "$report.tmp"
 	mv "$report.tmp" "$report"
 	echo "---- report ($report)"; cat "$report"
 	echo "deb-vmtest powercut: $passed passed, $failed failed"
@@ -146,6 +147,8 @@ for f in fs:
     a = c.get("General", "Alias", fallback=None)
     assert c.has_section("General") and (a is None or re.fullmatch(r"desk[0-9]+", a)), (f, open(f).read())
     print(f, "Alias", a)'
+a=$(sed -n 's/^Alias=//p' /var/lib/bluetooth/*/settings 2>/dev/null | head -n 1)
+[ -z "$a" ] || echo "info bluetoothd alias $a of $(cat /host/alias-n 2>/dev/null) set"
 check "BlueZ bonds: each whole" sh -c 'for i in 1 2 3; do f=/var/lib/bluetooth/00:11:22:33:44:55/AA:BB:CC:DD:EE:0$i/info; grep -qx "Key=00112233445566778899AABBCCDDEE0$i" $f || { cat $f; exit 1; }; done'
 P
 cat > "$work/cycle.sh" <<'P'
