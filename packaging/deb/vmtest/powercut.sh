@@ -3,7 +3,8 @@
 # claude-pi installed from a signed repository (served on the host's
 # loopback, as in upgrade.sh) and state in place, then CUTS times: boot,
 # check what the last cut left, start one write-heavy job, and kill QEMU
-# (SIGKILL: the power goes) at a random moment 0.2-6 s into it. Jobs:
+# (SIGKILL: the power goes) at a random moment 0.2-6 s into it (0.5-20 s
+# for the apt and mixed jobs: an upgrade takes that long). Jobs:
 #   apt      apt-get install of claude-pi N+1 and N in turns from the
 #            repository (an upgrade, then a downgrade: cut mid-download,
 #            mid-unpack or in a maintainer script)
@@ -213,7 +214,11 @@ verdicts() {
 }
 for n in $(seq "$cuts"); do
 	job=${jobs[$(( (n - 1) % ${#jobs[@]} ))]}
-	at=$(awk -v r=$RANDOM 'BEGIN { printf "%.1f", 0.2 + r / 32767 * 5.8 }')
+	# An upgrade under TCG takes 10-20 s from apt's start to the restart:
+	# apt jobs are cut anywhere in 0.5-20 s, the others (each loop a second
+	# or less) in 0.2-6 s.
+	case $job in apt|mixed) lo=0.5 span=19.5 ;; *) lo=0.2 span=5.8 ;; esac
+	at=$(awk -v r=$RANDOM -v lo=$lo -v span=$span 'BEGIN { printf "%.1f", lo + r / 32767 * span }')
 	echo "$job" > "$share/job"; echo "$job" > "$work/job-$n"; echo "$at" > "$work/at-$n"
 	boot "$work/cycle.sh" "$at"
 	[ "$n" = 1 ] || verdicts $((n - 1))
