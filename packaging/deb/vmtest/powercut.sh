@@ -218,7 +218,10 @@ for n in $(seq "$cuts"); do
 	# apt jobs are cut anywhere in 0.5-20 s, the others (each loop a second
 	# or less) in 0.2-6 s.
 	case $job in apt|mixed) lo=0.5 span=19.5 ;; *) lo=0.2 span=5.8 ;; esac
-	at=$(awk -v r=$RANDOM -v lo=$lo -v span=$span 'BEGIN { printf "%.1f", lo + r / 32767 * span }')
+	# $RANDOM read here, not inside $(...): a subshell reseeds it, and the
+	# seed would not say when the cuts came.
+	r=$RANDOM
+	at=$(awk -v r=$r -v lo=$lo -v span=$span 'BEGIN { printf "%.1f", lo + r / 32767 * span }')
 	echo "$job" > "$share/job"; echo "$job" > "$work/job-$n"; echo "$at" > "$work/at-$n"
 	boot "$work/cycle.sh" "$at"
 	[ "$n" = 1 ] || verdicts $((n - 1))
