@@ -82,12 +82,7 @@ func systemRows(u *updatesRead, now time.Time, row func(label, value string, war
 		row("Updates", "not installed", true)
 	} else {
 		up := updates.Check(st, now)[0] // the security updates' finding
-		// Both stamps must be recent: lists fetched and upgrades installed.
-		// The older of the two is when the last whole run ended at latest.
-		last := st.LastUpgrade
-		if st.LastLists.Before(last) {
-			last = st.LastLists
-		}
+		last := st.LastComplete()
 		when := "never"
 		if !last.IsZero() {
 			when = agoShort(now, last)
@@ -110,12 +105,8 @@ func systemRows(u *updatesRead, now time.Time, row func(label, value string, war
 		row("Reboot", "waiting "+spanShort(now.Sub(st.RebootSince)), late)
 		// The packages get a row of their own: a long name ellipsized in
 		// the middle must not eat the wait.
-		if n := len(st.RebootPkgs); n > 0 {
-			v := st.RebootPkgs[0]
-			if n > 1 {
-				v += fmt.Sprintf(" +%d", n-1)
-			}
-			row("Asked by", v, false)
+		if len(st.RebootPkgs) > 0 {
+			row("Asked by", firstAndCount(st.RebootPkgs), false)
 		}
 	}
 	// A cut install stops every later update until it is finished
@@ -123,16 +114,25 @@ func systemRows(u *updatesRead, now time.Time, row func(label, value string, war
 	if n := len(st.Unfinished); n > 0 || st.DpkgInterrupted {
 		v := "dpkg interrupted"
 		if n > 0 {
-			v = "unfinished: " + strings.SplitN(st.Unfinished[0], " ", 2)[0]
-			if n > 1 {
-				v += fmt.Sprintf(" +%d", n-1)
+			names := make([]string, n)
+			for i, p := range st.Unfinished {
+				names[i] = p.Name
 			}
+			v = "unfinished: " + firstAndCount(names)
 		}
 		row("Packages", v, true)
 	}
 	if u.err != nil {
 		row("Read", "failed: see the log", true)
 	}
+}
+
+// firstAndCount is "first" or "first +N" for a row's width.
+func firstAndCount(names []string) string {
+	if len(names) > 1 {
+		return fmt.Sprintf("%s +%d", names[0], len(names)-1)
+	}
+	return names[0]
 }
 
 // agoShort is "12 min ago", "5 h ago" or "3 d ago" for a row's width.

@@ -19,12 +19,18 @@ const (
 	maxStatusLine = 1 << 20
 )
 
-// unfinished reads which packages dpkg left not fully installed, as
-// "name (state)", and whether its journal holds entries, which is what
+// Package is a package dpkg left not fully installed, and in which state
+// ("half-installed", "half-configured", "unpacked", ...).
+type Package struct{ Name, State string }
+
+// String is "name (state)", as doctor prints it.
+func (p Package) String() string { return p.Name + " (" + p.State + ")" }
+
+// unfinished reads which packages dpkg left not fully installed, and whether its journal holds entries, which is what
 // `dpkg --audit` and apt's "dpkg was interrupted" read too. Until someone
 // (claude-pi-recover.service at boot) finishes them, apt refuses to install
 // anything, so updates stop for good.
-func unfinished(root string) (pkgs []string, journal bool, err error) {
+func unfinished(root string) (pkgs []Package, journal bool, err error) {
 	ents, err := os.ReadDir(filepath.Join(root, DpkgUpdates))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, err
@@ -51,7 +57,7 @@ func unfinished(root string) (pkgs []string, journal bool, err error) {
 	flush := func() {
 		if name != "" && status != "" {
 			if st := stateOf(status); st != "" {
-				pkgs = append(pkgs, name+" ("+st+")")
+				pkgs = append(pkgs, Package{Name: name, State: st})
 			}
 		}
 		name, status = "", ""

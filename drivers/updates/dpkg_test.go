@@ -46,8 +46,12 @@ func TestUnfinishedPackages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(s.Unfinished, tc.want) {
-				t.Errorf("Unfinished = %q, want %q", s.Unfinished, tc.want)
+			var got []string
+			for _, p := range s.Unfinished {
+				got = append(got, p.String())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Unfinished = %q, want %q", got, tc.want)
 			}
 			f := Check(s, now)[2]
 			if f.Name != "packages" || f.OK == tc.cut || (f.Fix == "") != f.OK {

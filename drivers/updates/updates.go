@@ -46,11 +46,21 @@ type Status struct {
 	LastError   string    // the log's last line, when it is an ERROR
 	RebootSince time.Time // zero: no reboot waiting
 	RebootPkgs  []string  // the packages that asked for it
-	// Unfinished lists the packages dpkg left not fully installed, as
-	// "name (state)", and DpkgInterrupted says its journal holds entries:
-	// an install was cut (a power loss) and apt refuses to go on.
-	Unfinished      []string
+	// Unfinished lists the packages dpkg left not fully installed, and
+	// DpkgInterrupted says its journal holds entries: an install was cut
+	// (a power loss) and apt refuses to go on.
+	Unfinished      []Package
 	DpkgInterrupted bool
+}
+
+// LastComplete is when the last whole run ended at the latest: the older
+// of the two stamps, since both must be recent (lists fetched, upgrades
+// installed). Zero when either never happened.
+func (s Status) LastComplete() time.Time {
+	if s.LastLists.Before(s.LastUpgrade) {
+		return s.LastLists
+	}
+	return s.LastUpgrade
 }
 
 // Read reads the status under root. Missing files are not errors (they mean
@@ -118,10 +128,7 @@ func Check(s Status, now time.Time) []Finding {
 			packagesFinding(s)}
 	}
 	up := Finding{Name: "security updates", OK: true}
-	last := s.LastUpgrade
-	if s.LastLists.Before(last) {
-		last = s.LastLists // both must be recent: lists fetched and installed
-	}
+	last := s.LastComplete()
 	switch {
 	case s.LastUpgrade.IsZero() || s.LastLists.IsZero():
 		up.OK = false
@@ -163,7 +170,11 @@ func packagesFinding(s Status) Finding {
 	}
 	d := "an install did not finish (a power cut?)"
 	if len(s.Unfinished) > 0 {
-		d += ": " + clip(strings.Join(s.Unfinished, ", "), 160)
+		names := make([]string, len(s.Unfinished))
+		for i, p := range s.Unfinished {
+			names[i] = p.String()
+		}
+		d += ": " + clip(strings.Join(names, ", "), 160)
 	}
 	return Finding{Name: "packages", Detail: d + "; apt installs nothing until it is finished",
 		Fix: "sudo /usr/lib/claude-pi/recover (claude-pi-recover.service runs it at every boot; " +
