@@ -17,7 +17,7 @@ A stdio MCP server for Claude Code on this computer: its tools are the
 docked Stack-chan's (set_expression, look_at, nod, shake, say with our
 firmware), reached over the paired Pi's LAN bridge. Add it with
 
-  claude mcp add claude-pi -- claude-pi mcp
+  claude mcp add -s user claude-pi -- claude-pi mcp
 
 Claude Code asks permission before each tool runs; with the claude-pi
 hooks installed, that prompt comes to the Pi like any other.`
@@ -61,6 +61,6 @@ func (nopWriteCloser) Close() error { return nil }
 // hooks: how to give Claude Code Stack-chan's tools too. exe is the
 // claude-pi the hooks run, already shell-quoted.
 func AddHint(exe string) string {
-	return "Stack-chan's tools for Claude Code (needs a docked CoreS3): claude mcp add claude-pi -- " + exe + " mcp\n" +
+	return "Stack-chan's tools for Claude Code (needs a docked CoreS3): claude mcp add -s user claude-pi -- " + exe + " mcp\n" +
 		"  Claude Code asks before each tool runs; with these hooks that prompt comes to the Pi."
 }
