@@ -57,6 +57,10 @@ type Options struct {
 	// for a head swipe on the dock after its reply ([voice] follow_up);
 	// off when zero (followup.go).
 	FollowUpWindow time.Duration
+	// ToolApprovalWait is how long a Stack-chan tool call that needs the
+	// person's yes (tools.go) waits for it; DefaultApprovalWait when zero.
+	// Past it the call fails with code "not_approved".
+	ToolApprovalWait time.Duration
 	// PairTimeout is how long a pairing request waits for the button;
 	// 2 min when zero.
 	PairTimeout time.Duration
@@ -133,6 +137,9 @@ func New(o Options) func(h *supervisor.Handle) actor.Actor {
 	}
 	if o.PairTimeout == 0 {
 		o.PairTimeout = DefaultPairTimeout
+	}
+	if o.ToolApprovalWait == 0 {
+		o.ToolApprovalWait = DefaultApprovalWait
 	}
 	if o.AcceptTimeout == 0 {
 		o.AcceptTimeout = DefaultAcceptTimeout
@@ -276,6 +283,7 @@ func (a *Actor) start(c actor.Context) {
 		ask:         askDock(system),
 	}
 	s.followUpWindow = a.o.FollowUpWindow
+	s.approvalWait = a.o.ToolApprovalWait
 	own := id.Certificate[0]
 	a.own = own
 	a.srv = &http.Server{
