@@ -280,7 +280,9 @@ func TestOutputIsDataAndRefusalsAreErrors(t *testing.T) {
 // the gap of a dock replug.
 func TestListedToolsFailWithAReason(t *testing.T) {
 	pi := newFakePi(catalog(1, "u1", "nod"))
-	pi.answer = func(c hookbridge.ToolCall) hookbridge.ToolCallResult { return hookbridge.ToolCallResult{Output: "nodded"} }
+	pi.answer = func(c hookbridge.ToolCall) hookbridge.ToolCallResult {
+		return hookbridge.ToolCallResult{Output: "nodded"}
+	}
 	r := start(t, pi)
 	waitNames(t, r, "nod")
 	pi.set(catalog(1, "u1", "nod"), true)
