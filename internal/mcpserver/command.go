@@ -20,7 +20,8 @@ firmware), reached over the paired Pi's LAN bridge. Add it with
   claude mcp add -s user claude-pi -- claude-pi mcp
 
 Claude Code asks permission before each tool runs; with the claude-pi
-hooks installed, that prompt comes to the Pi like any other.`
+hooks installed, that prompt comes to the Pi like any other. The Pi asks
+again, itself, before say or any tool it does not know.`
 
 // Command is `claude-pi mcp`. stdin and stdout carry MCP (newline JSON);
 // logs go to stderr, which Claude Code keeps in its MCP logs.
@@ -62,5 +63,6 @@ func (nopWriteCloser) Close() error { return nil }
 // claude-pi the hooks run, already shell-quoted.
 func AddHint(exe string) string {
 	return "Stack-chan's tools for Claude Code (needs a docked CoreS3): claude mcp add -s user claude-pi -- " + exe + " mcp\n" +
-		"  Claude Code asks before each tool runs; with these hooks that prompt comes to the Pi."
+		"  Claude Code asks before each tool runs; with these hooks that prompt comes to the Pi,\n" +
+		"  and the Pi asks again before say or any tool it does not know."
 }
