@@ -59,8 +59,13 @@ func (h *host) sendRaw(b []byte) bool {
 
 // rawEvent hands a Realtime-shaped event from the CoreS3 to the session.
 func (h *host) rawEvent(msg []byte, now time.Time) {
+	gen := h.rt.Catalog().Generation
 	if err := h.rt.Receive(msg, now); err != nil {
 		h.cfg.log.Info("session event from the CoreS3 ignored", "err", err)
+		return
+	}
+	if c := h.rt.Catalog(); c.Generation != gen && len(c.Refused) > 0 {
+		h.cfg.log.Warn("the CoreS3's catalog stands without these tools (their names cannot be offered to Claude)", "left_out", c.Refused)
 	}
 }
 

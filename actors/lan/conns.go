@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,11 @@ import (
 //     slots reserved for paired computers: however many addresses a
 //     stranger has, it cannot fill the total and lock the paired hooks
 //     out (issue 23 item 4). A stranger over it fails its handshake.
+//   - A paired computer's connections count per certificate against
+//     perClient, long polls included (issue 33 item 3): one paired
+//     computer holding every slot it can open, say a GET every 3 s on
+//     each, still leaves the others room for their prompts. One over it
+//     fails its handshake.
 //   - At total, a new connection closes the oldest one still in its
 //     handshake (a paired hook finishes its handshake in milliseconds; a
 //     stalled one waits for HeaderTimeout) or, with none, is closed.
@@ -29,18 +35,20 @@ import (
 // classified) and counted in refused.
 type capListener struct {
 	net.Listener
-	perAddr, total, strangers int
+	perAddr, perClient, total, strangers int
 
 	mu       sync.Mutex
 	open     map[string]int // unknown and stranger connections per addrKey
+	clients  map[string]int // paired connections per certificate fingerprint
 	n        int
 	nStrange int
 	unknown  list.List // of *capConn, oldest first
 	refused  atomic.Int64
 }
 
-func newCapListener(ln net.Listener, perAddr, total, reserved int) *capListener {
-	return &capListener{Listener: ln, perAddr: perAddr, total: total, strangers: max(total-reserved, 1), open: make(map[string]int)}
+func newCapListener(ln net.Listener, perAddr, perClient, total, reserved int) *capListener {
+	return &capListener{Listener: ln, perAddr: perAddr, perClient: perClient, total: total, strangers: max(total-reserved, 1),
+		open: make(map[string]int), clients: make(map[string]int)}
 }
 
 type connKind int
@@ -90,9 +98,11 @@ func (l *capListener) Accept() (net.Conn, error) {
 var errStrangers = errors.New("lan: too many connections from unpaired computers")
 
 // classify records what the handshake showed: a paired client's
-// connection leaves the per-address and stranger counts; a stranger's
-// over the stranger cap is refused (the handshake fails with the error).
-func (l *capListener) classify(c *capConn, paired bool) error {
+// connection (fp is its certificate's fingerprint) leaves the
+// per-address and stranger counts and counts against its own perClient;
+// a stranger's over the stranger cap, or a paired one over its
+// computer's cap, is refused (the handshake fails with the error).
+func (l *capListener) classify(c *capConn, fp string, paired bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.gone || c.kind != connUnknown {
@@ -100,7 +110,13 @@ func (l *capListener) classify(c *capConn, paired bool) error {
 	}
 	l.unknown.Remove(c.elem)
 	if paired {
-		c.kind = connPaired
+		if l.clients[fp] >= l.perClient {
+			l.refused.Add(1)
+			l.dropLocked(c)
+			return fmt.Errorf("lan: computer %.16s… already has %d connections open, its cap (MaxConnsPerClient): let its hooks finish", fp, l.perClient)
+		}
+		c.kind, c.fp = connPaired, fp
+		l.clients[fp]++
 		l.unopen(c.key)
 		return nil
 	}
@@ -128,6 +144,10 @@ func (l *capListener) dropLocked(c *capConn) {
 	case connStranger:
 		l.nStrange--
 		l.unopen(c.key)
+	case connPaired:
+		if l.clients[c.fp]--; l.clients[c.fp] <= 0 {
+			delete(l.clients, c.fp)
+		}
 	}
 }
 
@@ -145,9 +165,9 @@ func (l *capListener) count() int {
 }
 
 // tlsConfig is base with the handshake classifying each connection by
-// paired, which says whether a client certificate's fingerprint is
-// paired.
-func (l *capListener) tlsConfig(base *tls.Config, paired func(der []byte) bool) *tls.Config {
+// paired, which gives a client certificate's fingerprint and whether it
+// is paired.
+func (l *capListener) tlsConfig(base *tls.Config, paired func(der []byte) (fp string, ok bool)) *tls.Config {
 	cfg := base.Clone()
 	cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 		cc, ok := hello.Conn.(*capConn)
@@ -161,7 +181,8 @@ func (l *capListener) tlsConfig(base *tls.Config, paired func(der []byte) bool) 
 					return err
 				}
 			}
-			return l.classify(cc, paired(cs.PeerCertificates[0].Raw))
+			fp, ok := paired(cs.PeerCertificates[0].Raw)
+			return l.classify(cc, fp, ok)
 		}
 		return c, nil
 	}
@@ -185,6 +206,7 @@ type capConn struct {
 	net.Conn
 	l    *capListener
 	key  string
+	fp   string // a paired connection's certificate fingerprint
 	kind connKind
 	elem *list.Element
 	gone bool // slot given back (guarded by l.mu)

@@ -315,3 +315,73 @@ func postEvent(t *testing.T, hc *http.Client, addr, session string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// TestOnePairedComputerCannotCrowdOutAnother is issue 33 item 3: paired
+// computer A opened every connection it could, one permission long poll
+// and the rest kept alive with a request each, and computer B's
+// permission hook got EOF. Now A holds at most MaxConnsPerClient, its
+// long poll included, and B's prompt reaches the Pi.
+func TestOnePairedComputerCannotCrowdOutAnother(t *testing.T) {
+	const total, perClient = 8, 3
+	r := newRigWith(t, func(o *Options) {
+		o.MaxConns, o.ReservedConns, o.MaxConnsPerClient = total, total, perClient
+		o.IdleTimeout = time.Minute // A's keep-alives stay open for the test
+	})
+	b, err := lanpair.LoadOrCreate(filepath.Join(t.TempDir(), "identity.pem"), "desktop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := append(r.state(t).Clients, Client{Name: "desktop", Fingerprint: hookbridge.Fingerprint(b.Certificate[0]), Paired: time.Unix(2000, 0).UTC()})
+	if err := lanpair.WriteJSON(ClientsPath(r.data), clients); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.tree.SignalProcess("lan", "HUP"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "desktop paired", func() bool { return len(r.state(t).Clients) == 3 })
+	addr := r.state(t).Addr
+
+	hcA := r.httpClient(t)
+	poll, err := r.ask(t, hcA, addr, "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer poll.Body.Close()
+	waitFor(t, "A's prompt in approvals", func() bool { return r.pending(t) == 1 })
+	piFP := hcA.Transport.(*http.Transport).TLSClientConfig
+	held := 1 // the long poll
+	for range total {
+		c, err := tls.Dial("tcp", addr, piFP)
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: pi\r\n\r\n", hookbridge.PathTools)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			continue // over A's cap: the handshake failed
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		held++
+	}
+	if held != perClient {
+		t.Fatalf("computer A holds %d connections, want its cap of %d", held, perClient)
+	}
+	if st := r.state(t); st.Conns != perClient || st.ConnsRefused < total-perClient+1 {
+		t.Fatalf("%d open, %d refused; want A's %d open and the rest refused", st.Conns, st.ConnsRefused, perClient)
+	}
+
+	bcfg := piFP.Clone()
+	bcfg.Certificates = []tls.Certificate{b}
+	hcB := &http.Client{Transport: &http.Transport{TLSClientConfig: bcfg, DisableKeepAlives: true}}
+	resp, err := r.ask(t, hcB, addr, "b1")
+	if err != nil {
+		t.Fatalf("B's permission hook with A at its cap: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("B's permission hook answered %s", resp.Status)
+	}
+	waitFor(t, "B's prompt in approvals beside A's", func() bool { return r.pending(t) == 2 })
+}

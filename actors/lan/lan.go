@@ -57,6 +57,10 @@ type Options struct {
 	// for a head swipe on the dock after its reply ([voice] follow_up);
 	// off when zero (followup.go).
 	FollowUpWindow time.Duration
+	// ToolApprovalWait is how long a Stack-chan tool call that needs the
+	// person's yes (tools.go) waits for it; DefaultApprovalWait when zero.
+	// Past it the call fails with code "not_approved".
+	ToolApprovalWait time.Duration
 	// PairTimeout is how long a pairing request waits for the button;
 	// 2 min when zero.
 	PairTimeout time.Duration
@@ -68,8 +72,9 @@ type Options struct {
 
 	// The HTTP side's bounds, so that idle or slow connections from
 	// anyone on the LAN cannot pile up; zero takes the default. Only a
-	// paired hook's permission long-poll (while its prompt is pending)
-	// and the one pairing request on the screen outlive ReadTimeout.
+	// paired computer's long polls (a permission while its prompt is
+	// pending, the tool catalog's, a follow-up's) and the one pairing
+	// request on the screen outlive ReadTimeout.
 	//
 	// HeaderTimeout bounds the TLS handshake and the request headers
 	// (5 s); ReadTimeout a whole request and its answer (10 s);
@@ -79,8 +84,12 @@ type Options struct {
 	// address (32: a computer's 16 pending prompts and its events; a /64
 	// for IPv6) and in total (128). ReservedConns of the total are kept
 	// for paired computers (MaxConns/2): strangers never hold more than
-	// the rest (conns.go).
-	MaxConnsPerAddr, MaxConns, ReservedConns int
+	// the rest. MaxConnsPerClient caps one paired computer's, long polls
+	// included (ReservedConns/4: 16 pending prompts, its tool-catalog and
+	// follow-up polls, its events), so that up to three computers at
+	// their cap and strangers at theirs still leave a fourth room
+	// (conns.go).
+	MaxConnsPerAddr, MaxConns, ReservedConns, MaxConnsPerClient int
 }
 
 func (o *Options) defaults() {
@@ -100,6 +109,9 @@ func (o *Options) defaults() {
 	}
 	if o.ReservedConns == 0 {
 		o.ReservedConns = o.MaxConns / 2
+	}
+	if o.MaxConnsPerClient == 0 {
+		o.MaxConnsPerClient = max(o.ReservedConns/4, 1)
 	}
 }
 
@@ -125,6 +137,9 @@ func New(o Options) func(h *supervisor.Handle) actor.Actor {
 	}
 	if o.PairTimeout == 0 {
 		o.PairTimeout = DefaultPairTimeout
+	}
+	if o.ToolApprovalWait == 0 {
+		o.ToolApprovalWait = DefaultApprovalWait
 	}
 	if o.AcceptTimeout == 0 {
 		o.AcceptTimeout = DefaultAcceptTimeout
@@ -268,6 +283,7 @@ func (a *Actor) start(c actor.Context) {
 		ask:         askDock(system),
 	}
 	s.followUpWindow = a.o.FollowUpWindow
+	s.approvalWait = a.o.ToolApprovalWait
 	own := id.Certificate[0]
 	a.own = own
 	a.srv = &http.Server{
@@ -281,8 +297,8 @@ func (a *Actor) start(c actor.Context) {
 		// debug, so that they cannot flood the log.
 		ErrorLog: slog.NewLogLogger(a.h.Logger().Handler(), slog.LevelDebug),
 	}
-	a.conns = newCapListener(ln, a.o.MaxConnsPerAddr, a.o.MaxConns, a.o.ReservedConns)
-	paired := func(der []byte) bool { return s.isPaired(hookbridge.Fingerprint(der)) }
+	a.conns = newCapListener(ln, a.o.MaxConnsPerAddr, a.o.MaxConnsPerClient, a.o.MaxConns, a.o.ReservedConns)
+	paired := func(der []byte) (string, bool) { fp := hookbridge.Fingerprint(der); return fp, s.isPaired(fp) }
 	tl := tls.NewListener(a.conns, a.conns.tlsConfig(lanpair.ServerConfig(id), paired))
 	a.serving.Add(1)
 	go func() {

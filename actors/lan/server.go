@@ -65,6 +65,8 @@ type server struct {
 	pairLimit *limiter
 	// ask reaches the dock for Stack-chan's tools (tools.go); nil: no routes.
 	ask askFunc
+	// approvalWait is Options.ToolApprovalWait.
+	approvalWait time.Duration
 }
 
 // Pairing requests per address: a burst of pairBurst, then one per

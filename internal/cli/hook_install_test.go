@@ -98,7 +98,7 @@ func TestHookInstallOffersTheMCPServer(t *testing.T) {
 	if err := hookInstall([]string{"--settings", path, "--command", "/opt/claude-pi"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "claude mcp add claude-pi -- /opt/claude-pi mcp") {
+	if !strings.Contains(out.String(), "claude mcp add -s user claude-pi -- /opt/claude-pi mcp") {
 		t.Fatalf("install output has no claude mcp add line:\n%s", out.String())
 	}
 	out.Reset()

@@ -17,10 +17,11 @@ A stdio MCP server for Claude Code on this computer: its tools are the
 docked Stack-chan's (set_expression, look_at, nod, shake, say with our
 firmware), reached over the paired Pi's LAN bridge. Add it with
 
-  claude mcp add claude-pi -- claude-pi mcp
+  claude mcp add -s user claude-pi -- claude-pi mcp
 
 Claude Code asks permission before each tool runs; with the claude-pi
-hooks installed, that prompt comes to the Pi like any other.`
+hooks installed, that prompt comes to the Pi like any other. The Pi asks
+again, itself, before say or any tool it does not know.`
 
 // Command is `claude-pi mcp`. stdin and stdout carry MCP (newline JSON);
 // logs go to stderr, which Claude Code keeps in its MCP logs.
@@ -61,6 +62,7 @@ func (nopWriteCloser) Close() error { return nil }
 // hooks: how to give Claude Code Stack-chan's tools too. exe is the
 // claude-pi the hooks run, already shell-quoted.
 func AddHint(exe string) string {
-	return "Stack-chan's tools for Claude Code (needs a docked CoreS3): claude mcp add claude-pi -- " + exe + " mcp\n" +
-		"  Claude Code asks before each tool runs; with these hooks that prompt comes to the Pi."
+	return "Stack-chan's tools for Claude Code (needs a docked CoreS3): claude mcp add -s user claude-pi -- " + exe + " mcp\n" +
+		"  Claude Code asks before each tool runs; with these hooks that prompt comes to the Pi,\n" +
+		"  and the Pi asks again before say or any tool it does not know."
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -28,6 +29,9 @@ const (
 	CodeUnknownCallID = "unknown_call_id"
 	CodeEventIDReused = "event_id_reused"
 	CodeInvalidEvent  = "invalid_event"
+	// CodeToolRefused: a session.update was accepted without some of its
+	// tools (Session.Refused), named in the message.
+	CodeToolRefused = "tool_refused"
 )
 
 // Limits on what the device may send. They bound memory and what reaches
@@ -50,14 +54,37 @@ var (
 	ErrCatalogLimit = errors.New("realtime: catalog over the limits")
 )
 
-// toolName is what Claude Code and MCP accept as a tool name.
-var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// mcpName is what Claude Code and MCP accept as a tool name.
+var mcpName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// MCPName is the name Claude sees for the device's tool name: the same,
+// with each namespace separator ('.', '/', ':') made '_', so that
+// "stackchan.say" is offered as "stackchan_say" (the spec sets no name
+// rule, and one Stack-chan tool module uses dotted names). Any other
+// character outside [a-zA-Z0-9_-] (a space, a control, non-ASCII) makes
+// the name unmappable: a lookalike or a "rm -rf" is refused rather than
+// renamed into something Claude would read as another tool.
+func MCPName(name string) (string, error) {
+	b := []byte(name)
+	for i, c := range b {
+		if c == '.' || c == '/' || c == ':' {
+			b[i] = '_'
+		}
+	}
+	if !mcpName.Match(b) {
+		return "", fmt.Errorf("name %.64q is not 1-%d of [a-zA-Z0-9_-] (with '.', '/' and ':' read as '_')", name, MaxName)
+	}
+	return string(b), nil
+}
 
 // Tool is one function tool of a catalog.
 type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"` // a JSON Schema object, compacted
+	// MCPName is MCPName(Name), unique in its catalog: what Claude calls
+	// it. It is not on the wire; the device only ever sees Name.
+	MCPName string `json:"-"`
 }
 
 // Session is the "session" object of session.update.
@@ -67,6 +94,11 @@ type Session struct {
 	// Skipped counts entries that are not function tools (type "mcp"):
 	// the Pi does not connect to MCP servers for the device.
 	Skipped int
+	// Refused names the function tools left out of Tools, each with why:
+	// a name MCPName cannot map, or one that maps onto an earlier tool's.
+	// The rest of the catalog stands (issue 33: one odd name used to cost
+	// the whole catalog); a catalog left with no tool at all is refused.
+	Refused []string
 }
 
 // Event is one decoded raw event; which fields are set depends on Type.
@@ -172,7 +204,7 @@ func decodeSession(raw json.RawMessage) (Session, error) {
 	if t, ok := m["tools"]; ok && json.Unmarshal(t, &tools) != nil {
 		return Session{}, fmt.Errorf("%w: \"tools\" must be an array of objects", ErrBadEvent)
 	}
-	seen := map[string]bool{}
+	seen, mapped := map[string]bool{}, map[string]string{}
 	for i, t := range tools {
 		kind, err := str(t, "type", true)
 		if err != nil {
@@ -186,13 +218,19 @@ func decodeSession(raw json.RawMessage) (Session, error) {
 		if tool.Name, err = str(t, "name", true); err != nil {
 			return Session{}, fmt.Errorf("tool %d: %w", i, err)
 		}
-		if !toolName.MatchString(tool.Name) {
-			return Session{}, fmt.Errorf("%w: tool %d: name %.64q is not 1-64 of [a-zA-Z0-9_-]", ErrBadEvent, i, tool.Name)
-		}
 		if seen[tool.Name] {
-			return Session{}, fmt.Errorf("%w: tool name %q twice", ErrBadEvent, tool.Name)
+			return Session{}, fmt.Errorf("%w: tool name %.64q twice", ErrBadEvent, tool.Name)
 		}
 		seen[tool.Name] = true
+		if tool.MCPName, err = MCPName(tool.Name); err != nil {
+			s.Refused = append(s.Refused, fmt.Sprintf("tool %d: %v", i, err))
+			continue
+		}
+		if first, ok := mapped[tool.MCPName]; ok {
+			s.Refused = append(s.Refused, fmt.Sprintf("tool %d: name %q would be %q, as %q already is", i, tool.Name, tool.MCPName, first))
+			continue
+		}
+		mapped[tool.MCPName] = tool.Name
 		if tool.Description, err = str(t, "description", false); err != nil {
 			return Session{}, fmt.Errorf("tool %s: %w", tool.Name, err)
 		}
@@ -217,6 +255,9 @@ func decodeSession(raw json.RawMessage) (Session, error) {
 		if len(s.Tools) > MaxTools {
 			return Session{}, fmt.Errorf("%w: more than %d function tools", ErrCatalogLimit, MaxTools)
 		}
+	}
+	if len(s.Tools) == 0 && len(s.Refused) > 0 {
+		return Session{}, fmt.Errorf("%w: no tool left: %s", ErrBadEvent, strings.Join(s.Refused, "; "))
 	}
 	return s, nil
 }

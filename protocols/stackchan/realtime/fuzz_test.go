@@ -16,6 +16,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"type":"response.create","event_id":"r"}`))
 	f.Add([]byte(`{"type":"error","error":{"code":"x","message":"y"}}`))
 	f.Add([]byte(`{"type":"session.update","event_id":"u","session":{"tools":[{"type":"mcp","server_label":"s"}]}}`))
+	f.Add([]byte(`{"type":"session.update","event_id":"u","session":{"tools":[{"type":"function","name":"stackchan.say"},{"type":"function","name":"stackchan_say"},{"type":"function","name":"rm -rf"}]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		e, err := Decode(b)
 		if err != nil {
@@ -29,6 +30,13 @@ func FuzzDecode(f *testing.F) {
 		}
 		if len(e.Session.Tools) > MaxTools {
 			t.Fatalf("%d tools", len(e.Session.Tools))
+		}
+		names := map[string]bool{}
+		for _, tool := range e.Session.Tools {
+			if !mcpName.MatchString(tool.MCPName) || names[tool.MCPName] {
+				t.Fatalf("tool %q offered to Claude as %q (taken: %v)", tool.Name, tool.MCPName, names[tool.MCPName])
+			}
+			names[tool.MCPName] = true
 		}
 		ack := SessionUpdated(e.EventID, e.Session)
 		var back struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -75,6 +76,8 @@ type Catalog struct {
 	UpdateID     string
 	Instructions string
 	Tools        []Tool
+	// Refused is Session.Refused: the device's tools left out, and why.
+	Refused []string
 	// Acked: its session.updated was queued, so calls may use it.
 	Acked bool
 }
@@ -260,10 +263,15 @@ func (h *Host) update(e Event, now time.Time) error {
 		h.seen = h.seen[1:]
 	}
 	h.gen++
-	h.cat = Catalog{Generation: h.gen, UpdateID: e.EventID, Instructions: e.Session.Instructions, Tools: e.Session.Tools}
+	h.cat = Catalog{Generation: h.gen, UpdateID: e.EventID, Instructions: e.Session.Instructions, Tools: e.Session.Tools, Refused: e.Session.Refused}
 	h.canon = canon
 	h.changed = true
 	h.sendUpdated(now)
+	if len(e.Session.Refused) > 0 {
+		// The rest of the catalog stands; the device hears which tools
+		// were left out (session.updated lists the ones kept).
+		h.reply(ErrorEvent(e.EventID, CodeToolRefused, "tools left out: "+strings.Join(e.Session.Refused, "; ")))
+	}
 	return nil
 }
 

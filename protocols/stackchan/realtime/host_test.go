@@ -89,3 +89,48 @@ func BenchmarkDecodeSessionUpdate(b *testing.B) {
 		}
 	}
 }
+
+// TestOddToolNamesCostOnlyThemselves is issue 33 item 4e: "stackchan.say"
+// beside "set_led" cost the whole catalog. Now separators map to '_', a
+// name that cannot be mapped or would collide is left out alone, and the
+// device is told which.
+func TestOddToolNamesCostOnlyThemselves(t *testing.T) {
+	h := NewHost("h")
+	t0 := time.Unix(0, 0)
+	h.Ready(t0)
+	h.TakeOut()
+	in := `{"type":"session.update","event_id":"u1","session":{"tools":[` +
+		`{"type":"function","name":"stackchan.say"},{"type":"function","name":"set_led"},` +
+		`{"type":"function","name":"stackchan_say"},{"type":"function","name":"rm -rf"},{"type":"function","name":"say\u200b"}]}}`
+	if err := h.Receive([]byte(in), t0); err != nil {
+		t.Fatalf("catalog with odd names refused whole: %v", err)
+	}
+	c := h.Catalog()
+	var got []string
+	for _, tool := range c.Tools {
+		got = append(got, tool.Name+"="+tool.MCPName)
+	}
+	if strings.Join(got, ",") != "stackchan.say=stackchan_say,set_led=set_led" {
+		t.Fatalf("tools %v", got)
+	}
+	if len(c.Refused) != 3 || !strings.Contains(c.Refused[0], `"stackchan_say" would be "stackchan_say", as "stackchan.say"`) ||
+		!strings.Contains(c.Refused[1], `"rm -rf"`) || !strings.Contains(c.Refused[2], `say\u200b`) {
+		t.Fatalf("refused %q", c.Refused)
+	}
+	var told bool
+	for _, o := range h.TakeOut() {
+		if s := string(o.JSON); strings.Contains(s, `"code":"tool_refused"`) && strings.Contains(s, "rm -rf") {
+			told = true
+		}
+	}
+	if !told {
+		t.Fatal("the device was not told which tools were left out")
+	}
+	// The Pi calls the device by its own name.
+	if _, err := h.Call("u1", "stackchan.say", []byte(`{}`), t0); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := MCPName("a/b:c.d"); err != nil || m != "a_b_c_d" {
+		t.Fatalf("MCPName: %q %v", m, err)
+	}
+}
