@@ -49,6 +49,9 @@ func info(name string, s snap, now time.Time) ProcessInfo {
 	case Fatal:
 		pi.Description = "FATAL: " + s.lastErr
 	}
+	if !s.retryAt.IsZero() && (s.state == Fatal || s.state == Exited) {
+		pi.Description += fmt.Sprintf(" (retry in %s)", max(s.retryAt.Sub(now), 0).Round(time.Second))
+	}
 	return pi
 }
 

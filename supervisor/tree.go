@@ -48,6 +48,7 @@ type snap struct {
 	alive       bool       // an incarnation exists, possibly stopping
 	pid         *actor.PID // only while STARTING or RUNNING
 	h           *Handle
+	retryAt     time.Time // FATAL or EXITED with a retry pending
 }
 
 // down reports that nothing runs and nothing is scheduled to.

@@ -309,3 +309,80 @@ func TestNewFailuresGoFatal(t *testing.T) {
 		})
 	}
 }
+
+// TestFatalIsRetriedUntilRunning is issue 32's "no service stays down":
+// a service killed past its restart budget goes FATAL, as supervisorctl
+// shows it, and then comes back RUNNING by itself.
+func TestFatalIsRetriedUntilRunning(t *testing.T) {
+	j := &journal{}
+	pol := fast
+	pol.RetryFatal = 50 * time.Millisecond
+	var broken atomic.Bool
+	broken.Store(true)
+	tr := start(t,
+		probeSvc(j, "ble", fast, nil),
+		probeSvc(j, "approvals", pol, func(p *probe) {
+			p.started = func(_ actor.Context, h *Handle) {
+				if broken.Load() {
+					h.Fail(errors.New("store unreadable"))
+				}
+			}
+		}),
+	)
+	waitFor(t, tr, "approvals", "FATAL with a retry pending", func(pi ProcessInfo) bool {
+		return pi.State == Fatal && strings.HasPrefix(pi.Description, "FATAL: store unreadable (retry in ")
+	})
+	// Still broken: each retry gets a fresh budget and ends FATAL again.
+	first := len(j.filter("start approvals"))
+	waitFor(t, tr, "approvals", "retried while broken", func(ProcessInfo) bool {
+		return len(j.filter("start approvals")) >= first+pol.MaxRestarts+1
+	})
+	broken.Store(false)
+	pi := waitState(t, tr, "approvals", Running)
+	if pi.PID == 0 || tr.ActorPID("approvals") == nil {
+		t.Errorf("RUNNING after the retry but no PID: %+v", pi)
+	}
+	main, _, _ := tr.Log("")
+	if !strings.Contains(string(main), "retrying after FATAL") {
+		t.Errorf("main log lacks the retry line:\n%s", main)
+	}
+	if got := j.filter("start ble"); len(got) != 1 {
+		t.Errorf("ble started %d times, want 1: retries must not touch it", len(got))
+	}
+}
+
+// TestStopCancelsTheFatalRetry: an operator who stops a FATAL service
+// keeps it down; an EXITED one is retried too.
+func TestStopCancelsTheFatalRetry(t *testing.T) {
+	j := &journal{}
+	pol := fast
+	pol.RetryFatal = time.Hour
+	tr := start(t, probeSvc(j, "ui", pol, func(p *probe) {
+		p.started = func(_ actor.Context, h *Handle) { h.Fail(errors.New("no SPI")) }
+	}))
+	waitState(t, tr, "ui", Fatal)
+	if err := tr.StopProcess("ui", true); err != nil {
+		t.Fatalf("stopping a FATAL service with a retry pending: %v", err)
+	}
+	if pi := waitState(t, tr, "ui", Stopped); strings.Contains(pi.Description, "retry") {
+		t.Errorf("STOPPED description %q still promises a retry", pi.Description)
+	}
+	if err := tr.StopProcess("ui", true); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("second stop = %v, want ErrNotRunning", err)
+	}
+}
+
+func TestExitedIsRetried(t *testing.T) {
+	j := &journal{}
+	pol := fast
+	pol.RetryFatal = 20 * time.Millisecond
+	tr := start(t, probeSvc(j, "lan", pol, nil))
+	tr.System().Root.Send(tr.ActorPID("lan"), "quit")
+	waitFor(t, tr, "lan", "started again after EXITED", func(pi ProcessInfo) bool {
+		return pi.State == Running && len(j.filter("start lan")) == 2
+	})
+	main, _, _ := tr.Log("")
+	if !strings.Contains(string(main), "retrying after EXITED") {
+		t.Errorf("main log lacks the retry line:\n%s", main)
+	}
+}
