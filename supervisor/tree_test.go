@@ -386,3 +386,43 @@ func TestExitedIsRetried(t *testing.T) {
 		t.Errorf("main log lacks the retry line:\n%s", main)
 	}
 }
+
+// TestAliveIsARoundTripThroughTheRoot: the watchdog's health check answers
+// while the root actor does, and not while it is wedged or gone.
+func TestAliveIsARoundTripThroughTheRoot(t *testing.T) {
+	tr, err := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, probeSvc(&journal{}, "ble", fast, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Alive(context.Background()); !errors.Is(err, errNotStarted) {
+		t.Errorf("Alive before Start = %v, want errNotStarted", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	if err := tr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Alive(ctx); err != nil {
+		t.Errorf("Alive on a started tree = %v", err)
+	}
+	// Wedge the root actor: a call that does not return.
+	release, wedged := make(chan struct{}), make(chan struct{})
+	go tr.call(func() error { close(wedged); <-release; return nil })
+	<-wedged
+	short, cancelShort := context.WithTimeout(ctx, 20*time.Millisecond)
+	err = tr.Alive(short)
+	cancelShort()
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "root actor did not answer") {
+		t.Errorf("Alive while the root is wedged = %v, want a deadline naming the root actor", err)
+	}
+	close(release)
+	if err := tr.Alive(ctx); err != nil {
+		t.Errorf("Alive once unwedged = %v", err)
+	}
+	if err := tr.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Alive(ctx); err == nil {
+		t.Error("Alive after Shutdown = nil")
+	}
+}
