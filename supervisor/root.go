@@ -24,6 +24,9 @@ type proc struct {
 	failures []time.Time // within Policy.Window
 	timer    *time.Timer // pending restart while in BACKOFF, FATAL or EXITED
 	retryAt  time.Time   // when a FATAL or EXITED service starts again
+	// downSince is when the service last left RUNNING (or first failed
+	// to reach it); zero while it runs and before its first start.
+	downSince time.Time
 	// startAfterExit asks for a fresh incarnation as soon as the old one
 	// has finished stopping: two incarnations never run at once, since
 	// both would own the same hardware.
@@ -82,6 +85,7 @@ func (r *root) Receive(c actor.Context) {
 	case started:
 		if m.gen == m.p.gen && m.p.state == Starting {
 			m.p.state = Running
+			m.p.downSince = time.Time{}
 			r.t.log.Info("entered RUNNING state", "service", m.p.svc.Name)
 		}
 	case failed:
@@ -116,6 +120,13 @@ func (r *root) Receive(c actor.Context) {
 	r.publish()
 }
 
+// markDown records when p went down, unless it already was.
+func (p *proc) markDown(at time.Time) {
+	if p.downSince.IsZero() {
+		p.downSince = at
+	}
+}
+
 // HandleFailure receives a child's panic (protoactor recovers it and
 // escalates it to us, the parent).
 func (r *root) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
@@ -147,6 +158,7 @@ func (r *root) fail(p *proc, err error) {
 	}
 	p.failures = append(kept, now)
 	p.lastErr = err.Error()
+	p.markDown(now)
 	if len(p.failures) > pol.MaxRestarts {
 		p.state = Fatal
 		if pol.RetryFatal > 0 {
@@ -260,6 +272,7 @@ func (r *root) terminated(who *actor.PID) {
 			break
 		}
 		p.state = Exited
+		p.markDown(p.stop)
 		r.t.log.Warn("exited: actor stopped itself", "service", p.svc.Name)
 		r.scheduleRestart(p)
 	case Backoff:
@@ -317,6 +330,7 @@ func (r *root) stopProc(p *proc) error {
 	}
 	p.startAfterExit = false
 	r.stopTimer(p)
+	p.markDown(time.Now())
 	if p.live == nil {
 		p.state = Stopped
 		p.stop = time.Now()
@@ -355,7 +369,7 @@ func (r *root) publish() {
 	for i, p := range r.procs {
 		s[i] = snap{
 			state: p.state, start: p.start, stop: p.stop, lastErr: p.lastErr,
-			alive: p.live != nil, h: p.h, retryAt: p.retryAt,
+			alive: p.live != nil, h: p.h, retryAt: p.retryAt, downSince: p.downSince,
 		}
 		if p.state == Starting || p.state == Running {
 			s[i].pid = p.live

@@ -81,6 +81,11 @@ type ProcessInfo struct {
 	SpawnErr    string    // last error that made it restart or give up
 	ExitStatus  int
 	PID         int // actors share the appliance's PID
+	// DownSince is when the service last left RUNNING, or first failed
+	// to reach it, through BACKOFF and FATAL until it runs again; zero
+	// while RUNNING and before its first start. The screen and doctor
+	// say "approvals down since 20:31" from it.
+	DownSince time.Time
 }
 
 // Errors a Backend returns; the control socket maps them onto supervisord's

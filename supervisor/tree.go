@@ -49,6 +49,7 @@ type snap struct {
 	pid         *actor.PID // only while STARTING or RUNNING
 	h           *Handle
 	retryAt     time.Time // FATAL or EXITED with a retry pending
+	downSince   time.Time // see proc.downSince
 }
 
 // down reports that nothing runs and nothing is scheduled to.

@@ -329,18 +329,24 @@ func TestFatalIsRetriedUntilRunning(t *testing.T) {
 			}
 		}),
 	)
-	waitFor(t, tr, "approvals", "FATAL with a retry pending", func(pi ProcessInfo) bool {
-		return pi.State == Fatal && strings.HasPrefix(pi.Description, "FATAL: store unreadable (retry in ")
+	down := waitFor(t, tr, "approvals", "FATAL with a retry pending", func(pi ProcessInfo) bool {
+		return pi.State == Fatal && strings.HasPrefix(pi.Description, "FATAL: store unreadable (down since ")
 	})
+	if down.DownSince.IsZero() || down.DownSince.After(down.Stop) {
+		t.Errorf("DownSince %v, want the first failure (last stop %v)", down.DownSince, down.Stop)
+	}
 	// Still broken: each retry gets a fresh budget and ends FATAL again.
 	first := len(j.filter("start approvals"))
-	waitFor(t, tr, "approvals", "retried while broken", func(ProcessInfo) bool {
+	again := waitFor(t, tr, "approvals", "retried while broken", func(ProcessInfo) bool {
 		return len(j.filter("start approvals")) >= first+pol.MaxRestarts+1
 	})
+	if !again.DownSince.Equal(down.DownSince) {
+		t.Errorf("DownSince moved to %v across retries, want the first failure %v", again.DownSince, down.DownSince)
+	}
 	broken.Store(false)
 	pi := waitState(t, tr, "approvals", Running)
-	if pi.PID == 0 || tr.ActorPID("approvals") == nil {
-		t.Errorf("RUNNING after the retry but no PID: %+v", pi)
+	if pi.PID == 0 || tr.ActorPID("approvals") == nil || !pi.DownSince.IsZero() {
+		t.Errorf("RUNNING after the retry: %+v, want a PID and no DownSince", pi)
 	}
 	main, _, _ := tr.Log("")
 	if !strings.Contains(string(main), "retrying after FATAL") {
