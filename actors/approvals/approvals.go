@@ -130,8 +130,9 @@ func (a *Actor) Receive(c actor.Context) {
 		a.system, a.self = c.ActorSystem(), c.Self()
 		a.describe()
 		// A restart forgets every prompt; subscribers kept from the
-		// previous incarnation must drop theirs too (the sources send
-		// their sets again within seconds).
+		// previous incarnation must drop theirs too, until the owners
+		// answer Resend with their sets (a set sent while no
+		// incarnation ran went to dead letters).
 		pending := a.st.pending()
 		a.subs.Publish(c, pending)
 		if a.restarted {

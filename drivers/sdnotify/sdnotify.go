@@ -11,7 +11,6 @@ package sdnotify
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -107,7 +106,7 @@ func Keep(ctx context.Context, n Notifier, tick <-chan time.Time, timeout time.D
 				"err", err, "timeout", timeout)
 			continue
 		}
-		if err := n.Notify(Watchdog); err != nil && !errors.Is(err, context.Canceled) {
+		if err := n.Notify(Watchdog); err != nil {
 			log.Warn("watchdog ping not sent", "err", err)
 		}
 	}
