@@ -432,3 +432,26 @@ func TestAliveIsARoundTripThroughTheRoot(t *testing.T) {
 		t.Error("Alive after Shutdown = nil")
 	}
 }
+
+// BenchmarkProcesses is what the home screen pays per frame (8 a second)
+// to name a service that is down.
+func BenchmarkProcesses(b *testing.B) {
+	var svcs []Service
+	for _, n := range []string{"ble", "approvals", "buddy", "lan", "dock", "ui", "audio"} {
+		svcs = append(svcs, probeSvc(&journal{}, n, fast, nil))
+	}
+	tr, err := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, svcs...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := tr.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Shutdown(context.Background())
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(tr.Processes()) != 7 {
+			b.Fatal("lost a service")
+		}
+	}
+}
