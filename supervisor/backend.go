@@ -37,6 +37,9 @@ func info(name string, s snap, now time.Time) ProcessInfo {
 		Name: name, Group: name, State: s.state,
 		Start: s.start, Stop: s.stop, SpawnErr: s.lastErr,
 	}
+	if s.state != Running {
+		pi.DownSince = s.downSince
+	}
 	if s.alive && (s.state == Starting || s.state == Running || s.state == Stopping) {
 		pi.PID = os.Getpid()
 	}
@@ -48,6 +51,12 @@ func info(name string, s snap, now time.Time) ProcessInfo {
 		}
 	case Fatal:
 		pi.Description = "FATAL: " + s.lastErr
+	}
+	if !s.retryAt.IsZero() && (s.state == Fatal || s.state == Exited) {
+		// What supervisorctl status and doctor print: the state alone
+		// does not say that the appliance has not given up.
+		pi.Description += fmt.Sprintf(" (down since %s, retry in %s)",
+			s.downSince.Local().Format("15:04"), max(s.retryAt.Sub(now), 0).Round(time.Second))
 	}
 	return pi
 }

@@ -22,7 +22,11 @@ type proc struct {
 	stop     time.Time
 	lastErr  string
 	failures []time.Time // within Policy.Window
-	timer    *time.Timer // pending restart while in BACKOFF
+	timer    *time.Timer // pending restart while in BACKOFF, FATAL or EXITED
+	retryAt  time.Time   // when a FATAL or EXITED service starts again
+	// downSince is when the service last left RUNNING (or first failed
+	// to reach it); zero while it runs and before its first start.
+	downSince time.Time
 	// startAfterExit asks for a fresh incarnation as soon as the old one
 	// has finished stopping: two incarnations never run at once, since
 	// both would own the same hardware.
@@ -81,6 +85,7 @@ func (r *root) Receive(c actor.Context) {
 	case started:
 		if m.gen == m.p.gen && m.p.state == Starting {
 			m.p.state = Running
+			m.p.downSince = time.Time{}
 			r.t.log.Info("entered RUNNING state", "service", m.p.svc.Name)
 		}
 	case failed:
@@ -88,8 +93,19 @@ func (r *root) Receive(c actor.Context) {
 			r.fail(m.p, m.err)
 		}
 	case respawn:
-		if m.gen == m.p.gen && m.p.state == Backoff && m.p.live == nil && !r.closing {
+		if m.gen != m.p.gen || m.p.live != nil || r.closing {
+			break
+		}
+		switch m.p.state {
+		case Backoff:
 			m.p.timer = nil
+			r.spawn(m.p)
+		case Fatal, Exited:
+			// The slow retry: as "supervisorctl start" would, with a
+			// fresh restart budget.
+			m.p.timer, m.p.retryAt = nil, time.Time{}
+			m.p.failures = nil
+			r.t.log.Info("retrying after "+m.p.state.String(), "service", m.p.svc.Name, "last_err", m.p.lastErr)
 			r.spawn(m.p)
 		}
 	case *actor.Terminated:
@@ -102,6 +118,13 @@ func (r *root) Receive(c actor.Context) {
 		return
 	}
 	r.publish()
+}
+
+// markDown records when p went down, unless it already was.
+func (p *proc) markDown(at time.Time) {
+	if p.downSince.IsZero() {
+		p.downSince = at
+	}
 }
 
 // HandleFailure receives a child's panic (protoactor recovers it and
@@ -135,10 +158,16 @@ func (r *root) fail(p *proc, err error) {
 	}
 	p.failures = append(kept, now)
 	p.lastErr = err.Error()
+	p.markDown(now)
 	if len(p.failures) > pol.MaxRestarts {
 		p.state = Fatal
-		r.t.log.Error("gave up: entered FATAL state, too many restarts", "service", p.svc.Name,
-			"failures", len(p.failures), "window", pol.Window, "err", err)
+		if pol.RetryFatal > 0 {
+			r.t.log.Error("entered FATAL state, too many restarts; retrying later", "service", p.svc.Name,
+				"failures", len(p.failures), "window", pol.Window, "retry_in", pol.RetryFatal, "err", err)
+		} else {
+			r.t.log.Error("gave up: entered FATAL state, too many restarts", "service", p.svc.Name,
+				"failures", len(p.failures), "window", pol.Window, "err", err)
+		}
 	} else {
 		p.state = Backoff
 		r.t.log.Warn("entered BACKOFF state", "service", p.svc.Name, "failures", len(p.failures), "err", err)
@@ -150,13 +179,37 @@ func (r *root) fail(p *proc, err error) {
 	r.scheduleRestart(p)
 }
 
+// scheduleRestart arms p's timer once its incarnation is gone: the
+// backoff in BACKOFF, the slow retry (Policy.RetryFatal) in FATAL or
+// EXITED.
 func (r *root) scheduleRestart(p *proc) {
-	if p.state != Backoff || r.closing {
+	if r.closing {
 		return
 	}
-	d := p.svc.Policy.backoff(len(p.failures))
+	var d time.Duration
+	switch {
+	case p.state == Backoff:
+		d = p.svc.Policy.backoff(len(p.failures))
+	case (p.state == Fatal || p.state == Exited) && p.svc.Policy.RetryFatal > 0:
+		d = p.svc.Policy.RetryFatal
+	default:
+		return
+	}
+	r.stopTimer(p)
+	if p.state != Backoff {
+		p.retryAt = time.Now().Add(d)
+	}
 	msg, sys, self := respawn{p: p, gen: p.gen}, r.t.system, r.ctx.Self()
 	p.timer = time.AfterFunc(d, func() { sys.Root.Send(self, msg) })
+}
+
+// stopTimer cancels p's pending restart, if any.
+func (r *root) stopTimer(p *proc) {
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	p.retryAt = time.Time{}
 }
 
 // spawn starts a fresh incarnation of p, which must have none alive.
@@ -219,12 +272,16 @@ func (r *root) terminated(who *actor.PID) {
 			break
 		}
 		p.state = Exited
+		p.markDown(p.stop)
 		r.t.log.Warn("exited: actor stopped itself", "service", p.svc.Name)
+		r.scheduleRestart(p)
 	case Backoff:
 		if r.closing {
 			p.state = Stopped
 			break
 		}
+		r.scheduleRestart(p)
+	case Fatal:
 		r.scheduleRestart(p)
 	}
 }
@@ -235,10 +292,7 @@ func (r *root) setClosing() {
 	r.closing = true
 	for _, p := range r.procs {
 		p.startAfterExit = false
-		if p.timer != nil {
-			p.timer.Stop()
-			p.timer = nil
-		}
+		r.stopTimer(p)
 		if p.live == nil && (p.state == Backoff || p.state == Starting) {
 			p.state = Stopped
 		}
@@ -253,6 +307,7 @@ func (r *root) startProc(p *proc) error {
 		return fmt.Errorf("%w: %s is %v", ErrAlreadyStarted, p.svc.Name, p.state)
 	}
 	p.failures = nil // an operator's start gets a fresh restart budget
+	r.stopTimer(p)
 	if p.live != nil {
 		p.state = Starting
 		p.startAfterExit = true
@@ -263,18 +318,19 @@ func (r *root) startProc(p *proc) error {
 }
 
 func (r *root) stopProc(p *proc) error {
-	switch p.state {
-	case Starting, Running, Backoff:
-	case Stopping:
+	switch {
+	case p.state == Starting || p.state == Running || p.state == Backoff:
+	case p.state == Stopping:
 		return nil
+	case (p.state == Fatal || p.state == Exited) && p.svc.Policy.RetryFatal > 0:
+		// A retry is pending, or will be once the failed incarnation has
+		// stopped: stopping is how an operator keeps it down.
 	default:
 		return fmt.Errorf("%w: %s is %v", ErrNotRunning, p.svc.Name, p.state)
 	}
 	p.startAfterExit = false
-	if p.timer != nil {
-		p.timer.Stop()
-		p.timer = nil
-	}
+	r.stopTimer(p)
+	p.markDown(time.Now())
 	if p.live == nil {
 		p.state = Stopped
 		p.stop = time.Now()
@@ -313,7 +369,7 @@ func (r *root) publish() {
 	for i, p := range r.procs {
 		s[i] = snap{
 			state: p.state, start: p.start, stop: p.stop, lastErr: p.lastErr,
-			alive: p.live != nil, h: p.h,
+			alive: p.live != nil, h: p.h, retryAt: p.retryAt, downSince: p.downSince,
 		}
 		if p.state == Starting || p.state == Running {
 			s[i].pid = p.live

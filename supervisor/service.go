@@ -30,24 +30,35 @@ type Policy struct {
 	// Autostart starts the service with the tree. Turn it off for a
 	// service that an operator starts by hand ("supervisorctl start").
 	Autostart bool
-	// MaxRestarts is how many failures within Window are retried; one more
-	// and the service goes FATAL and stays down while the others run on.
+	// MaxRestarts is how many failures within Window are retried at once,
+	// with backoff; one more and the service goes FATAL while the others
+	// run on.
 	MaxRestarts int
 	// Window is the sliding period over which failures are counted.
 	Window time.Duration
 	// BackoffMin is the wait before the first restart; each further
 	// failure within Window doubles it, up to BackoffMax.
 	BackoffMin, BackoffMax time.Duration
+	// RetryFatal is how long a FATAL (or EXITED) service waits before the
+	// supervisor starts it again, with a fresh restart budget, as
+	// "supervisorctl start" would. An appliance has nobody to type that:
+	// a service that stayed down would silently take a feature away. Zero
+	// keeps supervisord's way, down until started by hand.
+	RetryFatal time.Duration
 }
 
 // DefaultPolicy restarts a failing service five times within a minute,
-// waiting 250 ms, 500 ms, 1 s, ... up to 8 s in between, then gives up.
+// waiting 250 ms, 500 ms, 1 s, ... up to 8 s in between, then goes FATAL
+// and tries again every 30 s: slow enough that a service broken for good
+// costs a few log lines a minute, soon enough that a prompt waiting on it
+// is shown within about half a minute.
 var DefaultPolicy = Policy{
 	Autostart:   true,
 	MaxRestarts: 5,
 	Window:      time.Minute,
 	BackoffMin:  250 * time.Millisecond,
 	BackoffMax:  8 * time.Second,
+	RetryFatal:  30 * time.Second,
 }
 
 // backoff is the wait before restarting after the nth failure in a row
@@ -70,6 +81,8 @@ func (p Policy) validate() error {
 		return fmt.Errorf("policy: BackoffMin %v must be positive (start from supervisor.DefaultPolicy)", p.BackoffMin)
 	case p.BackoffMax < p.BackoffMin:
 		return fmt.Errorf("policy: BackoffMax %v is below BackoffMin %v", p.BackoffMax, p.BackoffMin)
+	case p.RetryFatal < 0:
+		return fmt.Errorf("policy: RetryFatal %v is negative (zero means never retry)", p.RetryFatal)
 	}
 	return nil
 }

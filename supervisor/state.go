@@ -9,8 +9,9 @@
 // actor.Stopping and actor.Stopped, and a fresh actor from Service.New is
 // spawned after an exponential backoff (BACKOFF). More than
 // Policy.MaxRestarts failures within Policy.Window leave the service FATAL
-// while the others run on; "supervisorctl start" revives it. Restarting
-// one service never touches another.
+// while the others run on; "supervisorctl start" revives it, and so does
+// the supervisor itself every Policy.RetryFatal, since nobody reads an
+// appliance's logs. Restarting one service never touches another.
 //
 // Signals from "supervisorctl signal SIG name" reach a RUNNING actor as
 // messages, since actors share the appliance's process:
@@ -80,6 +81,11 @@ type ProcessInfo struct {
 	SpawnErr    string    // last error that made it restart or give up
 	ExitStatus  int
 	PID         int // actors share the appliance's PID
+	// DownSince is when the service last left RUNNING, or first failed
+	// to reach it, through BACKOFF and FATAL until it runs again; zero
+	// while RUNNING and before its first start. The screen and doctor
+	// say "approvals down since 20:31" from it.
+	DownSince time.Time
 }
 
 // Errors a Backend returns; the control socket maps them onto supervisord's

@@ -48,6 +48,8 @@ type snap struct {
 	alive       bool       // an incarnation exists, possibly stopping
 	pid         *actor.PID // only while STARTING or RUNNING
 	h           *Handle
+	retryAt     time.Time // FATAL or EXITED with a retry pending
+	downSince   time.Time // see proc.downSince
 }
 
 // down reports that nothing runs and nothing is scheduled to.
@@ -195,6 +197,27 @@ func (t *Tree) ActorPID(name string) *actor.PID {
 		return nil
 	}
 	return t.snapshot(i).pid
+}
+
+// Alive is the supervisor's own health: a round trip through the root
+// actor, which owns every restart. It fails when ctx ends first (a
+// wedged actor system), before Start and after Shutdown. systemd's
+// watchdog is fed from it.
+func (t *Tree) Alive(ctx context.Context) error {
+	pid := t.root.Load()
+	if pid == nil {
+		return errNotStarted
+	}
+	done := make(chan error, 1)
+	t.system.Root.Send(pid, call{fn: func() error { return nil }, done: done})
+	select {
+	case err := <-done:
+		return err
+	case <-t.rootDone:
+		return errors.New("supervisor: tree is shut down")
+	case <-ctx.Done():
+		return fmt.Errorf("supervisor: root actor did not answer: %w", ctx.Err())
+	}
 }
 
 // send delivers msg to the root actor, or drops it before Start.

@@ -309,3 +309,149 @@ func TestNewFailuresGoFatal(t *testing.T) {
 		})
 	}
 }
+
+// TestFatalIsRetriedUntilRunning is issue 32's "no service stays down":
+// a service killed past its restart budget goes FATAL, as supervisorctl
+// shows it, and then comes back RUNNING by itself.
+func TestFatalIsRetriedUntilRunning(t *testing.T) {
+	j := &journal{}
+	pol := fast
+	pol.RetryFatal = 50 * time.Millisecond
+	var broken atomic.Bool
+	broken.Store(true)
+	tr := start(t,
+		probeSvc(j, "ble", fast, nil),
+		probeSvc(j, "approvals", pol, func(p *probe) {
+			p.started = func(_ actor.Context, h *Handle) {
+				if broken.Load() {
+					h.Fail(errors.New("store unreadable"))
+				}
+			}
+		}),
+	)
+	down := waitFor(t, tr, "approvals", "FATAL with a retry pending", func(pi ProcessInfo) bool {
+		return pi.State == Fatal && strings.HasPrefix(pi.Description, "FATAL: store unreadable (down since ")
+	})
+	if down.DownSince.IsZero() || down.DownSince.After(down.Stop) {
+		t.Errorf("DownSince %v, want the first failure (last stop %v)", down.DownSince, down.Stop)
+	}
+	// Still broken: each retry gets a fresh budget and ends FATAL again.
+	first := len(j.filter("start approvals"))
+	again := waitFor(t, tr, "approvals", "retried while broken", func(ProcessInfo) bool {
+		return len(j.filter("start approvals")) >= first+pol.MaxRestarts+1
+	})
+	if !again.DownSince.Equal(down.DownSince) {
+		t.Errorf("DownSince moved to %v across retries, want the first failure %v", again.DownSince, down.DownSince)
+	}
+	broken.Store(false)
+	pi := waitState(t, tr, "approvals", Running)
+	if pi.PID == 0 || tr.ActorPID("approvals") == nil || !pi.DownSince.IsZero() {
+		t.Errorf("RUNNING after the retry: %+v, want a PID and no DownSince", pi)
+	}
+	main, _, _ := tr.Log("")
+	if !strings.Contains(string(main), "retrying after FATAL") {
+		t.Errorf("main log lacks the retry line:\n%s", main)
+	}
+	if got := j.filter("start ble"); len(got) != 1 {
+		t.Errorf("ble started %d times, want 1: retries must not touch it", len(got))
+	}
+}
+
+// TestStopCancelsTheFatalRetry: an operator who stops a FATAL service
+// keeps it down; an EXITED one is retried too.
+func TestStopCancelsTheFatalRetry(t *testing.T) {
+	j := &journal{}
+	pol := fast
+	pol.RetryFatal = time.Hour
+	tr := start(t, probeSvc(j, "ui", pol, func(p *probe) {
+		p.started = func(_ actor.Context, h *Handle) { h.Fail(errors.New("no SPI")) }
+	}))
+	waitState(t, tr, "ui", Fatal)
+	if err := tr.StopProcess("ui", true); err != nil {
+		t.Fatalf("stopping a FATAL service with a retry pending: %v", err)
+	}
+	if pi := waitState(t, tr, "ui", Stopped); strings.Contains(pi.Description, "retry") {
+		t.Errorf("STOPPED description %q still promises a retry", pi.Description)
+	}
+	if err := tr.StopProcess("ui", true); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("second stop = %v, want ErrNotRunning", err)
+	}
+}
+
+func TestExitedIsRetried(t *testing.T) {
+	j := &journal{}
+	pol := fast
+	pol.RetryFatal = 20 * time.Millisecond
+	tr := start(t, probeSvc(j, "lan", pol, nil))
+	tr.System().Root.Send(tr.ActorPID("lan"), "quit")
+	waitFor(t, tr, "lan", "started again after EXITED", func(pi ProcessInfo) bool {
+		return pi.State == Running && len(j.filter("start lan")) == 2
+	})
+	main, _, _ := tr.Log("")
+	if !strings.Contains(string(main), "retrying after EXITED") {
+		t.Errorf("main log lacks the retry line:\n%s", main)
+	}
+}
+
+// TestAliveIsARoundTripThroughTheRoot: the watchdog's health check answers
+// while the root actor does, and not while it is wedged or gone.
+func TestAliveIsARoundTripThroughTheRoot(t *testing.T) {
+	tr, err := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, probeSvc(&journal{}, "ble", fast, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Alive(context.Background()); !errors.Is(err, errNotStarted) {
+		t.Errorf("Alive before Start = %v, want errNotStarted", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	if err := tr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Alive(ctx); err != nil {
+		t.Errorf("Alive on a started tree = %v", err)
+	}
+	// Wedge the root actor: a call that does not return.
+	release, wedged := make(chan struct{}), make(chan struct{})
+	go tr.call(func() error { close(wedged); <-release; return nil })
+	<-wedged
+	short, cancelShort := context.WithTimeout(ctx, 20*time.Millisecond)
+	err = tr.Alive(short)
+	cancelShort()
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "root actor did not answer") {
+		t.Errorf("Alive while the root is wedged = %v, want a deadline naming the root actor", err)
+	}
+	close(release)
+	if err := tr.Alive(ctx); err != nil {
+		t.Errorf("Alive once unwedged = %v", err)
+	}
+	if err := tr.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Alive(ctx); err == nil {
+		t.Error("Alive after Shutdown = nil")
+	}
+}
+
+// BenchmarkProcesses is what the home screen pays per frame (8 a second)
+// to name a service that is down.
+func BenchmarkProcesses(b *testing.B) {
+	var svcs []Service
+	for _, n := range []string{"ble", "approvals", "buddy", "lan", "dock", "ui", "audio"} {
+		svcs = append(svcs, probeSvc(&journal{}, n, fast, nil))
+	}
+	tr, err := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, svcs...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := tr.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Shutdown(context.Background())
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(tr.Processes()) != 7 {
+			b.Fatal("lost a service")
+		}
+	}
+}

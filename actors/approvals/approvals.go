@@ -3,6 +3,7 @@ package approvals
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,10 +52,10 @@ func WithBusy(busy func(on bool)) Option {
 }
 
 // New returns the supervisor.Service constructor of the "approvals"
-// service. Pending prompts are deliberately not kept across a restart: the
-// sources send their complete sets again within seconds (a heartbeat at
-// least every 10 s), and a decision must never outlive the actor that
-// refused a second one.
+// service. Pending prompts are deliberately not kept across a restart: a
+// decision must never outlive the actor that refused a second one. A
+// restarted incarnation asks every owner for its sets again (Resend), so
+// a prompt that arrived while approvals was down is shown once it is back.
 func New(opts ...Option) func(h *supervisor.Handle) actor.Actor {
 	cfg := config{
 		owners: map[string]string{},
@@ -69,8 +70,12 @@ func New(opts ...Option) func(h *supervisor.Handle) actor.Actor {
 	// Subscriptions outlive incarnations: subscribers register once with
 	// their ServicePID and must not miss events because this actor restarted.
 	subs := &supervisor.Subscribers{}
+	// incarnations counts the actors made; only the first has no lost
+	// sets to ask for (the owners start after it and send their own).
+	incarnations := 0
 	return func(h *supervisor.Handle) actor.Actor {
-		return &Actor{h: h, cfg: cfg, st: newState(), subs: subs}
+		incarnations++ // New runs on the supervisor's goroutine, one at a time
+		return &Actor{h: h, cfg: cfg, st: newState(), subs: subs, restarted: incarnations > 1}
 	}
 }
 
@@ -82,8 +87,9 @@ type Actor struct {
 	st   *state
 	subs *supervisor.Subscribers
 
-	system *actor.ActorSystem
-	self   *actor.PID
+	system    *actor.ActorSystem
+	self      *actor.PID
+	restarted bool // an earlier incarnation ran: ask the owners to Resend
 	// The pending timer and its deadline; tick carries the deadline so a
 	// tick from a timer already replaced is recognised and ignored.
 	stopTimer func() bool
@@ -124,10 +130,14 @@ func (a *Actor) Receive(c actor.Context) {
 		a.system, a.self = c.ActorSystem(), c.Self()
 		a.describe()
 		// A restart forgets every prompt; subscribers kept from the
-		// previous incarnation must drop theirs too (the sources send
-		// their sets again within seconds).
+		// previous incarnation must drop theirs too, until the owners
+		// answer Resend with their sets (a set sent while no
+		// incarnation ran went to dead letters).
 		pending := a.st.pending()
 		a.subs.Publish(c, pending)
+		if a.restarted {
+			a.askResend(c)
+		}
 	case *actor.Stopping:
 		a.stopped = true
 		a.cancelTimer()
@@ -218,6 +228,21 @@ func (a *Actor) delivery(c actor.Context, m Delivery) {
 	}
 	a.deliver(c, a.st.delivery(m))
 	a.describe()
+}
+
+// askResend sends Resend to each owner service once.
+func (a *Actor) askResend(c actor.Context) {
+	owners := make([]string, 0, len(a.cfg.owners))
+	for _, s := range a.cfg.owners {
+		if !slices.Contains(owners, s) {
+			owners = append(owners, s)
+		}
+	}
+	slices.Sort(owners)
+	a.h.Logger().Info("restarted: asking the sources for their prompts", "owners", strings.Join(owners, ","))
+	for _, s := range owners {
+		c.Send(supervisor.ServicePID(a.system, s), Resend{})
+	}
 }
 
 // errNoOwner: a source nobody writes answers to.

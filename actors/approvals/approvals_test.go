@@ -378,3 +378,36 @@ func TestBusyFollowsWaitingPrompts(t *testing.T) {
 		t.Fatalf("stopped with one waiting: told %v, want [true false true false]", g)
 	}
 }
+
+// TestRestartAsksOwnersToResend: a fresh approvals knows no prompt, so a
+// restarted one asks each owner for its sets once; the first incarnation
+// asks nobody (the owners start after it and send their own).
+func TestRestartAsksOwnersToResend(t *testing.T) {
+	r := newRig(t)
+	if got := Of[Resend](r.decisions()); len(got) != 0 {
+		t.Fatalf("first start sent %d Resend, want none", len(got))
+	}
+	before, _ := r.tree.Process("approvals")
+	if err := r.tree.SignalProcess("approvals", "KILL"); err != nil {
+		t.Fatal(err)
+	}
+	supervisortest.WaitFor(t, "approvals restarted", func() bool {
+		p, _ := r.tree.Process("approvals")
+		return p.State == supervisor.Running && p.Start.After(before.Start)
+	})
+	supervisortest.WaitFor(t, "a Resend at buddy", func() bool { return len(supervisortest.Of[Resend](r.buddy)) > 0 })
+	if got := Of[Resend](r.decisions()); len(got) != 1 {
+		t.Errorf("restart sent %d Resend to buddy, want 1", len(got))
+	}
+}
+
+// Of keeps the messages of type T.
+func Of[T any](msgs []any) []T {
+	var out []T
+	for _, m := range msgs {
+		if v, ok := m.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -108,6 +108,13 @@ type Delivery struct {
 	Err string
 }
 
+// Resend asks a source's owner (WithOwner) to send its complete prompt
+// sets again. A restarted approvals knows no prompt, and every set sent
+// while it was down went to dead letters; so each incarnation after the
+// first sends Resend to every owner as it starts. An owner answers with a
+// SetPrompts per source that has prompts, and nothing when it has none.
+type Resend struct{}
+
 // GetPending asks for the current Pending snapshot (answered with Respond).
 type GetPending struct{}
 

@@ -137,6 +137,8 @@ func (a *Actor) Receive(c actor.Context) {
 		a.perform(a.s.linkState(m))
 	case approvals.Decided:
 		a.perform(a.s.decided(m, a.cfg.Now()))
+	case approvals.Resend:
+		a.perform(a.s.resend())
 	case bleactor.Sent:
 		a.perform(a.s.sent(m, a.cfg.Now()))
 	case SetSpecies:

@@ -201,13 +201,7 @@ func (s *session) heartbeat(h pbuddy.Heartbeat, now time.Time) []effect {
 	}
 	s.held, s.heldArrived = "", time.Time{} // this heartbeat confirmed or dropped it
 	s.changed = true
-	msg := approvals.SetPrompts{Source: Source, LinkUp: true}
-	if p.Prompt != nil {
-		msg.Prompts = []approvals.Prompt{{
-			Source: Source, ID: p.Prompt.ID, Tool: p.Prompt.Tool, Hint: p.Prompt.Hint, Arrived: s.arrived,
-		}}
-	}
-	return s.maybeSave([]effect{setPrompts{msg}}, now)
+	return s.maybeSave([]effect{setPrompts{s.promptSet()}}, now)
 }
 
 func isPushCmd(cmd string) bool {
@@ -391,6 +385,26 @@ func (s *session) lose(why string, hold time.Duration) []effect {
 	}
 	s.log.Info("desktop link lost", "why", why, "prompt_held", hold)
 	return []effect{setPrompts{approvals.SetPrompts{Source: Source, LinkUp: false, Hold: hold}}}
+}
+
+// resend is the desktop's current prompt set again, for an approvals that
+// restarted and lost it. While the link is down there is nothing to
+// confirm: the next heartbeat brings the prompt back, if it is still there.
+func (s *session) resend() []effect {
+	if !s.alive || s.snap == nil {
+		return nil
+	}
+	return []effect{setPrompts{s.promptSet()}}
+}
+
+// promptSet is the desktop's complete prompt set as the last heartbeat
+// left it: no prompt key means no prompt (spec §5.1).
+func (s *session) promptSet() approvals.SetPrompts {
+	msg := approvals.SetPrompts{Source: Source, LinkUp: true}
+	if p := s.snap.Prompt; p != nil {
+		msg.Prompts = []approvals.Prompt{{Source: Source, ID: p.ID, Tool: p.Tool, Hint: p.Hint, Arrived: s.arrived}}
+	}
+	return msg
 }
 
 // decided turns a decision taken on the appliance into a permission line.

@@ -484,3 +484,23 @@ func TestSessionNap(t *testing.T) {
 		t.Fatalf("a nap that ends before it starts counted: %#v", effs)
 	}
 }
+
+// TestSessionResendsItsPromptToARestartedApprovals: approvals restarted
+// and asks again (approvals.Resend); the desktop's prompt goes back with
+// its first arrival time, and a dropped link resends nothing.
+func TestSessionResendsItsPromptToARestartedApprovals(t *testing.T) {
+	s, _ := newTestSession(t)
+	if p := prompts(s.resend()); len(p) != 0 {
+		t.Fatalf("before any heartbeat: resent %+v, want nothing", p)
+	}
+	s.line([]byte(`{"total":1,"running":0,"waiting":1,"msg":"m","entries":[],"tokens":1,"tokens_today":1,"prompt":{"id":"req_1","tool":"Bash","hint":"ls"}}`), t0)
+	p := prompts(s.resend())
+	if len(p) != 1 || !p[0].LinkUp || len(p[0].Prompts) != 1 || p[0].Prompts[0].ID != "req_1" ||
+		p[0].Prompts[0].Hint != "ls" || !p[0].Prompts[0].Arrived.Equal(t0) {
+		t.Fatalf("resent %+v, want req_1 arrived at t0", p)
+	}
+	s.linkState(bleactor.LinkState{})
+	if p := prompts(s.resend()); len(p) != 0 {
+		t.Fatalf("link down: resent %+v, want nothing", p)
+	}
+}

@@ -224,6 +224,16 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case approvals.Decided:
 		a.decided(c, m)
+	case approvals.Resend:
+		// approvals restarted and lost every CLI prompt, and any set sent
+		// while it was down; the hooks are still waiting.
+		if a.st != nil {
+			for id, se := range a.st.sessions {
+				if len(se.prompts) > 0 {
+					c.Send(a.approvals(), approvals.SetPrompts{Source: SourcePrefix + id, Prompts: a.st.prompts(id), LinkUp: true})
+				}
+			}
+		}
 	case Revoke:
 		ch, err := a.st.revoke(m.Name)
 		if err == nil {

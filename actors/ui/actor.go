@@ -249,10 +249,12 @@ func (a *Actor) render(sc Screen, now time.Time) time.Duration {
 	}
 	a.offDrawn = sc == ScreenOff
 	f := facts{board: a.cfg.Board, version: a.cfg.Version, device: a.cfg.Device, started: a.cfg.Started, updates: a.upd}
-	if sc == ScreenInfo {
-		f.addrs = a.cfg.Addrs()
+	if sc == ScreenInfo || sc == ScreenHome {
+		if sc == ScreenInfo {
+			f.addrs = a.cfg.Addrs()
+		}
 		if a.cfg.Services != nil {
-			f.services = a.cfg.Services()
+			f.services = a.cfg.Services() // home: which service is down
 		}
 	}
 	again := a.paint.paint(a.next, a.st, sc, f, now)

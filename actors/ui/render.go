@@ -60,6 +60,8 @@ type painter struct {
 	personaSince time.Time
 	// approval is what the approval screen drew last, for View.
 	approval screens.ApprovalDrawn
+	// down is the home screen's last "approvals down since 20:31" line.
+	down string
 	// dimmable: the display has a backlight the brightness setting sets.
 	dimmable bool
 }
@@ -146,6 +148,10 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 	v := homeView(s, pe, now.Sub(p.personaSince))
 	if t := s.desktopNow(now); !t.IsZero() {
 		v.TimeText = t.Format("15:04")
+	}
+	// A service down takes a feature away: it outranks a link warning.
+	if p.down = downLine(f.services, s.shownClock); p.down != "" {
+		v.Warning = p.down
 	}
 	p.r.Home(dst, v)
 	return p.char.Interval(pe)

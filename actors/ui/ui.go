@@ -86,7 +86,8 @@ type Config struct {
 	// the appliance has no LAN bridge. The ui subscribes to it like to
 	// the others, so a pairing code is drawn as soon as the lan has it.
 	LAN string
-	// Services lists the supervised services (kept for the info page).
+	// Services lists the supervised services, for the info page and the
+	// home screen's line naming a service that is down.
 	Services func() []supervisor.ProcessInfo
 	// Addrs lists the IP addresses for the info page; nil means the
 	// machine's non-loopback addresses.
@@ -196,6 +197,9 @@ type View struct {
 	// it shows when done.
 	Forget    string
 	Forgotten bleactor.BondsForgotten
+	// Down is the last home frame's line naming a service that is not
+	// RUNNING ("approvals down since 20:31"), "" when all run.
+	Down string
 	// Sessions is the session count on the home screen: the desktop's
 	// and the terminals' together.
 	Sessions  int
@@ -467,6 +471,9 @@ func (a *Actor) view() View {
 		v.SettingsRow = a.st.settings.cursor
 	}
 	v.Sessions = homeView(a.st, "", 0).Total
+	if a.paint != nil && a.drawn == ScreenHome {
+		v.Down = a.paint.down
+	}
 	return v
 }
 

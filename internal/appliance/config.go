@@ -108,6 +108,7 @@ type ServiceConfig struct {
 	Window      *Duration `toml:"window"`
 	BackoffMin  *Duration `toml:"backoff_min"`
 	BackoffMax  *Duration `toml:"backoff_max"`
+	RetryFatal  *Duration `toml:"retry_fatal"`
 }
 
 // Duration is a time.Duration written as a string such as "60s". A bare
@@ -285,6 +286,7 @@ func (c Config) policy(name string) (supervisor.Policy, error) {
 		{"window", sc.Window, &p.Window},
 		{"backoff_min", sc.BackoffMin, &p.BackoffMin},
 		{"backoff_max", sc.BackoffMax, &p.BackoffMax},
+		{"retry_fatal", sc.RetryFatal, &p.RetryFatal},
 	} {
 		if d.v == nil {
 			continue

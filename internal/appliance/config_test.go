@@ -126,7 +126,8 @@ backoff_max = "4s"
 	if s.policies["audio"].Autostart {
 		t.Error("services.audio.autostart = false was ignored")
 	}
-	want := supervisor.Policy{Autostart: true, MaxRestarts: 2, Window: 30 * time.Second, BackoffMin: time.Second, BackoffMax: 4 * time.Second}
+	want := supervisor.Policy{Autostart: true, MaxRestarts: 2, Window: 30 * time.Second, BackoffMin: time.Second, BackoffMax: 4 * time.Second,
+		RetryFatal: supervisor.DefaultPolicy.RetryFatal}
 	if s.policies["ble"] != want {
 		t.Errorf("ble policy = %+v, want %+v", s.policies["ble"], want)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/claude-pi/claude-pi/boards/sim"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
+	"github.com/claude-pi/claude-pi/drivers/sdnotify"
 	"github.com/claude-pi/claude-pi/drivers/updates"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
@@ -254,6 +255,8 @@ func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Opti
 	if o.Ready != nil {
 		o.Ready(Running{Tree: tree, Board: hw.board, NUS: nus, WebURL: webURL})
 	}
+	stopWatchdog := notifySystemd(ctx, sdnotify.FromEnv(), tree, log)
+	defer stopWatchdog()
 
 	<-ctx.Done()
 	log.Info("stopping", "cause", context.Cause(ctx))
@@ -261,6 +264,43 @@ func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Opti
 		return ErrRestart
 	}
 	return nil
+}
+
+// notifySystemd tells systemd (Type=notify) that the appliance is up, and
+// feeds its watchdog (WatchdogSec=) for as long as the supervisor's root
+// actor answers, so a wedged actor system is killed and restarted. The
+// returned func says why the process stops and waits for the pings to end.
+// Outside systemd it does nothing.
+func notifySystemd(ctx context.Context, n sdnotify.Socket, tree *supervisor.Tree, log *slog.Logger) func() {
+	if !n.Enabled() {
+		return func() {}
+	}
+	if err := n.Notify(sdnotify.Ready); err != nil {
+		log.Warn("systemd not told we are ready: it will time the start out", "err", err)
+	}
+	every := sdnotify.WatchdogInterval() / 3
+	done := make(chan struct{})
+	if every > 0 {
+		ticker := time.NewTicker(every)
+		go func() {
+			defer close(done)
+			defer ticker.Stop()
+			sdnotify.Keep(ctx, n, ticker.C, every, tree.Alive, log)
+		}()
+	} else {
+		close(done)
+	}
+	return func() {
+		<-done
+		// RELOADING=1 until the next run's READY=1: a reload is not a stop.
+		state := sdnotify.Stopping
+		if errors.Is(context.Cause(ctx), ErrRestart) {
+			state = sdnotify.Reloading
+		}
+		if err := n.Notify(state); err != nil {
+			log.Warn("systemd not told we are stopping", "err", err)
+		}
+	}
 }
 
 // simServices is the service list as /api/state and the screen show it.

@@ -25,9 +25,11 @@ Checks that this machine has what the board needs: SPI enabled, the GPIO
 chip, a Bluetooth adapter, the audio card, a CoreS3 on USB and the
 config.txt lines. It first says what it runs on (the Claude_Pi image,
 Raspberry Pi OS, another OS on a Pi, or not a Pi) and gives the fixes
-right for that. Prints one line per check, and a fix for each failure;
-optional parts (audio, the CoreS3, and Bluetooth on the sim board) WARN.
-Exits 1 if any check failed.`
+right for that. Then it asks the running appliance for its services: one
+in BACKOFF, FATAL or EXITED fails. Prints one line per check, and a fix
+for each failure; optional parts (audio, the CoreS3, and Bluetooth on the
+sim board) WARN, and so does an appliance that is not running. Exits 1 if
+any check failed.`
 
 type doctorOpts struct{ board, config string }
 
@@ -45,11 +47,11 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	if help, err := parseFlagsOnly(fs, args); help || err != nil {
 		return err
 	}
+	c, cerr := appliance.LoadConfig(o.config, configExplicit(fs))
 	name := o.board
 	if name == "" {
-		c, err := appliance.LoadConfig(o.config, configExplicit(fs))
-		if err != nil {
-			return err
+		if cerr != nil {
+			return cerr
 		}
 		name = c.Board
 	}
@@ -61,6 +63,9 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 		return usagef("doctor: %v", err)
 	}
 	d := doctor{root: "/", enumerate: serial.SysfsEnumerator}
+	if cerr == nil {
+		_, d.socket = appliance.AppliancePaths(c, appliance.ThisHost())
+	}
 	checks := d.run(p)
 	fmt.Fprintf(stdout, "system: %s\n", pisystem.Detect(d.root).Describe())
 	failed := printChecks(stdout, p, checks)
@@ -86,6 +91,7 @@ type check struct {
 type doctor struct {
 	root      string
 	enumerate serial.Enumerator
+	socket    string // the running appliance's control socket; "" skips its services
 }
 
 func (d doctor) path(p string) string { return filepath.Join(d.root, p) }
@@ -168,6 +174,9 @@ func (d doctor) run(p boards.Profile) []check {
 	if _, err := os.Stat(d.path("run/claude-pi")); err == nil {
 		ok, detail, fix := ctlsock.Owner(d.path(ctlsock.StockPath), "/run/claude-pi/supervisor.sock")
 		cs = append(cs, check{name: "supervisorctl", ok: ok, detail: detail, fix: fix, optional: true})
+	}
+	if d.socket != "" {
+		cs = append(cs, d.services()...)
 	}
 	return cs
 }

@@ -53,6 +53,31 @@ type statusRow struct {
 	name, group, statename, description string
 }
 
+// Row is one line of the process table.
+type Row struct {
+	Name, State, Description string // State is supervisord's name: "RUNNING", "FATAL"
+}
+
+// Rows reads the process table from the appliance at socketPath, for a
+// program that judges it (claude-pi doctor) rather than prints it.
+func Rows(ctx context.Context, socketPath string) ([]Row, error) {
+	c := NewClient(socketPath)
+	defer c.Close()
+	v, err := c.CallContext(ctx, "supervisor.getAllProcessInfo")
+	if err != nil {
+		return nil, err
+	}
+	all, err := infoStructs(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Row, len(all))
+	for i, r := range all {
+		out[i] = Row{Name: r.name, State: r.statename, Description: r.description}
+	}
+	return out, nil
+}
+
 func infoStructs(v any) ([]statusRow, error) {
 	list, ok := v.([]any)
 	if !ok {

@@ -26,6 +26,10 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 		"home-msg": func(d *image.RGBA) {
 			r.Home(d, HomeView{Persona: Sleep, Links: Links{BLE: true}, Warning: "open link: not encrypted", Msg: "ready"})
 		},
+		"home-service-down": func(d *image.RGBA) {
+			r.Home(d, HomeView{Persona: Idle, Links: Links{BLE: true, Encrypted: true, Desktop: true}, Total: 1, TimeText: "20:34",
+				Warning: "approvals down since 20:31", Entries: []string{"20:33 go test ./supervisor/..."}})
+		},
 		"home-attention": func(d *image.RGBA) {
 			r.Home(d, HomeView{Persona: Attention, Anim: 250 * time.Millisecond, Links: Links{BLE: true, Encrypted: true, Desktop: true},
 				Total: 2, Running: 1, Waiting: 1, Msg: "approve: Bash", Entries: []string{"10:42 日本語のテスト: ファイルを確認"}})
@@ -133,6 +137,7 @@ func TestScreenshots(t *testing.T) {
 		"pet-sad-240x240": true, "settings-240x240": true, "settings-unsaved-240x240": true, "home-320x240": true}
 	keep["approval-warning-240x240"] = true
 	keep["system-240x240"] = true
+	keep["home-service-down-240x240"] = true
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {
