@@ -71,6 +71,9 @@ func readPack(t *testing.T, dir string) map[string][]byte {
 	}
 	m := make(map[string][]byte)
 	for _, e := range entries {
+		if e.Name() == labelFile {
+			continue // the pack's name, not one of its files (InstalledName)
+		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)

@@ -121,7 +121,8 @@ func (d Dir) path(name string) string { return filepath.Join(d.Path, filepath.Fr
 // file (nothing to do: defaults). Anything else that stops decode from
 // accepting the file sets it aside and returns the Damage; the caller
 // then starts from its defaults. decode may return a *DecodeError to
-// name the damage (DecodeJSON does); any other error is Invalid.
+// name the damage (DecodeJSON does); an error wrapping encoding/json's is
+// named from it, and any other is Invalid.
 //
 // max bounds what is read: the appliance's files are small, and a huge
 // one is damage, not something to hold in memory.
@@ -138,7 +139,7 @@ func (d Dir) Load(name string, max int64, decode func([]byte) error) (found bool
 		if err = decode(b); err == nil {
 			return true, nil
 		}
-		reason = Invalid
+		reason = jsonReason(err) // a decoder of its own (stats.Decode) wraps encoding/json's
 		if de := (*DecodeError)(nil); errors.As(err, &de) {
 			reason = de.Reason
 		}
