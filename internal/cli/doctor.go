@@ -46,11 +46,11 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 		return err
 	}
 	name := o.board
+	c, err := appliance.LoadConfig(o.config, configExplicit(fs))
+	if err != nil && name == "" {
+		return err
+	}
 	if name == "" {
-		c, err := appliance.LoadConfig(o.config, configExplicit(fs))
-		if err != nil {
-			return err
-		}
 		name = c.Board
 	}
 	if name == "" || name == "auto" {
@@ -61,6 +61,9 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 		return usagef("doctor: %v", err)
 	}
 	d := doctor{root: "/", enumerate: serial.SysfsEnumerator}
+	if err == nil {
+		d.dataDir, _ = appliance.AppliancePaths(c, appliance.ThisHost())
+	}
 	checks := d.run(p)
 	fmt.Fprintf(stdout, "system: %s\n", pisystem.Detect(d.root).Describe())
 	failed := printChecks(stdout, p, checks)
@@ -86,6 +89,7 @@ type check struct {
 type doctor struct {
 	root      string
 	enumerate serial.Enumerator
+	dataDir   string // the appliance's, under root; "" skips the state files
 }
 
 func (d doctor) path(p string) string { return filepath.Join(d.root, p) }
@@ -165,6 +169,7 @@ func (d doctor) run(p boards.Profile) []check {
 			cs = append(cs, check{name: "update records", detail: err.Error(), fix: "check the permissions of /var/lib/apt/periodic and /var/log/unattended-upgrades", optional: true})
 		}
 	}
+	cs = append(cs, d.stateFiles()...)
 	if _, err := os.Stat(d.path("run/claude-pi")); err == nil {
 		ok, detail, fix := ctlsock.Owner(d.path(ctlsock.StockPath), "/run/claude-pi/supervisor.sock")
 		cs = append(cs, check{name: "supervisorctl", ok: ok, detail: detail, fix: fix, optional: true})
