@@ -76,7 +76,9 @@ func damages(object bool) []damage {
 			}
 			return os.WriteFile(filepath.Join(p, "x"), []byte("x"), 0o644)
 		}},
-		{"fifo", NotRegular, func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+	}
+	if haveFifo {
+		ds = append(ds, damage{"fifo", NotRegular, mkfifo})
 	}
 	if object {
 		ds = append(ds,
