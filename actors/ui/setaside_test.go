@@ -2,6 +2,8 @@ package ui
 
 import (
 	"image"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -42,5 +44,28 @@ func TestSystemPageSaysWhatWasSetAside(t *testing.T) {
 		if d := r.InfoDrawn(v); len(d) != len(v.Rows) {
 			t.Errorf("%v: the System page draws %d of its %d rows", size, len(d), len(v.Rows))
 		}
+	}
+}
+
+// The actor lists the copies when the page asks, and again only once its
+// listing is setAsideEvery old.
+func TestSetAsideCopiesReadAtMostEvery5s(t *testing.T) {
+	dir := t.TempDir()
+	a := &Actor{cfg: Config{DataDir: dir}}
+	put := func(name string) {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("stats.json.damaged-20260501T095500Z-1-empty")
+	if got := a.setAsideCopies(t0); len(got) != 1 || got[0].File != "stats.json" {
+		t.Fatalf("first listing %+v, want stats.json", got)
+	}
+	put("ui.json.damaged-20260501T095900Z-1-truncated")
+	if got := a.setAsideCopies(t0.Add(time.Second)); len(got) != 1 {
+		t.Fatalf("listing 1 s later %+v, want the cached one", got)
+	}
+	if got := a.setAsideCopies(t0.Add(setAsideEvery)); len(got) != 2 || got[1].File != "ui.json" {
+		t.Fatalf("listing %v later %+v, want both, oldest first", setAsideEvery, got)
 	}
 }
