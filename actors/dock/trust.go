@@ -74,8 +74,10 @@ func loadTrust(dataDir string, opts Options, now time.Time) (*trust, error) {
 	if dataDir == "" {
 		return t, nil
 	}
-	t.files = statefile.Dir{Path: dataDir, Now: func() time.Time { return now }}
-	f, _, dmg := statefile.LoadJSON(t.files, TrustFile, maxTrustFile, trustFile{})
+	// Later saves stamp a set-aside directory with the clock, this load
+	// with the start's now.
+	t.files = statefile.Dir{Path: dataDir, Now: opts.Now}
+	f, _, dmg := statefile.LoadJSON(statefile.Dir{Path: dataDir, Now: func() time.Time { return now }}, TrustFile, maxTrustFile, trustFile{})
 	for _, d := range f.Docks {
 		if d.Serial != "" && len(d.Serial) <= maxSerial {
 			t.docks = append(t.docks, d)
