@@ -33,6 +33,13 @@ func FuzzLoadJSON(f *testing.F) {
 			if err := v.Validate(); err != nil {
 				t.Fatalf("accepted %q as %+v: %v", data, v, err)
 			}
+			// What was accepted saves, and loads back the same.
+			if err := d.SaveJSON("ui.json", v, 0o644); err != nil {
+				t.Fatalf("saving %+v: %v", v, err)
+			}
+			if back, _, dmg := LoadJSON(d, "ui.json", 4096, settings{}); dmg != nil || back != v {
+				t.Fatalf("round trip of %x: %+v, %v; want %+v", data, back, dmg, v)
+			}
 			return
 		}
 		if v != (settings{V: 1}) {
