@@ -128,3 +128,37 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// Each damage to ui.json is set aside under its reason and the defaults
+// used; the page's next save works.
+func TestLoadSetsAsideEachDamage(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		reason statefile.Reason
+		put    func(path string) error
+	}{
+		{"empty", statefile.Empty, func(p string) error { return os.WriteFile(p, nil, 0o644) }},
+		{"truncated", statefile.Truncated, func(p string) error { return os.WriteFile(p, []byte(`{"v":1,"mu`), 0o644) }},
+		{"invalid JSON", statefile.InvalidJSON, func(p string) error { return os.WriteFile(p, []byte(`{v:1}`), 0o644) }},
+		{"wrong type", statefile.WrongType, func(p string) error { return os.WriteFile(p, []byte(`["v",1]`), 0o644) }},
+		{"out of range", statefile.Invalid, func(p string) error { return os.WriteFile(p, []byte(`{"v":1,"brightness":33}`), 0o644) }},
+		{"directory", statefile.Directory, func(p string) error { return os.MkdirAll(filepath.Join(p, "x"), 0o755) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := statefile.Dir{Path: t.TempDir(), Now: func() time.Time { return t0 }}
+			if err := tt.put(filepath.Join(dir.Path, File)); err != nil {
+				t.Fatal(err)
+			}
+			p, dmg := Load(dir)
+			if dmg == nil || dmg.Reason != tt.reason || p != Defaults() {
+				t.Fatalf("Load = %+v, %v; want the defaults and %s", p, dmg, tt.reason)
+			}
+			if err := Save(dir, Prefs{Version: 1, Mute: true}); err != nil {
+				t.Fatalf("save after the set-aside: %v", err)
+			}
+			if p, dmg := Load(dir); dmg != nil || !p.Mute {
+				t.Fatalf("reloaded %+v, %v", p, dmg)
+			}
+		})
+	}
+}
