@@ -12,10 +12,8 @@ package buddy
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -24,6 +22,7 @@ import (
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/storage"
+	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
@@ -57,6 +56,9 @@ type Config struct {
 	// means the real machine. fsFree and fsTotal always come from
 	// DataDir.
 	Sys func() (up, heap uint64)
+	// WriteFile replaces a kept file atomically; nil is the real disk.
+	// Tests put a full disk here.
+	WriteFile func(path string, data []byte, perm os.FileMode) error
 }
 
 // New returns the supervisor.Service constructor of the buddy actor.
@@ -221,13 +223,13 @@ func (a *Actor) start(c actor.Context) bool {
 		a.h.Fail(err)
 		return false
 	}
-	st := a.loadStats(now)
+	st := a.loadStats()
 	tr, err := stats.NewTracker(st, now)
 	if err != nil { // loadStats validated it; only a bug gets here
 		a.h.Fail(err)
 		return false
 	}
-	a.s = newSession(log, push, tr, a.loadIdentity(now), a.cfg.Name)
+	a.s = newSession(log, push, tr, a.reconcilePack(a.loadIdentity(), packs), a.cfg.Name)
 	a.s.changed = true
 	// Whatever the previous incarnation told approvals is stale: the
 	// next heartbeat re-creates the prompt.
@@ -276,7 +278,7 @@ func (a *Actor) perform(effs []effect) {
 		case saveStats:
 			a.saveStats(e.s, a.cfg.Now())
 		case saveIdentity:
-			a.saveIdentity(e.id)
+			a.perform(a.s.identitySaved(e, a.saveIdentity(e.id)))
 		case publishTurn:
 			a.subs.Publish(a.system.Root, Turn{Event: e.ev})
 		}
@@ -292,81 +294,99 @@ func (a *Actor) sys() pbuddy.System {
 	return pbuddy.System{Up: up, Heap: heap, FSFree: free, FSTotal: total}
 }
 
+// maxFile bounds what is read of stats.json and buddy.json: each is a
+// few hundred bytes.
+const maxFile = 16 << 10
+
+// files is the data directory through the state-file helper.
+func (a *Actor) files() statefile.Dir {
+	return statefile.Dir{Path: a.cfg.DataDir, Write: a.cfg.WriteFile, Now: a.cfg.Now}
+}
+
 func (a *Actor) saveStats(st stats.Stats, now time.Time) {
 	b, err := st.Encode()
 	if err == nil {
-		err = storage.WriteFile(filepath.Join(a.cfg.DataDir, StatsFile), b, 0o644)
+		err = a.files().Save(StatsFile, b, 0o644)
 	}
 	if err != nil {
 		// Not marked saved, so the next SaveDue retries.
-		a.h.Logger().Error("saving stats failed", "err", err)
+		a.h.Logger().Error("saving stats failed; retried at the next save", "err", err)
 		return
 	}
 	a.s.stats.Saved(now)
 }
 
-func (a *Actor) saveIdentity(id identity) {
+// saveIdentity writes buddy.json; its error decides the ack of a name,
+// owner or species command (session.identitySaved).
+func (a *Actor) saveIdentity(id identity) error {
 	b, _ := json.Marshal(id) // strings and an int: cannot fail
-	if err := storage.WriteFile(filepath.Join(a.cfg.DataDir, IdentityFile), append(b, '\n'), 0o644); err != nil {
-		a.h.Logger().Error("saving owner and name failed", "err", err)
+	if err := a.files().Save(IdentityFile, append(b, '\n'), 0o644); err != nil {
+		a.h.Logger().Error("saving owner, name and character failed", "err", err)
+		return err
 	}
+	return nil
 }
 
-// loadStats reads stats.json; a missing file starts fresh, a corrupt one
-// is set aside (kept for inspection) and stats start fresh.
-func (a *Actor) loadStats(now time.Time) stats.Stats {
+// loadStats reads stats.json; a missing file starts fresh, a damaged one
+// is set aside (statefile) and stats start fresh.
+func (a *Actor) loadStats() stats.Stats {
 	fresh := stats.Stats{Version: stats.FormatVersion}
-	b, ok := a.readData(StatsFile)
-	if !ok {
-		return fresh
-	}
-	st, err := stats.Decode(b)
-	if err != nil {
-		a.setAside(StatsFile, err, now)
+	var st stats.Stats
+	found, dmg := a.files().Load(StatsFile, maxFile, func(b []byte) (err error) {
+		st, err = stats.Decode(b)
+		return err
+	})
+	if !found || a.damaged(dmg) {
 		return fresh
 	}
 	return st
 }
 
-func (a *Actor) loadIdentity(now time.Time) identity {
-	var id identity
-	b, ok := a.readData(IdentityFile)
-	if !ok {
-		return id
-	}
-	if err := json.Unmarshal(b, &id); err != nil {
-		a.setAside(IdentityFile, err, now)
-		return identity{}
-	}
+// loadIdentity reads buddy.json; a missing or damaged file (set aside) is
+// the defaults: no owner, the advertised name, the default character.
+func (a *Actor) loadIdentity() identity {
+	id, _, dmg := statefile.LoadJSON(a.files(), IdentityFile, maxFile, identity{})
+	a.damaged(dmg)
 	id.Owner, id.Name = pbuddy.SanitizeName(id.Owner), pbuddy.SanitizeName(id.Name)
+	return id
+}
+
+// reconcilePack makes buddy.json agree with the pack on disk. A pack is
+// swapped in before buddy.json records its name, so a kill between the
+// two left the old name, or none after a first push, and species 255 was
+// refused with a pack installed. The pack names itself
+// (PackStore.InstalledName); a pack from before packs did keeps the name
+// buddy.json gives it.
+func (a *Actor) reconcilePack(id identity, packs *storage.PackStore) identity {
+	log := a.h.Logger()
+	name, labelled, installed := packs.InstalledName()
+	was := id
+	switch {
+	case installed && id.Pack != name && (labelled || id.Pack == ""):
+		// What a completed install would have recorded: the new pack,
+		// shown by the default choice.
+		log.Warn(IdentityFile+" did not name the installed pack; following the disk", "recorded", id.Pack, "installed", name)
+		id.Pack, id.Species = name, nil
+	case !installed && id.Pack != "":
+		log.Warn(IdentityFile+" names a pack but none is installed; following the disk", "recorded", id.Pack)
+		id.Pack = ""
+	}
 	if sp := id.Species; sp != nil && speciesOK(int64(*sp), id.Pack) != nil {
-		a.h.Logger().Warn(IdentityFile+": species not drawable; showing the default character", "species", *sp, "err", speciesOK(int64(*sp), id.Pack))
+		log.Warn(IdentityFile+": species not drawable; showing the default character", "species", *sp, "err", speciesOK(int64(*sp), id.Pack))
 		id.Species = nil
+	}
+	if id.Pack != was.Pack || (id.Species == nil) != (was.Species == nil) {
+		// A failed save is logged; the next start reconciles again.
+		_ = a.saveIdentity(id)
 	}
 	return id
 }
 
-func (a *Actor) readData(name string) ([]byte, bool) {
-	path := filepath.Join(a.cfg.DataDir, name)
-	if err := storage.RemoveTemps(path); err != nil {
-		a.h.Logger().Warn("removing stale temporary files", "err", err)
+// damaged logs a file set aside; it reports whether there was one.
+func (a *Actor) damaged(dmg *statefile.Damage) bool {
+	if dmg == nil {
+		return false
 	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, false
-	}
-	if err != nil {
-		a.h.Logger().Error("reading "+name+" failed; starting fresh", "err", err)
-		return nil, false
-	}
-	return b, true
-}
-
-func (a *Actor) setAside(name string, cause error, now time.Time) {
-	aside, err := storage.SetAside(filepath.Join(a.cfg.DataDir, name), now)
-	if err != nil {
-		a.h.Logger().Error(name+" is corrupt and could not be set aside; starting fresh", "err", cause, "rename", err)
-		return
-	}
-	a.h.Logger().Error(name+" is corrupt; set aside, starting fresh", "err", cause, "kept_as", aside)
+	a.h.Logger().Error("a kept file was damaged; starting fresh", "file", dmg.File, "reason", string(dmg.Reason), "err", dmg)
+	return true
 }

@@ -198,6 +198,9 @@ func installed(t *testing.T, data string) map[string][]byte {
 	}
 	m := make(map[string][]byte)
 	for _, e := range entries {
+		if e.Name() == ".pack.json" {
+			continue // the pack's name (storage.PackStore.InstalledName)
+		}
 		m[e.Name()], _ = os.ReadFile(filepath.Join(dir, e.Name()))
 	}
 	return m
@@ -302,9 +305,9 @@ func TestActorCorruptStatsSetAside(t *testing.T) {
 	if st := h.mustState(); st.Stats.Appr != 0 {
 		t.Fatalf("stats = %+v", st.Stats)
 	}
-	aside, _ := filepath.Glob(filepath.Join(data, StatsFile+".corrupt-*"))
+	aside, _ := filepath.Glob(filepath.Join(data, StatsFile+".damaged-*-wrong-type"))
 	if len(aside) != 1 {
-		t.Fatalf("corrupt file kept as %v", aside)
+		t.Fatalf("damaged file kept as %v, want one copy named wrong-type", aside)
 	}
 	if b, _ := os.ReadFile(aside[0]); !json.Valid(b) || !bytes.Contains(b, []byte("lots")) {
 		t.Fatalf("set-aside content = %q", b)

@@ -1,7 +1,10 @@
 package buddy
 
 import (
+	"fmt"
+	"os"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -9,6 +12,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	"github.com/claude-pi/claude-pi/drivers/storage"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -73,6 +77,15 @@ type harness struct {
 	drop    atomic.Bool // the fake link drops lines
 	clock   *clock
 	data    string
+	// full makes every save of a kept file fail as a full disk does.
+	full atomic.Bool
+}
+
+func (h *harness) writeFile(path string, data []byte, perm os.FileMode) error {
+	if h.full.Load() {
+		return fmt.Errorf("storage: writing %s: %w", path, syscall.ENOSPC)
+	}
+	return storage.WriteFile(path, data, perm)
 }
 
 func newHarness(tb testing.TB, data string) *harness {
@@ -92,7 +105,8 @@ func newHarness(tb testing.TB, data string) *harness {
 		}},
 		supervisor.Service{Name: "buddy", DependsOn: []string{"ble", "approvals"}, Policy: policy, New: New(Config{
 			DataDir: data, Now: h.clock.Now, TickEvery: time.Hour, // tests send ticks themselves
-			Sys: func() (uint64, uint64) { return 8412, 412_000_000 },
+			Sys:       func() (uint64, uint64) { return 8412, 412_000_000 },
+			WriteFile: h.writeFile,
 		})},
 	)
 	h.buddy = supervisor.ServicePID(h.tree.System(), "buddy")

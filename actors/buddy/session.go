@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"syscall"
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
@@ -38,8 +39,15 @@ type (
 	setPrompts   struct{ msg approvals.SetPrompts } // to approvals
 	unpairBonds  struct{}                           // ble.Unpair, after the ack
 	saveStats    struct{ s stats.Stats }            // persist atomically, then statsSaved
-	saveIdentity struct{ id identity }              // persist owner/name/pack
-	publishTurn  struct{ ev pbuddy.TurnEvent }      // to subscribers, as Turn
+	saveIdentity struct {                           // persist owner/name/pack/species, then identitySaved
+		id identity
+		// ack is the command whose ok waits for this save, "" for none:
+		// the desktop is told ok only for what buddy.json kept.
+		ack string
+		// prev is what a failed save goes back to.
+		prev identity
+	}
+	publishTurn struct{ ev pbuddy.TurnEvent } // to subscribers, as Turn
 )
 
 func (sendLine) isEffect()     {}
@@ -239,7 +247,10 @@ func (s *session) command(c pbuddy.Command, now time.Time) []effect {
 			s.log.Info("species refused", "idx", c.Idx, "err", err)
 			return []effect{sendLine{pbuddy.AckFail(pbuddy.CmdSpecies, 0, err.Error())}}
 		}
-		return append([]effect{sendLine{pbuddy.AckOK(pbuddy.CmdSpecies, 0)}}, s.setSpecies(int(c.Idx))...)
+		if effs := s.setSpecies(int(c.Idx), pbuddy.CmdSpecies); effs != nil {
+			return effs // acked once saved (identitySaved)
+		}
+		return []effect{sendLine{pbuddy.AckOK(pbuddy.CmdSpecies, 0)}}
 	}
 	// Unknown commands, and permission, which only we may send (spec
 	// §6.1 rule 6).
@@ -263,13 +274,15 @@ func speciesOK(idx int64, pack string) error {
 	return fmt.Errorf("unknown species: want 0-%d, or %d for the installed pack", BuiltInSpecies-1, SpeciesPack)
 }
 
-// setSpecies records a valid choice; persisting only a change.
-func (s *session) setSpecies(idx int) []effect {
+// setSpecies records a valid choice; persisting only a change, and
+// acking ack (when set) once the save is done.
+func (s *session) setSpecies(idx int, ack string) []effect {
 	if s.id.Species != nil && *s.id.Species == idx {
 		return nil
 	}
+	prev := s.id
 	s.id.Species, s.changed = &idx, true
-	return []effect{saveIdentity{s.id}}
+	return []effect{saveIdentity{id: s.id, ack: ack, prev: prev}}
 }
 
 // chooseSpecies is the screen's SetSpecies.
@@ -278,7 +291,7 @@ func (s *session) chooseSpecies(m SetSpecies) []effect {
 		s.log.Warn("species from the screen ignored", "idx", m.Idx, "err", err)
 		return nil
 	}
-	return s.setSpecies(m.Idx)
+	return s.setSpecies(m.Idx, "")
 }
 
 // nap credits a rest of the screen (Nap) to the stats.
@@ -296,12 +309,33 @@ func (s *session) setIdentity(cmd, raw string, field *string) []effect {
 	if name == "" {
 		return []effect{sendLine{pbuddy.AckFail(cmd, 0, "invalid name")}}
 	}
-	ack := sendLine{pbuddy.AckOK(cmd, 0)}
 	if *field == name {
-		return []effect{ack}
+		return []effect{sendLine{pbuddy.AckOK(cmd, 0)}}
 	}
+	prev := s.id
 	*field, s.changed = name, true
-	return []effect{ack, saveIdentity{s.id}}
+	return []effect{saveIdentity{id: s.id, ack: cmd, prev: prev}}
+}
+
+// identitySaved is the outcome of a saveIdentity: the command it carries
+// is acked ok only when buddy.json kept the change. A failed save (a full
+// disk) takes the change back and acks the failure, so the desktop may
+// send it again and what the screen shows is what a restart keeps. A
+// save without a command (a pack installed, the screen's choice) only
+// logs its failure: the pack is reconciled from the disk at start.
+func (s *session) identitySaved(e saveIdentity, err error) []effect {
+	if e.ack == "" {
+		return nil
+	}
+	if err == nil {
+		return []effect{sendLine{pbuddy.AckOK(e.ack, 0)}}
+	}
+	s.id, s.changed = e.prev, true
+	why := "not saved: storage error"
+	if errors.Is(err, syscall.ENOSPC) {
+		why = "not saved: storage full"
+	}
+	return []effect{sendLine{pbuddy.AckFail(e.ack, 0, why)}}
 }
 
 func (s *session) pushCmd(in folderpush.Input, now time.Time) []effect {
@@ -323,7 +357,7 @@ func (s *session) pushCmd(in folderpush.Input, now time.Time) []effect {
 		// A pack just pushed is what the user wants to see: back to the
 		// default choice, which shows it.
 		s.id.Pack, s.id.Species = res.Pack, nil
-		effs = append(effs, saveIdentity{s.id})
+		effs = append(effs, saveIdentity{id: s.id})
 	}
 	return effs
 }

@@ -3,8 +3,10 @@ package buddy
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,6 +45,12 @@ func lines(effs []effect) []string {
 			out = append(out, string(l.line))
 		case sendDecision:
 			out = append(out, string(pbuddy.EncodePermission(l.d.ID, l.d.Decision)))
+		case saveIdentity:
+			// The ack a working save sends (identitySaved;
+			// TestSessionAcksOnlyWhatWasSaved has the failing one).
+			if l.ack != "" {
+				out = append(out, string(pbuddy.AckOK(l.ack, 0)))
+			}
 		}
 	}
 	return out
@@ -502,5 +510,38 @@ func TestSessionResendsItsPromptToARestartedApprovals(t *testing.T) {
 	s.linkState(bleactor.LinkState{})
 	if p := prompts(s.resend()); len(p) != 0 {
 		t.Fatalf("link down: resent %+v, want nothing", p)
+	}
+}
+
+// A name, owner or species command is acked only by identitySaved: ok
+// for a save that worked; a failed save is acked as such and takes the
+// change back.
+func TestSessionAcksOnlyWhatWasSaved(t *testing.T) {
+	s, _ := newTestSession(t)
+	effs := s.line([]byte(`{"cmd":"name","name":"Clawd"}`), t0)
+	saves := messagesOf(effs, func(e saveIdentity) saveIdentity { return e })
+	if len(effs) != 1 || len(saves) != 1 || saves[0].ack != pbuddy.CmdName || saves[0].id.Name != "Clawd" {
+		t.Fatalf("name: effects %#v, want only the save carrying the ack", effs)
+	}
+	got := lines(s.identitySaved(saves[0], fmt.Errorf("writing: %w", syscall.ENOSPC)))
+	if len(got) != 1 || got[0] != `{"ack":"name","ok":false,"n":0,"error":"not saved: storage full"}`+"\n" {
+		t.Fatalf("failed save acked %q", got)
+	}
+	if n := s.state().Name; n == "Clawd" {
+		t.Fatalf("name after a failed save = %q, want the old one back", n)
+	}
+	effs = s.line([]byte(`{"cmd":"owner","name":"Ada"}`), t0)
+	saves = messagesOf(effs, func(e saveIdentity) saveIdentity { return e })
+	if len(saves) != 1 {
+		t.Fatalf("owner: effects %#v", effs)
+	}
+	if got := lines(s.identitySaved(saves[0], nil)); len(got) != 1 || got[0] != `{"ack":"owner","ok":true,"n":0}`+"\n" {
+		t.Fatalf("saved owner acked %q", got)
+	}
+	if o := s.state().Owner; o != "Ada" {
+		t.Fatalf("owner = %q after a save that worked", o)
+	}
+	if got := s.identitySaved(saveIdentity{id: s.id}, errors.New("disk gone")); got != nil {
+		t.Fatalf("a save without a command answered %#v", got)
 	}
 }

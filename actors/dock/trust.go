@@ -1,17 +1,13 @@
 package dock
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/claude-pi/claude-pi/drivers/serial"
-	"github.com/claude-pi/claude-pi/drivers/storage"
+	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 )
 
 // TrustFile is where accepted docks are remembered, in the data dir.
@@ -50,7 +46,7 @@ type trustFile struct {
 // prompt, no speech and no say in any decision. Naming the dock in the
 // configuration (dock.port, dock.serial) is accepting it.
 type trust struct {
-	path     string // "" keeps acceptances for this run only
+	files    statefile.Dir // Path "" keeps acceptances for this run only
 	docks    []trustedDock
 	thisRun  map[string]bool // accepted here without a file, or a dock with no serial
 	refused  map[string]bool // refused until it is unplugged
@@ -58,31 +54,37 @@ type trust struct {
 	explicit bool            // dock.port: the operator named the device
 }
 
-// loadTrust reads the data dir's TrustFile. A file that cannot be decoded
-// is set aside (every dock is asked about again) and reported.
+// Validate bounds the file: a longer list is not one this appliance
+// wrote (statefile.DecodeJSON calls it).
+func (f trustFile) Validate() error {
+	if len(f.Docks) > maxTrusted {
+		return fmt.Errorf("%d accepted docks, at most %d", len(f.Docks), maxTrusted)
+	}
+	return nil
+}
+
+// maxTrustFile bounds what is read: maxTrusted entries of a serial and a
+// time each.
+const maxTrustFile = 64 << 10
+
+// loadTrust reads the data dir's TrustFile. A damaged one is set aside
+// (statefile; every dock is asked about again) and reported.
 func loadTrust(dataDir string, opts Options, now time.Time) (*trust, error) {
 	t := &trust{thisRun: map[string]bool{}, refused: map[string]bool{}, pinned: opts.Serial.Serial, explicit: opts.Port != ""}
 	if dataDir == "" {
 		return t, nil
 	}
-	t.path = filepath.Join(dataDir, TrustFile)
-	_ = storage.RemoveTemps(t.path)
-	b, err := os.ReadFile(t.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return t, nil
-	}
-	if err != nil {
-		return t, fmt.Errorf("dock: reading %s: %w", t.path, err)
-	}
-	var f trustFile
-	if err := json.Unmarshal(b, &f); err != nil || len(f.Docks) > maxTrusted {
-		aside, aerr := storage.SetAside(t.path, now)
-		return t, fmt.Errorf("dock: %s is not a list of accepted docks (set aside as %s, %v): accept the dock again on the Pi's screen", t.path, aside, errors.Join(err, aerr))
-	}
+	// Later saves stamp a set-aside directory with the clock, this load
+	// with the start's now.
+	t.files = statefile.Dir{Path: dataDir, Now: opts.Now}
+	f, _, dmg := statefile.LoadJSON(statefile.Dir{Path: dataDir, Now: func() time.Time { return now }}, TrustFile, maxTrustFile, trustFile{})
 	for _, d := range f.Docks {
 		if d.Serial != "" && len(d.Serial) <= maxSerial {
 			t.docks = append(t.docks, d)
 		}
+	}
+	if dmg != nil {
+		return t, fmt.Errorf("dock: %w: accept the dock again on the Pi's screen", dmg)
 	}
 	return t, nil
 }
@@ -104,21 +106,14 @@ func (t *trust) trusted(d serial.Plugged) bool {
 func (t *trust) accept(serial string, now time.Time) error {
 	delete(t.refused, serial)
 	t.thisRun[serial] = true
-	if serial == "" || t.path == "" || slices.ContainsFunc(t.docks, func(x trustedDock) bool { return x.Serial == serial }) {
+	if serial == "" || t.files.Path == "" || slices.ContainsFunc(t.docks, func(x trustedDock) bool { return x.Serial == serial }) {
 		return nil
 	}
 	docks := append(slices.Clone(t.docks), trustedDock{Serial: serial, Accepted: now.UTC()})
 	if len(docks) > maxTrusted {
 		docks = docks[len(docks)-maxTrusted:] // the oldest acceptance goes
 	}
-	b, err := json.MarshalIndent(trustFile{Docks: docks}, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(t.path), 0o755); err != nil {
-		return fmt.Errorf("dock: remembering the accepted dock: %w", err)
-	}
-	if err := storage.WriteFile(t.path, append(b, '\n'), 0o644); err != nil {
+	if err := t.files.SaveJSON(TrustFile, trustFile{Docks: docks}, 0o644); err != nil {
 		return fmt.Errorf("dock: remembering the accepted dock (it is accepted until the appliance restarts): %w", err)
 	}
 	t.docks = docks

@@ -11,6 +11,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
+	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -80,8 +81,15 @@ func TestTrustFile(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	dir := t.TempDir()
 	path := filepath.Join(dir, TrustFile)
-	for _, bad := range []string{"{", `{"docks":"x"}`, `{"docks":[` + strings.Repeat(`{"serial":"a"},`, maxTrusted) + `{"serial":"b"}]}`} {
-		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+	// A directory in the file's place ("dir") is damage like the rest.
+	for _, bad := range []string{"{", `{"docks":"x"}`, `{"docks":[` + strings.Repeat(`{"serial":"a"},`, maxTrusted) + `{"serial":"b"}]}`, "", "dir"} {
+		var err error
+		if bad == "dir" {
+			err = os.MkdirAll(filepath.Join(path, "x"), 0o755)
+		} else {
+			err = os.WriteFile(path, []byte(bad), 0o644)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		tr, err := loadTrust(dir, Options{}, now)
@@ -91,6 +99,10 @@ func TestTrustFile(t *testing.T) {
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Errorf("corrupt file left in place: %v", err)
 		}
+	}
+	// Every damage kept its own copy, though all came in one second.
+	if copies, err := statefile.List(dir); err != nil || len(copies) != 5 {
+		t.Errorf("set-aside copies: %+v, %v; want 5", copies, err)
 	}
 	tr, err := loadTrust(dir, Options{}, now)
 	if err != nil {

@@ -181,8 +181,6 @@ type Actor struct {
 // ClientsPath is the paired computers' file in the data directory dataDir.
 func ClientsPath(dataDir string) string { return filepath.Join(dataDir, "lan", "clients.json") }
 
-func (a *Actor) clientsPath() string { return ClientsPath(a.o.DataDir) }
-
 // Receive handles the package's messages and the actor lifecycle.
 func (a *Actor) Receive(c actor.Context) {
 	if a.subs.Receive(c, func() any { return a.state() }) {
@@ -258,18 +256,14 @@ func (a *Actor) start(c actor.Context) {
 	a.system, a.self = c.ActorSystem(), c.Self()
 	a.waiters = make(map[key]chan answer)
 	a.nonces = newLimiter(1/nonceEvery.Seconds(), nonceBurst)
-	var clients []Client
-	if err := lanpair.ReadJSON(a.clientsPath(), &clients); err != nil {
-		a.h.Fail(err)
-		return
-	}
+	clients, _ := a.loadClients() // a damaged file is set aside: pair again
 	a.st = newState(clients)
 	a.publishPaired()
 	if a.o.Listen == "" {
 		a.h.SetDescription("off (set [lan] listen to pair computers)")
 		return
 	}
-	id, err := lanpair.LoadOrCreate(filepath.Join(a.o.DataDir, "lan", "identity.pem"), "claude-pi")
+	id, err := a.loadIdentity()
 	if err != nil {
 		a.h.Fail(err)
 		return
@@ -414,11 +408,15 @@ func (a *Actor) reload(c actor.Context) {
 	if a.st == nil {
 		return
 	}
-	var clients []Client
-	if err := lanpair.ReadJSON(a.clientsPath(), &clients); err != nil {
+	clients, dmg := a.loadClients()
+	if dmg != nil {
 		// Keep serving the clients we know rather than lock everyone out
-		// over a file someone is editing by hand.
-		a.h.Logger().Error("reload: keeping the paired clients", "err", err)
+		// over a file someone is editing by hand: the edit is set aside
+		// and the known clients written back.
+		a.h.Logger().Error("reload: keeping the paired clients and writing them back", "err", dmg)
+		if err := a.writeClients(); err != nil {
+			a.h.Logger().Error("reload: writing the paired clients back", "err", err)
+		}
 		return
 	}
 	ch, gone := a.st.reload(clients)
@@ -429,7 +427,7 @@ func (a *Actor) reload(c actor.Context) {
 
 func (a *Actor) saveClients() error {
 	a.publishPaired()
-	return lanpair.WriteJSON(a.clientsPath(), a.st.clients)
+	return a.writeClients()
 }
 
 func (a *Actor) publishPaired() {

@@ -17,6 +17,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/audio"
+	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -70,6 +71,10 @@ type Actor struct {
 	// (system.go), nil before one; updReading: one is under way.
 	upd        *updatesRead
 	updReading bool
+	// setAside is the last listing of set-aside files (setaside.go) and
+	// setAsideRead when it was read.
+	setAside     []statefile.Damage
+	setAsideRead time.Time
 }
 
 func (a *Actor) start(c actor.Context) {
@@ -252,6 +257,9 @@ func (a *Actor) render(sc Screen, now time.Time) time.Duration {
 	if sc == ScreenInfo || sc == ScreenHome {
 		if sc == ScreenInfo {
 			f.addrs = a.cfg.Addrs()
+			if a.st.page == a.st.systemPage() {
+				f.setAside = a.setAsideCopies(now)
+			}
 		}
 		if a.cfg.Services != nil {
 			f.services = a.cfg.Services() // home: which service is down

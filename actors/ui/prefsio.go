@@ -5,6 +5,7 @@ import (
 
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
+	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"periph.io/x/conn/v3/gpio"
 )
@@ -15,9 +16,9 @@ func (a *Actor) loadPrefs(now time.Time) {
 	if a.cfg.DataDir == "" {
 		return
 	}
-	p, err := prefs.Load(a.cfg.DataDir, now)
-	if err != nil {
-		a.h.Logger().Error("settings not loaded: using the defaults", "err", err)
+	p, dmg := prefs.Load(statefile.Dir{Path: a.cfg.DataDir, Now: func() time.Time { return now }})
+	if dmg != nil {
+		a.h.Logger().Error("settings not loaded: using the defaults", "err", dmg)
 	}
 	a.st.prefs = p
 }
@@ -66,7 +67,7 @@ func (a *Actor) savePrefs(p prefs.Prefs) {
 		a.saveMu.Lock()
 		var err error
 		if seq > a.savedSeq {
-			if err = prefs.Save(dir, p); err == nil {
+			if err = prefs.Save(statefile.Dir{Path: dir}, p); err == nil {
 				a.savedSeq = seq
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
+	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -22,6 +23,7 @@ type facts struct {
 	addrs                  []string
 	services               []supervisor.ProcessInfo
 	updates                *updatesRead // the System page's last reading; nil before one
+	setAside               []statefile.Damage
 }
 
 // legend is the button labels for each role on this board.
@@ -246,6 +248,10 @@ func infoPage(s *state, f facts, now time.Time, lg legend) screens.InfoView {
 	case s.systemPage():
 		v.Title = "System"
 		systemRows(f.updates, now, row)
+		// Here, not on Links: that page has no row to spare.
+		if sa := setAsideRow(f.setAside, now); sa != "" {
+			row("Set aside", sa, true)
+		}
 		return v
 	}
 	v.Title = "Links"

@@ -2,7 +2,9 @@
 // directory so that it survives a power cut at any instant: small files
 // are replaced atomically (WriteFile), character packs are staged and
 // swapped in whole (PackStore), and FSInfo reports the free space the
-// status ack and the push capacity check need.
+// status ack and the push capacity check need. The appliance's kept
+// files (stats, settings, pairings) are loaded, saved and set aside by
+// statefile, on top of WriteFile.
 //
 // A Pi loses power by having its plug pulled, so every replacement is a
 // rename of a fully written, fsynced file or folder, followed by an fsync
@@ -14,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // tempInfix marks WriteFile's temporary files: ".NAME.tmp-RANDOM" beside
@@ -106,20 +107,6 @@ func RemoveTemps(path string) error {
 		}
 	}
 	return nil
-}
-
-// SetAside renames a file that cannot be decoded to PATH.corrupt-TIME, so
-// the appliance can start fresh while the evidence stays on disk for a
-// human to inspect. It returns the new name.
-func SetAside(path string, now time.Time) (string, error) {
-	aside := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
-	if err := os.Rename(path, aside); err != nil {
-		return "", fmt.Errorf("storage: setting aside %s: %w", path, err)
-	}
-	if err := SyncDir(filepath.Dir(path)); err != nil {
-		return aside, err
-	}
-	return aside, nil
 }
 
 // SyncDir fsyncs a directory, making the creations, renames and removals of

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestWriteFileReplacesWhole(t *testing.T) {
@@ -65,28 +64,6 @@ func TestRemoveTemps(t *testing.T) {
 	}
 	if strings.Join(got, ",") != ".other.json.tmp-1,other.json,stats.json" {
 		t.Fatalf("left %v, want %v", got, keep)
-	}
-}
-
-func TestSetAside(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "stats.json")
-	if err := os.WriteFile(path, []byte("{garbage"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 4, 9, 10, 42, 0, 0, time.UTC)
-	aside, err := SetAside(path, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := path + ".corrupt-20260409T104200Z"; aside != want {
-		t.Fatalf("aside = %q, want %q", aside, want)
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("original still there: %v", err)
-	}
-	if b, _ := os.ReadFile(aside); string(b) != "{garbage" {
-		t.Fatalf("aside content = %q", b)
 	}
 }
 

@@ -2,8 +2,10 @@ package storage
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,7 +21,17 @@ const (
 	currentDir    = "current"
 	oldDir        = ".old"
 	stagingPrefix = ".staging-"
+	// labelFile, inside a pack, is the name it was pushed under
+	// (folderpush.Labeler); a pushed file can never be called this, as
+	// folderpush.CheckName refuses a leading '.'.
+	labelFile = ".pack.json"
+	maxLabel  = 4 << 10
 )
+
+// packLabel is labelFile's content.
+type packLabel struct {
+	Name string `json:"name"`
+}
 
 // PackStore is the character-pack storage of folderpush, on a real
 // directory: DATA/packs/current holds the installed pack, a push is staged
@@ -77,6 +89,44 @@ func (s *PackStore) Dir() string { return filepath.Join(s.dir, currentDir) }
 func (s *PackStore) Installed() bool {
 	fi, err := os.Stat(s.Dir())
 	return err == nil && fi.IsDir()
+}
+
+// InstalledName is the installed pack's name as it was pushed, read from
+// the pack itself, so the owner of buddy.json can reconcile with what is
+// on disk after a crash. labelled is false for a pack installed before
+// packs carried their name: name is then the manifest's own name
+// (folderpush.PackName), a guess. installed is false when there is no
+// pack.
+func (s *PackStore) InstalledName() (name string, labelled, installed bool) {
+	if !s.Installed() {
+		return "", false, false
+	}
+	if b, err := readSmall(filepath.Join(s.Dir(), labelFile), maxLabel); err == nil {
+		var l packLabel
+		if json.Unmarshal(b, &l) == nil && l.Name != "" {
+			return folderpush.PackName(l.Name), true, true
+		}
+	}
+	var m struct {
+		Name string `json:"name"`
+	}
+	if b, err := readSmall(filepath.Join(s.Dir(), folderpush.ManifestName), folderpush.MaxManifestSize); err == nil {
+		_ = json.Unmarshal(b, &m) // a damaged manifest is the ui's to report; the name is "pet"
+	}
+	return folderpush.PackName(m.Name), false, true
+}
+
+func readSmall(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s is over %d bytes", path, max)
+	}
+	return b, err
 }
 
 // Recover brings the store back to one complete pack after a crash at any
@@ -165,6 +215,23 @@ func (st *staging) Create(name string) (folderpush.File, error) {
 	st.names[name] = true
 	// Chunks are 256 bytes: buffer them instead of one syscall each.
 	return &stagedFile{st: st, name: name, f: f, w: bufio.NewWriterSize(f, 32<<10)}, nil
+}
+
+// Label implements folderpush.Labeler: the name goes into the staged
+// folder and is synced and swapped in with the pack's files.
+func (st *staging) Label(name string) error {
+	if st.done {
+		return errors.New("storage: label of a finished staging folder")
+	}
+	b, err := json.Marshal(packLabel{Name: name})
+	if err != nil {
+		return fmt.Errorf("storage: labelling the pack: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(st.dir, labelFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("storage: labelling the pack: %w", err)
+	}
+	st.names[labelFile] = true // synced by Commit
+	return nil
 }
 
 func (st *staging) ReadFile(name string) ([]byte, error) {

@@ -71,6 +71,9 @@ func readPack(t *testing.T, dir string) map[string][]byte {
 	}
 	m := make(map[string][]byte)
 	for _, e := range entries {
+		if e.Name() == labelFile {
+			continue // the pack's name, not one of its files (InstalledName)
+		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
@@ -105,6 +108,21 @@ func newReceiver(t *testing.T, s *PackStore) *folderpush.Receiver {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// A pack from before packs carried their name is named by its manifest.
+func TestPackStoreInstalledNameUnlabelled(t *testing.T) {
+	data := t.TempDir()
+	s, _ := OpenPackStore(data)
+	if res := push(t, newReceiver(t, s), pack("bufo")); !res.OK {
+		t.Fatal(res)
+	}
+	if err := os.Remove(filepath.Join(s.Dir(), labelFile)); err != nil {
+		t.Fatal(err)
+	}
+	if name, labelled, installed := s.InstalledName(); name != "bufo" || labelled || !installed {
+		t.Fatalf("InstalledName = %q %v %v, want the manifest's bufo, unlabelled", name, labelled, installed)
+	}
 }
 
 func TestPackStoreFullPushAndReplace(t *testing.T) {
@@ -230,6 +248,9 @@ func TestPackStoreCrashPointRecovery(t *testing.T) {
 				f.Write(b)
 				f.Close()
 			}
+			if err := st.(folderpush.Labeler).Label("new pack"); err != nil {
+				t.Fatal(err)
+			}
 			if err := st.Commit(); !errors.Is(err, errPowerCut) {
 				t.Fatalf("Commit = %v, want the injected power cut", err)
 			}
@@ -252,6 +273,15 @@ func TestPackStoreCrashPointRecovery(t *testing.T) {
 			}
 			if l := packsListing(t, data); l != want {
 				t.Fatalf("packs dir after recovery = %q, want %q", l, want)
+			}
+			// The pack on disk names itself, whatever buddy.json
+			// managed to record before the cut.
+			name, labelled, installed := s2.InstalledName()
+			switch wantName := map[bool]string{true: "new pack", false: "test"}[tt.wantNew]; {
+			case installed != (got != nil):
+				t.Fatalf("InstalledName installed = %v with %d files", installed, len(got))
+			case installed && (name != wantName || !labelled):
+				t.Fatalf("InstalledName = %q labelled %v, want %q", name, labelled, wantName)
 			}
 		})
 	}

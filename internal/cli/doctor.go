@@ -47,12 +47,12 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	if help, err := parseFlagsOnly(fs, args); help || err != nil {
 		return err
 	}
-	c, cerr := appliance.LoadConfig(o.config, configExplicit(fs))
 	name := o.board
+	c, cerr := appliance.LoadConfig(o.config, configExplicit(fs))
+	if cerr != nil && name == "" {
+		return cerr
+	}
 	if name == "" {
-		if cerr != nil {
-			return cerr
-		}
 		name = c.Board
 	}
 	if name == "" || name == "auto" {
@@ -64,7 +64,7 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	}
 	d := doctor{root: "/", enumerate: serial.SysfsEnumerator}
 	if cerr == nil {
-		_, d.socket = appliance.AppliancePaths(c, appliance.ThisHost())
+		d.dataDir, d.socket = appliance.AppliancePaths(c, appliance.ThisHost())
 	}
 	checks := d.run(p)
 	fmt.Fprintf(stdout, "system: %s\n", pisystem.Detect(d.root).Describe())
@@ -92,6 +92,7 @@ type doctor struct {
 	root      string
 	enumerate serial.Enumerator
 	socket    string // the running appliance's control socket; "" skips its services
+	dataDir   string // the appliance's, under root; "" skips the state files
 }
 
 func (d doctor) path(p string) string { return filepath.Join(d.root, p) }
@@ -171,6 +172,7 @@ func (d doctor) run(p boards.Profile) []check {
 			cs = append(cs, check{name: "update records", detail: err.Error(), fix: "check the permissions of /var/lib/apt/periodic and /var/log/unattended-upgrades", optional: true})
 		}
 	}
+	cs = append(cs, d.stateFiles()...)
 	if _, err := os.Stat(d.path("run/claude-pi")); err == nil {
 		ok, detail, fix := ctlsock.Owner(d.path(ctlsock.StockPath), "/run/claude-pi/supervisor.sock")
 		cs = append(cs, check{name: "supervisorctl", ok: ok, detail: detail, fix: fix, optional: true})

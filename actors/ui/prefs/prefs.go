@@ -1,6 +1,6 @@
 // Package prefs is the screen's settings page state that survives a
 // restart: sound, brightness and the screen timeout, kept in ui.json in
-// the data directory and replaced atomically (drivers/storage.WriteFile),
+// the data directory and replaced atomically (drivers/storage/statefile),
 // so a power cut leaves the old settings or the new, never half a file.
 //
 // The character is not here: the buddy service keeps the species with
@@ -9,17 +9,12 @@
 package prefs
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/claude-pi/claude-pi/drivers/storage"
+	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 )
 
 // File is the settings file's name in the data directory.
@@ -128,21 +123,13 @@ func (p Prefs) Encode() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Decode parses the file strictly: unknown fields, values out of range
-// and anything after the object are errors, so a foreign or damaged file
-// is reported and set aside rather than half applied.
+// Decode parses the file strictly (statefile.DecodeJSON): unknown
+// fields, values out of range and anything after the object are errors,
+// so a foreign or damaged file is set aside rather than half applied.
 func Decode(data []byte) (Prefs, error) {
 	var p Prefs
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return Prefs{}, fmt.Errorf("prefs: decoding: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Prefs{}, errors.New("prefs: data after the JSON object")
-	}
-	if err := p.Validate(); err != nil {
-		return Prefs{}, err
+	if err := statefile.DecodeJSON(data, &p); err != nil {
+		return Prefs{}, fmt.Errorf("prefs: %w", err)
 	}
 	return p, nil
 }
@@ -150,44 +137,19 @@ func Decode(data []byte) (Prefs, error) {
 // Defaults is the zero Prefs with the version set.
 func Defaults() Prefs { return Prefs{Version: FormatVersion} }
 
-// Load reads dir/ui.json: Defaults when it does not exist; a damaged
-// file is renamed aside (kept for inspection, named in the error) and
-// Defaults returned with the error, so the screen works either way.
-func Load(dir string, now time.Time) (Prefs, error) {
-	path := filepath.Join(dir, File)
-	if err := storage.RemoveTemps(path); err != nil {
-		return Defaults(), fmt.Errorf("prefs: removing stale temporary files beside %s: %w", path, err)
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return Defaults(), nil
-	}
-	if err != nil {
-		return Defaults(), fmt.Errorf("prefs: %w (check the data directory's permissions)", err)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
-	f.Close()
-	if err == nil && len(b) > maxFile {
-		err = fmt.Errorf("prefs: %s is over %d bytes", path, maxFile)
-	}
-	if err == nil {
-		var p Prefs
-		if p, err = Decode(b); err == nil {
-			return p, nil
-		}
-	}
-	aside, aerr := storage.SetAside(path, now)
-	if aerr != nil {
-		return Defaults(), fmt.Errorf("%s: %w; setting it aside failed too: %v", path, err, aerr)
-	}
-	return Defaults(), fmt.Errorf("%s: %w; set aside as %s, using the defaults", path, err, aside)
+// Load reads ui.json from the data directory: Defaults when it does not
+// exist; a damaged file is set aside (statefile) and Defaults returned
+// with the Damage, so the screen works either way.
+func Load(dir statefile.Dir) (Prefs, *statefile.Damage) {
+	p, _, dmg := statefile.LoadJSON(dir, File, maxFile, Defaults())
+	return p, dmg
 }
 
-// Save replaces dir/ui.json with p atomically.
-func Save(dir string, p Prefs) error {
+// Save replaces ui.json with p atomically.
+func Save(dir statefile.Dir, p Prefs) error {
 	b, err := p.Encode()
 	if err != nil {
 		return err
 	}
-	return storage.WriteFile(filepath.Join(dir, File), b, 0o644)
+	return dir.Save(File, b, 0o644)
 }

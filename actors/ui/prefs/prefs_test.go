@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 )
 
 var t0 = time.Date(2026, 5, 1, 10, 42, 0, 0, time.UTC)
@@ -27,8 +29,8 @@ func TestDecode(t *testing.T) {
 		{in: `{"v":1,"screen_off_s":-2}`, err: "screen_off_s -2"},
 		{in: `{"v":1,"volume":3}`, err: "unknown field"},
 		{in: `{"v":1} {"v":1}`, err: "data after"},
-		{in: `{"v":1,"mute":"yes"}`, err: "decoding"},
-		{in: ``, err: "decoding"},
+		{in: `{"v":1,"mute":"yes"}`, err: "cannot unmarshal"},
+		{in: ``, err: "EOF"},
 	} {
 		got, err := Decode([]byte(tt.in))
 		switch {
@@ -72,35 +74,35 @@ func TestSteps(t *testing.T) {
 // Saved settings load back; a missing file is the defaults; a damaged
 // one is set aside (kept) and the defaults used, with an error naming it.
 func TestSaveLoad(t *testing.T) {
-	dir := t.TempDir()
-	if p, err := Load(dir, t0); err != nil || p != Defaults() {
+	dir := statefile.Dir{Path: t.TempDir(), Now: func() time.Time { return t0 }}
+	if p, err := Load(dir); err != nil || p != Defaults() {
 		t.Fatalf("no file: %+v %v, want the defaults", p, err)
 	}
 	want := Prefs{Version: 1, Mute: true, Brightness: 75, TimeoutSec: 120}
 	if err := Save(dir, want); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := Load(dir, t0); err != nil || p != want {
+	if p, err := Load(dir); err != nil || p != want {
 		t.Fatalf("loaded %+v %v, want %+v", p, err, want)
 	}
 	if err := Save(dir, Prefs{Brightness: 42}); err == nil {
 		t.Fatal("saved a brightness the page cannot set")
 	}
-	if p, _ := Load(dir, t0); p != want {
+	if p, _ := Load(dir); p != want {
 		t.Fatalf("a refused save changed the file: %+v", p)
 	}
-	path := filepath.Join(dir, File)
+	path := filepath.Join(dir.Path, File)
 	if err := os.WriteFile(path, []byte(`{"v":1,"brightness":`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Load(dir, t0)
-	if err == nil || p != Defaults() || !strings.Contains(err.Error(), "set aside") {
+	p, err := Load(dir)
+	if err == nil || p != Defaults() || err.Reason != statefile.Truncated || !strings.Contains(err.Error(), "set aside") {
 		t.Fatalf("damaged file: %+v %v, want the defaults and an error saying it was set aside", p, err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("the damaged file is still in place: %v", err)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, _ := os.ReadDir(dir.Path)
 	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), File) {
 		t.Fatalf("data dir holds %v, want the set-aside copy only", entries)
 	}
@@ -125,4 +127,38 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip %+v -> %s -> %+v, %v", p, b, q, err)
 		}
 	})
+}
+
+// Each damage to ui.json is set aside under its reason and the defaults
+// used; the page's next save works.
+func TestLoadSetsAsideEachDamage(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		reason statefile.Reason
+		put    func(path string) error
+	}{
+		{"empty", statefile.Empty, func(p string) error { return os.WriteFile(p, nil, 0o644) }},
+		{"truncated", statefile.Truncated, func(p string) error { return os.WriteFile(p, []byte(`{"v":1,"mu`), 0o644) }},
+		{"invalid JSON", statefile.InvalidJSON, func(p string) error { return os.WriteFile(p, []byte(`{v:1}`), 0o644) }},
+		{"wrong type", statefile.WrongType, func(p string) error { return os.WriteFile(p, []byte(`["v",1]`), 0o644) }},
+		{"out of range", statefile.Invalid, func(p string) error { return os.WriteFile(p, []byte(`{"v":1,"brightness":33}`), 0o644) }},
+		{"directory", statefile.Directory, func(p string) error { return os.MkdirAll(filepath.Join(p, "x"), 0o755) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := statefile.Dir{Path: t.TempDir(), Now: func() time.Time { return t0 }}
+			if err := tt.put(filepath.Join(dir.Path, File)); err != nil {
+				t.Fatal(err)
+			}
+			p, dmg := Load(dir)
+			if dmg == nil || dmg.Reason != tt.reason || p != Defaults() {
+				t.Fatalf("Load = %+v, %v; want the defaults and %s", p, dmg, tt.reason)
+			}
+			if err := Save(dir, Prefs{Version: 1, Mute: true}); err != nil {
+				t.Fatalf("save after the set-aside: %v", err)
+			}
+			if p, dmg := Load(dir); dmg != nil || !p.Mute {
+				t.Fatalf("reloaded %+v, %v", p, dmg)
+			}
+		})
+	}
 }

@@ -135,7 +135,7 @@ check "LAN identity unchanged" sha256sum -c --quiet /host/identity.sum
 check "stats.json: readable, never behind the last boot's, nothing set aside" python3 -c '
 import glob, json; s = json.load(open("/var/lib/claude-pi/stats.json")) if glob.glob("/var/lib/claude-pi/stats.json") else {"appr": 0}
 last = int(open("/host/stats-appr").read()); assert s["appr"] >= last, (s, last)
-assert not glob.glob("/var/lib/claude-pi/*.corrupt-*"), glob.glob("/var/lib/claude-pi/*.corrupt-*")
+aside = glob.glob("/var/lib/claude-pi/*.damaged-*") + glob.glob("/var/lib/claude-pi/*/*.damaged-*"); assert not aside, aside
 open("/host/stats-appr", "w").write(str(s["appr"])); print("appr", last, "->", s["appr"])'
 echo "info claude-pi $(dpkg-query -W -f='${Version}' claude-pi | sed "s/^$v2\$/N+1/; s/^$v1\$/N/"), stats.json appr $(cat /host/stats-appr), pack $(python3 /host/desk.py check 2>&1 | head -c 40)"
 check "packs/current: none, alpha or beta, whole; no staging left" sh -c 'python3 /host/desk.py check && ! ls -d /var/lib/claude-pi/packs/.staging-* 2>/dev/null'

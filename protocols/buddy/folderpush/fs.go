@@ -36,6 +36,19 @@ type Staging interface {
 	Discard() error
 }
 
+// Labeler is a Staging that keeps the pack's name with its files, so that
+// the installed pack names itself: a crash between Commit and the owner
+// recording the name (buddy.json) then costs nothing, because the owner
+// reads the name back from the pack at start. The receiver calls Label
+// once, before Commit.
+type Labeler interface {
+	Label(name string) error
+}
+
+// PackName is the display name a pack's own name becomes (packName): the
+// same rule for a name read back from an installed pack's manifest.
+func PackName(name string) string { return packName(name) }
+
 // File is one staged file. Write must not retain p. Close flushes and
 // closes; syncing may wait until Commit, because the desktop allows only 3 s
 // per chunk and 10 s per file_end.

@@ -379,6 +379,11 @@ func (r *Receiver) end() Result {
 		}
 		return r.fail(0, wire, fmt.Errorf("char_end: pack %q: %w", r.name, err))
 	}
+	if l, ok := r.stage.(Labeler); ok {
+		if err := l.Label(r.name); err != nil {
+			return r.fail(0, "install failed", fmt.Errorf("labelling pack %q: %w", r.name, err))
+		}
+	}
 	if err := r.stage.Commit(); err != nil {
 		return r.fail(0, "install failed", fmt.Errorf("committing pack %q: %w", r.name, err))
 	}

@@ -128,7 +128,9 @@ func Decode(data []byte) (Stats, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return Stats{}, fmt.Errorf("stats: decoding: %v", err)
+		// %w: the loader (drivers/storage/statefile) names the damage
+		// (truncated, not JSON, wrong type) from encoding/json's error.
+		return Stats{}, fmt.Errorf("stats: decoding: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return Stats{}, errors.New("stats: data after the JSON object")
