@@ -80,8 +80,12 @@ func TestClaudeCodeSpokenFollowUp(t *testing.T) {
 			t.Fatalf("pocketsphinx printed %q (%v) for %q", heard, err, followUpSentence)
 		}
 		t.Logf("espeak-ng said %q; pocketsphinx heard %q", followUpSentence, text)
-		if shown.str("body") != text {
-			t.Errorf("the CoreS3 showed %q, want the recogniser's %q", shown.str("body"), text)
+		// The card's first row names the session: the paired computer
+		// and the project folder (issue 33 item 1); the rows after it
+		// are the text, wrapped at 36 columns.
+		text = strings.Join(strings.Fields(text), " ")
+		if body, want := strings.ReplaceAll(shown.str("body"), "\n", ""), "To laptop · "+name+text; body != want {
+			t.Errorf("the CoreS3 showed %q, want the session and the recogniser's %q", shown.str("body"), text)
 		}
 		return c, text
 	}

@@ -144,11 +144,13 @@ func (a *Actor) Receive(c actor.Context) {
 	case holdExpired:
 		a.answerHeld(c, m.at)
 	case lan.Reply:
-		// A terminal session's reply is said like the desktop's turns.
+		// A terminal session's reply is said like the desktop's turns; a
+		// follow-up answers it only if it is said (followup.go).
+		before := a.host.speech.nextUtt
 		if text, err := json.Marshal(m.Text); err == nil {
 			a.turn(Turn{Role: "assistant", Content: text}, now)
 		}
-		a.host.followUpReply(m, now)
+		a.host.followUpReply(m, a.host.speech.queuedSince(before), now)
 
 	case AcceptDock:
 		a.accept(m, now)

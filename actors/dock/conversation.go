@@ -87,6 +87,7 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 		return
 	}
 	var res appevent.ConversationResult
+	answer := h.heard(now)
 	switch {
 	case op == opStop:
 		h.silenceConversation()
@@ -95,10 +96,10 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 		res = appevent.NewConversationResult(id, true, appevent.StateStandby, "")
 	case !h.cfg.hasTTS:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "no text-to-speech on "+pbuddy.DeviceName)
-	case h.fu.armed(now):
-		// A terminal session's reply was just said: this swipe is the
-		// user's turn to answer it (followup.go).
-		h.followUpSwiped(now)
+	case answer >= 0:
+		// A terminal session's reply is being said or was just said:
+		// this swipe is the user's turn to answer it (followup.go).
+		h.followUpSwiped(answer, now)
 		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
 	case !h.cfg.speakConversation:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "spoken answers are turned off on "+pbuddy.DeviceName)

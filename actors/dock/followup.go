@@ -1,8 +1,10 @@
 package dock
 
 import (
+	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
@@ -18,6 +20,12 @@ import (
 // followUpConfirm after the CoreS3 presented it. The lan service holds
 // the session's Stop hook for the window (longer once swiped) and gives
 // it the text, which Claude Code takes as the user's next message.
+//
+// Replies from several sessions (and computers) wait their turn to be
+// spoken, so a swipe answers the reply the person heard: the one being
+// spoken when the swipe came, or else the last utterance spoken to its
+// end, if that was a reply. A reply still waiting to be said, or one
+// something else was said after, is never answered.
 const (
 	followUpCue     = "Go ahead."
 	followUpConfirm = 5 * time.Second
@@ -38,25 +46,36 @@ const (
 type followUpPhase uint8
 
 const (
-	fuIdle    followUpPhase = iota
-	fuArmed                 // a reply came; a swipe before until starts one
-	fuVoice                 // the cue, the microphone, the recogniser
-	fuShowing               // the heard text is on the CoreS3's card
+	fuIdle    followUpPhase = iota // offers may wait for a swipe
+	fuVoice                        // the cue, the microphone, the recogniser
+	fuShowing                      // the heard text is on the CoreS3's card
 )
 
 // followUpOut tells the lan service where the follow-up to Session is.
 type followUpOut lan.FollowUp
 
+// fuOffer is one terminal session's reply a swipe may answer.
+type fuOffer struct {
+	session, computer, project string
+	utt                        uint64    // the utterance that says the reply
+	until                      time.Time // the last moment a swipe counts
+}
+
 // followUp is the host's one follow-up at a time. Its steps that drive the
 // speaker, the microphone and the lan are host methods (followUpReply,
 // followUpSwiped, ...): a follow-up is a sequence across those parts, so a
 // sink would name most of the host. What reads only its own state
-// (armed, presented, wake) stays here.
+// (presented, wake) stays here.
 type followUp struct {
-	phase   followUpPhase
-	session string
-	until   time.Time // fuArmed: the last moment a swipe counts
-	text    string    // fuShowing: what was heard
+	phase  followUpPhase
+	offers []fuOffer // fuIdle: replies said or waiting to be, oldest first
+	// said is the last utterance that ended, saidOK whether it played to
+	// its end: a reply is answerable after it only if it is that one.
+	said   uint64
+	saidOK bool
+
+	to      fuOffer   // fuVoice, fuShowing: the session answered
+	text    string    // fuShowing: what is sent, all of it on the card
 	reqID   string    // fuShowing: the card's requestId
 	shownBy time.Time // fuShowing, not yet presented: cancelled then
 	sendAt  time.Time // fuShowing, presented: sent then
@@ -72,32 +91,105 @@ func (h *host) followUpAvailable() bool {
 	return h.cfg.voice && h.eventReady() && h.neg.Peer.Has(wire.CapMicPCM)
 }
 
-// followUpReply takes a terminal session's reply. With a window and a
-// microphone dock it arms; otherwise the session's hook is let go at once.
-func (h *host) followUpReply(r lan.Reply, now time.Time) {
+// queuedSince is the utterance say queued after nextUtt was before, or 0
+// when it queued none (nothing to say, speech muted or unavailable).
+func (s *speech) queuedSince(before uint64) uint64 {
+	if s.nextUtt == before || !s.has(s.nextUtt) {
+		return 0
+	}
+	return s.nextUtt
+}
+
+// followUpReply takes a terminal session's reply, said as utterance utt
+// (0: not said). With a window, a microphone dock and a reply that is
+// said it waits for a swipe; otherwise the session's hook is let go at
+// once.
+func (h *host) followUpReply(r lan.Reply, utt uint64, now time.Time) {
 	f := &h.fu
 	if r.FollowUp <= 0 {
 		return
 	}
-	if !h.followUpAvailable() || f.phase == fuVoice || f.phase == fuShowing {
+	if !h.followUpAvailable() || f.phase != fuIdle || utt == 0 {
+		if utt == 0 && h.followUpAvailable() {
+			h.cfg.log.Info("follow-up not offered: the reply is not said on the dock", "session", r.Session)
+		}
 		h.tellFollowUp(r.Session, hookbridge.FollowUpNone, "")
 		return
 	}
-	if f.phase == fuArmed && f.session != r.Session {
-		h.tellFollowUp(f.session, hookbridge.FollowUpNone, "")
+	// A newer Stop of the same session replaces its offer; the lan
+	// service has closed the old one already.
+	f.offers = slices.DeleteFunc(f.offers, func(o fuOffer) bool { return o.session == r.Session })
+	f.offers = append(f.offers, fuOffer{session: r.Session, computer: r.Computer, project: r.Project,
+		utt: utt, until: now.Add(r.FollowUp - followUpMargin)})
+	h.pruneOffers(now)
+}
+
+// followUpSaid records the end of utterance utt (voiceSpoken); ok is true
+// when it played to its SPEAKER_DONE. now is zero for a barge-in, which
+// prunes by what is said only.
+func (h *host) followUpSaid(utt uint64, ok bool, now time.Time) {
+	h.fu.said, h.fu.saidOK = utt, ok
+	if h.fu.phase == fuIdle {
+		h.pruneOffers(now)
 	}
-	f.phase, f.session, f.until = fuArmed, r.Session, now.Add(r.FollowUp-followUpMargin)
 }
 
-// armed reports whether a forward swipe now is a follow-up.
-func (f *followUp) armed(now time.Time) bool {
-	return f.phase == fuArmed && now.Before(f.until)
-}
-
-// followUpSwiped starts listening: the cue (preempting the reply, if it still
-// plays), then the microphone once the cue was heard.
-func (h *host) followUpSwiped(now time.Time) {
+// heard is the offer a swipe now answers: the reply being spoken, or the
+// last utterance spoken to its end; -1 when neither is an offer's reply
+// within its window. An utterance still being synthesised has not been
+// heard yet: what was heard is the one before it.
+func (h *host) heard(now time.Time) int {
 	f := &h.fu
+	if f.phase != fuIdle {
+		return -1
+	}
+	match := func(utt uint64) int {
+		return slices.IndexFunc(f.offers, func(o fuOffer) bool { return o.utt == utt && now.Before(o.until) })
+	}
+	if cur := h.speech.cur; cur != nil && cur.sender != nil {
+		return match(cur.id)
+	}
+	if !f.saidOK || f.said == 0 {
+		return -1
+	}
+	return match(f.said)
+}
+
+// pruneOffers lets go of the hooks whose reply can no longer be answered:
+// the window ended, or the reply is neither queued, playing nor the last
+// thing said to its end (dropped unheard, cut short, or followed by
+// another utterance).
+func (h *host) pruneOffers(now time.Time) {
+	f := &h.fu
+	f.offers = slices.DeleteFunc(f.offers, func(o fuOffer) bool {
+		live := h.speech.has(o.utt) || (o.utt == f.said && f.saidOK)
+		if live && now.Before(o.until) {
+			return false
+		}
+		h.tellFollowUp(o.session, hookbridge.FollowUpNone, "")
+		return true
+	})
+}
+
+// releaseOffers lets go of every waiting hook.
+func (h *host) releaseOffers() {
+	f := &h.fu
+	for _, o := range f.offers {
+		h.tellFollowUp(o.session, hookbridge.FollowUpNone, "")
+	}
+	f.offers = nil
+}
+
+// followUpSwiped starts listening to an answer to offer i (heard): the cue
+// (preempting the reply, if it still plays), then the microphone once the
+// cue was heard. The other offers' hooks are let go: one follow-up at a
+// time, and their replies were not the one heard.
+func (h *host) followUpSwiped(i int, now time.Time) {
+	f := &h.fu
+	f.to = f.offers[i]
+	f.offers = slices.Delete(f.offers, i, i+1)
+	h.releaseOffers()
+	f.phase = fuVoice
 	h.cancelVoice(now)
 	before := h.speech.nextUtt
 	h.say(utterance{kind: sayConversation, text: followUpCue}, now)
@@ -106,8 +198,8 @@ func (h *host) followUpSwiped(now time.Time) {
 		return
 	}
 	h.beginVoice(h.speech.nextUtt, followUpPrompt, now)
-	f.phase = fuVoice
-	h.tellFollowUp(f.session, hookbridge.FollowUpListening, "")
+	h.cfg.log.Info("follow-up: listening", "session", f.to.session, "computer", f.to.computer, "project", f.to.project)
+	h.tellFollowUp(f.to.session, hookbridge.FollowUpListening, "")
 }
 
 // followUpHeard takes the recogniser's answer to the follow-up's recording.
@@ -116,7 +208,7 @@ func (h *host) followUpHeard(text string, err error, now time.Time) {
 	if f.phase != fuVoice {
 		return
 	}
-	text = hookbridge.Printable(text, hookbridge.MaxFollowUp)
+	text = followUpText(text)
 	if err != nil || text == "" {
 		if err != nil {
 			h.cfg.log.Warn("speech recognition failed; no follow-up sent", "err", err)
@@ -125,12 +217,14 @@ func (h *host) followUpHeard(text string, err error, now time.Time) {
 		h.endFollowUp(hookbridge.FollowUpNone, "")
 		return
 	}
+	summary, send := followUpCard(text, f.to.computer, f.to.project)
 	f.n++
-	f.phase, f.text = fuShowing, text
+	f.phase, f.text = fuShowing, send
 	f.reqID = "followup-" + h.cfg.token + "-" + strconv.Itoa(f.n)
 	f.shownBy, f.sendAt = now.Add(followUpShowFor), time.Time{}
-	h.cfg.log.Info("follow-up heard; shown on the CoreS3 before it is sent", "session", f.session, "text", shorten(text, 80))
-	h.sendEvent(appevent.NewApprovalRequest(f.reqID, appevent.KindCommand, followUpTitle, text, text))
+	h.cfg.log.Info("follow-up heard; shown on the CoreS3 before it is sent", "session", f.to.session,
+		"text", shorten(send, 80), "cut", utf8.RuneCountInString(text)-utf8.RuneCountInString(send))
+	h.sendEvent(appevent.NewApprovalRequest(f.reqID, appevent.KindCommand, followUpTitle, summary, summary))
 }
 
 // presented starts the confirmation time once the card is on screen.
@@ -177,14 +271,14 @@ func (h *host) followUpStopped() {
 
 func (h *host) sendFollowUp() {
 	f := &h.fu
-	h.cfg.log.Info("follow-up sent to its terminal session", "session", f.session)
+	h.cfg.log.Info("follow-up sent to its terminal session", "session", f.to.session)
 	h.resolveFollowUp(followUpSent)
 	h.endFollowUp(hookbridge.FollowUpText, f.text)
 }
 
 func (h *host) cancelFollowUp(why string) {
 	f := &h.fu
-	h.cfg.log.Info("follow-up not sent: "+why, "session", f.session)
+	h.cfg.log.Info("follow-up not sent: "+why, "session", f.to.session)
 	h.resolveFollowUp(followUpKept)
 	h.endFollowUp(hookbridge.FollowUpNone, "")
 }
@@ -195,11 +289,12 @@ func (h *host) resolveFollowUp(msg string) {
 	f.done, f.doneMsg = f.reqID, msg
 }
 
-// endFollowUp tells the session's hook the outcome and goes idle.
+// endFollowUp tells the answered session's hook the outcome and goes idle.
+// Offers that came meanwhile were let go at once (followUpReply).
 func (h *host) endFollowUp(state, text string) {
 	f := &h.fu
-	h.tellFollowUp(f.session, state, text)
-	*f = followUp{n: f.n, done: f.done, doneMsg: f.doneMsg}
+	h.tellFollowUp(f.to.session, state, text)
+	*f = followUp{n: f.n, done: f.done, doneMsg: f.doneMsg, said: f.said, saidOK: f.saidOK}
 }
 
 func (h *host) tellFollowUp(session, state, text string) {
@@ -216,12 +311,13 @@ func (h *host) syncFollowUp() {
 	}
 }
 
-// followUpTick sends or drops the card when its time comes, and disarms.
+// followUpTick sends or drops the card when its time comes, and lets go
+// of the offers that can no longer be answered.
 func (h *host) followUpTick(now time.Time) {
 	f := &h.fu
 	switch {
-	case f.phase == fuArmed && !now.Before(f.until):
-		h.endFollowUp(hookbridge.FollowUpNone, "") // the hook goes before the lan's window ends
+	case f.phase == fuIdle:
+		h.pruneOffers(now) // each hook goes before the lan's window ends
 	case f.phase == fuShowing && !f.sendAt.IsZero() && !now.Before(f.sendAt):
 		h.sendFollowUp()
 	case f.phase == fuShowing && f.sendAt.IsZero() && !now.Before(f.shownBy):
@@ -232,8 +328,14 @@ func (h *host) followUpTick(now time.Time) {
 
 func (f *followUp) wake() (time.Time, bool) {
 	switch {
-	case f.phase == fuArmed:
-		return f.until, true
+	case f.phase == fuIdle && len(f.offers) > 0:
+		at := f.offers[0].until
+		for _, o := range f.offers[1:] {
+			if o.until.Before(at) {
+				at = o.until
+			}
+		}
+		return at, true
 	case f.phase == fuShowing && !f.sendAt.IsZero():
 		return f.sendAt, true
 	case f.phase == fuShowing:
@@ -243,14 +345,15 @@ func (f *followUp) wake() (time.Time, bool) {
 }
 
 // followUpLost: the CoreS3 dropped its sessions; what it was hearing or showing
-// is gone with them, and nothing is sent unseen.
+// is gone with them, and nothing is sent unseen. Replies not yet said are
+// said after the next handshake, but too late to be answered.
 func (h *host) followUpLost() {
 	f := &h.fu
+	h.releaseOffers()
+	f.said, f.saidOK = 0, false
 	switch f.phase {
 	case fuVoice, fuShowing:
-		h.cfg.log.Info("follow-up not sent: the CoreS3 lost its sessions", "session", f.session)
-		h.endFollowUp(hookbridge.FollowUpNone, "")
-	case fuArmed:
+		h.cfg.log.Info("follow-up not sent: the CoreS3 lost its sessions", "session", f.to.session)
 		h.endFollowUp(hookbridge.FollowUpNone, "")
 	}
 }

@@ -12,18 +12,25 @@ import (
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/session"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
 // fuRig drives a ready host with STT through follow-ups, keeping what it
-// told the lan service and the EVENT bytes it wrote.
+// told the lan service and the EVENT bytes it wrote. Its speaker is a
+// session.Dock: replies are said at one second of audio per sentence,
+// in the time the rig is told to let pass (speak).
 type fuRig struct {
-	t    *testing.T
-	h    *host
-	now  time.Time
-	outs []string // followUpOut as "session state[ text]"
-	tx   []byte
-	n    int // conversation requestIds
+	t       *testing.T
+	h       *host
+	now     time.Time
+	outs    []string // followUpOut as "session state[ text]"
+	tx      []byte
+	n       int // conversation requestIds
+	speaker session.Dock
+	synth   []synthOut      // synthesis the host asked for, answered by speak
+	replies []session.Reply // the speaker's credit and DONE, for the host
+	stopAt  time.Time       // the last reply's Stop
 }
 
 func newFuRig(t *testing.T) *fuRig {
@@ -38,23 +45,92 @@ func newFuRig(t *testing.T) *fuRig {
 }
 
 func (r *fuRig) drain() {
-	r.tx = append(r.tx, r.h.takeTx()...)
+	tx := r.h.takeTx()
+	r.tx = append(r.tx, tx...)
+	var p wire.Parser
+	p.Feed(tx)
+	for f, ok := p.Next(); ok; f, ok = p.Next() {
+		var o session.Outcome
+		code, _ := f.Control()
+		switch {
+		case f.Type == wire.TypeSpeakerPCM:
+			o = r.speaker.SpeakerPCM(f.StreamID, f.SampleRate, f.Sequence, len(f.Payload))
+		case f.Type == wire.TypeControl && code >= wire.CtrlSpeakerStart && code <= wire.CtrlSpeakerText:
+			o, _ = r.speaker.Control(code, f.StreamID, f.SampleRate, f.Payload)
+		}
+		r.replies = append(r.replies, o.Replies...)
+	}
 	for _, e := range r.h.takeEffects() {
-		if o, ok := e.(followUpOut); ok {
+		switch o := e.(type) {
+		case followUpOut:
 			s := o.Session + " " + o.State
 			if o.Text != "" {
 				s += " " + o.Text
 			}
 			r.outs = append(r.outs, s)
+		case synthOut:
+			r.synth = append(r.synth, o)
+		case cancelSynthOut:
+			r.synth = slices.DeleteFunc(r.synth, func(s synthOut) bool { return s.Utt == o.Utt })
 		}
 	}
 }
 
 func (r *fuRig) at(d time.Duration) { r.now = r.now.Add(d) }
 
-func (r *fuRig) reply(session string, window time.Duration) {
-	r.h.followUpReply(lan.Reply{Session: session, Text: "Done.", FollowUp: window}, r.now)
+// offer is a Stop with a reply, as the actor takes lan.Reply: the reply
+// is queued to be said, then offered for a follow-up.
+func (r *fuRig) offer(session, computer, project, text string, window time.Duration) {
+	before := r.h.speech.nextUtt
+	if r.h.cfg.speakAssistant {
+		r.h.say(utterance{kind: sayAssistant, text: text}, r.now)
+	}
+	r.stopAt = r.now
+	r.h.followUpReply(lan.Reply{Session: session, Computer: computer, Project: project, Text: text, FollowUp: window},
+		r.h.speech.queuedSince(before), r.now)
 	r.drain()
+}
+
+// reply is a one-sentence reply, said to its end.
+func (r *fuRig) reply(session string, window time.Duration) {
+	r.offer(session, "", "", "Done.", window)
+	r.speakUntil(func() bool { return r.h.speech.cur == nil }, time.Minute)
+}
+
+// speakUntil lets the speaker play in 20 ms steps until done says so or
+// for at most d: synthesis is answered at the start of a step, with one
+// second of audio per sentence.
+func (r *fuRig) speakUntil(done func() bool, d time.Duration) {
+	const step = 20 * time.Millisecond
+	for end := r.now.Add(d); !done() && r.now.Before(end); {
+		for _, s := range r.synth {
+			r.h.synthDone(s.Utt, s.Index, make([]byte, 2*s.Rate), nil, r.now)
+		}
+		r.synth = nil
+		r.drain()
+		r.at(step)
+		r.replies = append(r.replies, r.speaker.Advance(step).Replies...)
+		replies := r.replies
+		r.replies = nil
+		for _, x := range replies {
+			switch x.Code {
+			case wire.CtrlSpeakerCredit:
+				r.h.speakerCredit(x.StreamID, x.Value, r.now)
+			case wire.CtrlSpeakerDone:
+				r.h.speakerDone(x.StreamID, r.now)
+			}
+		}
+		r.h.tick(r.now)
+		r.drain()
+	}
+	if !done() {
+		r.t.Fatalf("not done after %v of speech", d)
+	}
+}
+
+// saying reports whether the reply with text is being played.
+func (r *fuRig) saying(text string) func() bool {
+	return func() bool { c := r.h.speech.cur; return c != nil && c.sender != nil && c.text == text }
 }
 
 func (r *fuRig) swipe(op convOp) {
@@ -196,7 +272,7 @@ func TestFollowUp(t *testing.T) {
 		}, []string{"s1 listening", "s1 none"}, true, ""},
 		{"no swipe: the hook is let go before the lan's window ends", func(r *fuRig) {
 			r.reply("s1", w)
-			r.tick(w - followUpMargin - time.Millisecond)
+			r.tick(r.stopAt.Add(w - followUpMargin - time.Millisecond).Sub(r.now))
 			if len(r.outs) != 0 {
 				t.Errorf("let go %v early", r.outs)
 			}
@@ -229,7 +305,7 @@ func TestFollowUp(t *testing.T) {
 		{"a reply while one is heard is let go", func(r *fuRig) {
 			r.reply("s1", w)
 			r.swipe(opStart)
-			r.reply("s2", w)
+			r.offer("s2", "", "", "Done too.", w)
 			r.hear("go on", nil)
 			r.event(appevent.NewApprovalResponse(card, appevent.Approve))
 		}, []string{"s1 listening", "s2 none", "s1 text go on"}, true, followUpSent},
@@ -254,22 +330,130 @@ func TestFollowUp(t *testing.T) {
 			if r.h.fu.phase != fuIdle {
 				t.Errorf("follow-up phase %d at the end, want idle", r.h.fu.phase)
 			}
+			if tc.outs != nil && len(r.h.fu.offers) != 0 {
+				t.Errorf("offers %v left at the end", r.h.fu.offers)
+			}
 		})
 	}
 }
 
-// TestFollowUpCardShowsTheTextAsHeard: the card's summary and detail are
-// the recogniser's text, cut to what the hook would send.
+// TestFollowUpCardShowsTheTextAsHeard: the card names the session the
+// follow-up goes to, and its summary and detail are the recogniser's text,
+// cut to what the hook would send.
 func TestFollowUpCardShowsTheTextAsHeard(t *testing.T) {
 	r := newFuRig(t)
-	r.reply("s1", 10*time.Second)
+	r.offer("s1", "alice-mbp", "web", "Done.", 10*time.Second)
+	r.speakUntil(func() bool { return r.h.speech.cur == nil }, time.Minute)
 	r.swipe(opStart)
 	r.hear("are you not do this please", nil)
-	want := `"title":"` + followUpTitle + `","summary":"are you not do this please","detail":"are you not do this please"`
+	summary := `To alice-mbp · web\nare you not do this please`
+	want := `"title":"` + followUpTitle + `","summary":"` + summary + `","detail":"` + summary + `"`
 	if !bytes.Contains(r.tx, []byte(want)) {
 		t.Errorf("the card's EVENT bytes lack %s", want)
 	}
 	if r.h.fu.text != "are you not do this please" || hookbridge.Printable(r.h.fu.text, hookbridge.MaxFollowUp) != r.h.fu.text {
 		t.Errorf("kept %q", r.h.fu.text)
+	}
+}
+
+// TestFollowUpGoesToTheReplyHeard: two computers' sessions end their turns
+// 1.5 s apart; their replies are said one after the other. A swipe
+// answers the reply being said, or the one just said, and no other: the
+// other session's hook is let go, and the card names the answered one.
+func TestFollowUpGoesToTheReplyHeard(t *testing.T) {
+	const (
+		w      = 10 * time.Second
+		replyA = "I pushed nothing yet. The branch is ready. Shall I push it?"
+		replyB = "The tests pass."
+		said   = "yes go ahead and push it"
+	)
+	ended := func(r *fuRig, text string) func() bool {
+		return func() bool { c := r.h.speech.cur; return c == nil || c.text != text }
+	}
+	// both: A's Stop, 1.5 s of A's reply, then B's Stop.
+	both := func(r *fuRig) {
+		r.offer("sa", "alice-mbp", "web", replyA, w)
+		r.speakUntil(r.saying(replyA), time.Second)
+		r.at(1500*time.Millisecond - (r.now.Sub(r.stopAt)))
+		r.offer("sb", "bob-laptop", "infra", replyB, w)
+	}
+	for _, tc := range []struct {
+		name string
+		run  func(r *fuRig)
+		outs []string
+		card string // the card's first line; "" for no card
+	}{
+		{"a swipe while A's reply is said goes to A", func(r *fuRig) {
+			both(r)
+			r.speakUntil(func() bool { return false == r.saying(replyB)() }, 500*time.Millisecond)
+			if !r.saying(replyA)() {
+				t.Fatal("A's reply is not being said at the swipe")
+			}
+			r.swipe(opStart)
+		}, []string{"sb none", "sa listening", "sa text " + said}, "To alice-mbp · web"},
+		{"a swipe after A's reply, while B's is prepared, goes to A", func(r *fuRig) {
+			both(r)
+			r.speakUntil(ended(r, replyA), 10*time.Second)
+			if c := r.h.speech.cur; c == nil || c.text != replyB || c.sender != nil {
+				t.Fatal("B's reply is not being prepared at the swipe")
+			}
+			r.swipe(opStart)
+		}, []string{"sb none", "sa listening", "sa text " + said}, "To alice-mbp · web"},
+		{"a swipe while B's reply is said goes to B", func(r *fuRig) {
+			both(r)
+			r.speakUntil(r.saying(replyB), 10*time.Second)
+			r.swipe(opStart)
+		}, []string{"sa none", "sb listening", "sb text " + said}, "To bob-laptop · infra"},
+		{"once B's reply was said, A's hook is let go and a swipe goes to B", func(r *fuRig) {
+			both(r)
+			r.speakUntil(func() bool { return r.h.speech.cur == nil }, 10*time.Second)
+			if !slices.Equal(r.outs, []string{"sa none"}) {
+				t.Errorf("after both replies told the lan %q, want A's hook let go", r.outs)
+			}
+			r.swipe(opStart)
+		}, []string{"sa none", "sb listening", "sb text " + said}, "To bob-laptop · infra"},
+		{"a swipe before any reply is heard is no follow-up", func(r *fuRig) {
+			both(r)
+			r.h.abortSpeech() // A's reply cut short: not heard to its end
+			r.drain()
+			r.swipe(opStart)
+			r.speakUntil(func() bool { return r.h.speech.cur == nil }, 20*time.Second)
+		}, []string{"sa none", "sb none"}, ""},
+		{"something said after the reply: its hook is let go", func(r *fuRig) {
+			r.offer("sa", "alice-mbp", "web", replyA, w)
+			r.speakUntil(func() bool { return r.h.speech.cur == nil }, 10*time.Second)
+			r.h.say(utterance{kind: sayPrompt, text: "Claude wants to run a command."}, r.now)
+			r.speakUntil(func() bool { return r.h.speech.cur == nil }, 10*time.Second)
+			r.swipe(opStart)
+		}, []string{"sa none"}, ""},
+		{"a reply that is not said is not offered", func(r *fuRig) {
+			r.h.cfg.speakAssistant = false
+			r.offer("sa", "alice-mbp", "web", replyA, w)
+			r.swipe(opStart)
+		}, []string{"sa none"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newFuRig(t)
+			tc.run(r)
+			if r.h.fu.phase == fuVoice {
+				r.hear(said, nil)
+				r.event(appevent.NewApprovalPresented(card))
+				r.event(appevent.NewApprovalResponse(card, appevent.Approve))
+			}
+			r.tick(w)
+			if !slices.Equal(r.outs, tc.outs) {
+				t.Errorf("told the lan %q, want %q", r.outs, tc.outs)
+			}
+			i := bytes.Index(r.tx, []byte(`"type":"approval.request","requestId":"`+card+`"`))
+			switch {
+			case tc.card == "" && i >= 0:
+				t.Error("a card was shown")
+			case tc.card != "" && (i < 0 || !bytes.Contains(r.tx[i:], []byte(`"summary":"`+tc.card+`\n`+said+`"`))):
+				t.Errorf("no card starting %q", tc.card)
+			}
+			if r.h.fu.phase != fuIdle || len(r.h.fu.offers) != 0 {
+				t.Errorf("phase %d, offers %v at the end, want idle and none", r.h.fu.phase, r.h.fu.offers)
+			}
+		})
 	}
 }

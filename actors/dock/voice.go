@@ -71,9 +71,10 @@ func (h *host) beginVoice(utt uint64, reqID string, now time.Time) {
 	v.phase, v.utt, v.prompt = voiceAwaitSpeech, utt, reqID
 }
 
-// voiceSpoken is called when an utterance ends; ok is true when it played to
-// its SPEAKER_DONE. The microphone opens only after the summary was heard.
+// voiceSpoken is called when an utterance ends (or is dropped unsaid); ok is
+// true when it played to its SPEAKER_DONE. The microphone opens only after the summary was heard.
 func (h *host) voiceSpoken(utt uint64, ok bool, now time.Time) {
+	h.followUpSaid(utt, ok, now)
 	v := &h.voice
 	if v.phase != voiceAwaitSpeech || utt != v.utt {
 		return

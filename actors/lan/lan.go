@@ -211,8 +211,9 @@ func (a *Actor) Receive(c actor.Context) {
 		m.reply <- answer{http.StatusNoContent, struct{}{}}
 		a.apply(c, ch, "moved on")
 		if m.ev.Event == hookbridge.EventStop && m.ev.Reply != "" && a.o.Speak != "" {
-			c.Send(supervisor.ServicePID(a.system, a.o.Speak), Reply{Session: m.ev.Session, Project: m.ev.Project, Text: m.ev.Reply,
-				FollowUp: a.offerFollowUp(m.fp, m.ev)})
+			cl, _ := a.st.client(m.fp) // event succeeded: the client is paired
+			c.Send(supervisor.ServicePID(a.system, a.o.Speak), Reply{Session: m.ev.Session, Project: m.ev.Project, Computer: cl.Name,
+				Text: m.ev.Reply, FollowUp: a.offerFollowUp(m.fp, m.ev)})
 		}
 	case withdraw:
 		if ch, ok := a.st.remove(m.k); ok {

@@ -28,7 +28,10 @@ type RevokeResult struct {
 // it as the desktop's assistant turns are said.
 type Reply struct {
 	Session, Project string
-	Text             string
+	// Computer is the paired client's name: with Project it names the
+	// session on the dock's follow-up card.
+	Computer string
+	Text     string
 	// FollowUp is the window in which a head swipe on the dock answers
 	// this reply with a spoken follow-up (lan.FollowUp); 0: none is
 	// waited for.

@@ -132,6 +132,16 @@ std::string FitColumns(const std::string& text, int cols) {
 
 // ---- approvals (§16.1)
 
+std::vector<TextLine> SummaryPage(const std::vector<TextLine>& lines) {
+  if (lines.size() <= size_t(kDetailRows)) return lines;
+  // The Pi sends what fits (a follow-up is cut to one page before it is
+  // shown), but a card never hides lines without saying so.
+  std::vector<TextLine> page(lines.begin(), lines.begin() + (kDetailRows - 1));
+  size_t hidden = lines.size() - page.size();
+  page.push_back({Span{SpanKind::Text, "(+" + std::to_string(hidden) + " lines not shown; see detail)", 0}});
+  return page;
+}
+
 SafeText ApprovalSession::detailText(const Entry& e) const {
   SafeText t = LayoutSafe(e.req.detail, kDetailColumns, has_);
   if (e.req.truncated) {
@@ -250,7 +260,7 @@ ApprovalView ApprovalSession::View() const {
   SafeText summary = LayoutSafe(e.req.summary, kDetailColumns, has_);
   SafeText detail = detailText(e);
   v.hidden = titleHidden || summary.hidden || detail.hidden;
-  const std::vector<TextLine>& all = e.page == 0 ? summary.lines : detail.lines;
+  std::vector<TextLine> all = e.page == 0 ? SummaryPage(summary.lines) : detail.lines;
   size_t from = e.page == 0 ? 0 : size_t(e.page - 1) * kDetailRows;
   for (size_t i = from; i < all.size() && i < from + kDetailRows; i++) {
     if (i > from) v.body += "\n";

@@ -88,6 +88,11 @@ constexpr int kDetailColumns = 36;
 constexpr int kDetailRows = 8;
 constexpr int kTitleColumns = 30;
 
+// SummaryPage is the summary's page: its lines when they fit kDetailRows,
+// else the first kDetailRows-1 and a last line saying how many are not
+// shown, so nothing is cut unseen.
+std::vector<TextLine> SummaryPage(const std::vector<TextLine>& lines);
+
 // WrapColumns splits UTF-8 text into lines of at most cols code points,
 // breaking at newlines and at the column limit.
 std::vector<std::string> WrapColumns(const std::string& text, int cols);

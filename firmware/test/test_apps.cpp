@@ -1,5 +1,7 @@
 // Conversation requests (§15.1), the approval queue (§16.1), the JSON reader
 // and the EVENT reassembler's discard rules (§13.2).
+#include <algorithm>
+
 #include "appevent.h"
 #include "apps.h"
 #include "event.h"
@@ -177,6 +179,49 @@ TEST_CASE("approvals: the detail pages through 36x8 and back to the summary; tit
   CHECK(s.View().page == 0);
   CHECK(WrapColumns(std::string(72, 'x'), 36).size() == 2);
   CHECK(WrapColumns("\xE3\x81\x82\xE3\x81\x84", 1).size() == 2);  // code points, not bytes
+}
+
+TEST_CASE("approvals: a summary longer than its page says how many lines it does not show") {
+  Out out;
+  ApprovalSession s(out);
+  AppEvent r = Request("A");
+  r.summary.clear();
+  for (int i = 0; i < 10; i++) r.summary += std::string(kDetailColumns, char('a' + i));
+  s.OnRequest(r, 0);
+  ApprovalView v = s.View();
+  REQUIRE(v.lines.size() == size_t(kDetailRows));
+  CHECK(Plain(v.lines[6]) == std::string(kDetailColumns, 'g'));
+  CHECK(Plain(v.lines[7]) == "(+3 lines not shown; see detail)");
+  r.summary.resize(kDetailRows * kDetailColumns);  // exactly one page: all of it
+  s.OnRequest(r, 0);
+  v = s.View();
+  REQUIRE(v.lines.size() == size_t(kDetailRows));
+  CHECK(Plain(v.lines[7]) == std::string(kDetailColumns, 'h'));
+}
+
+// The Pi's card for issue 33's 526-character follow-up (actors/dock
+// followupcard.go): the session, what is sent, and how much is not. The
+// CoreS3 shows all of it on the first page, so what is sent was seen.
+TEST_CASE("approvals: a follow-up card as the Pi cuts it is shown whole on its first page") {
+  Out out;
+  ApprovalSession s(out);
+  AppEvent r = Request("followup-t-1");
+  r.title = "Send to Claude?";
+  r.summary =
+      "To alice-mbp \xC2\xB7 web\nplease look at the failing deploy job and fix the config so that it passes, please "
+      "look at the failing deploy job and fix the config so that it passes, please look at the failing deploy job "
+      "and fix the config so that\n(310 more characters not sent)";
+  r.detail = r.summary;
+  s.OnRequest(r, 0);
+  ApprovalView v = s.View();
+  CHECK(v.lines.size() == size_t(kDetailRows));
+  CHECK(v.body.find("not shown") == std::string::npos);
+  std::string whole;
+  for (const TextLine& l : v.lines) whole += Plain(l);
+  std::string flat = r.summary;
+  flat.erase(std::remove(flat.begin(), flat.end(), '\n'), flat.end());
+  CHECK(whole == flat);
+  CHECK(v.pages == 1);  // the detail is the same page
 }
 
 TEST_CASE("json reader: strict RFC 8259, escapes, depth limit, duplicate keys") {
