@@ -164,6 +164,9 @@ func (a *Actor) Receive(c actor.Context) {
 		if m.at.Equal(a.timerAt) {
 			a.timerStop, a.timerAt = nil, time.Time{}
 		}
+		if a.port != nil {
+			a.receive(nil, now) // a cut-off frame may be due to be given up on
+		}
 		a.host.tick(now)
 	case hotplug:
 		a.hotplug(m.ev)
@@ -315,8 +318,11 @@ func (a *Actor) opened(m opened, now time.Time) {
 	a.host.attach(now)
 }
 
+// receive parses what the CoreS3 sent; data may be nil when only time
+// passed. The parser gives up on a cut-off frame wire.StaleAfter after its
+// first byte (wire's README, "Cut-off frames").
 func (a *Actor) receive(data []byte, now time.Time) {
-	a.parser.Feed(data)
+	a.parser.FeedAt(now, data)
 	for f, ok := a.parser.Next(); ok; f, ok = a.parser.Next() {
 		a.host.frame(f, now)
 	}
@@ -549,6 +555,9 @@ func (a *Actor) synthesize(s synthOut) {
 // plan keeps one timer armed for the host's next deadline.
 func (a *Actor) plan() {
 	at, ok := a.host.wake()
+	if d, waiting := a.parser.Deadline(); waiting && a.port != nil && (!ok || d.Before(at)) {
+		at, ok = d, true
+	}
 	if a.stopped || !ok {
 		a.cancelTimer()
 		return

@@ -128,6 +128,10 @@ func (h *host) eventReady() bool { return h.phase == ready && h.neg.Event }
 // attach starts the handshake on a freshly opened port.
 func (h *host) attach(now time.Time) {
 	h.dropSessions(now)
+	// The CoreS3's parser may still hold part of a frame from before (our
+	// restart, a failed write): the fill completes it, so HELLO is read
+	// as HELLO (wire's README, "Cut-off frames").
+	h.tx = wire.AppendFill(h.tx)
 	h.phase, h.helloStart, h.helloNext = handshake, now, now
 	h.ctrlSeq = 0
 	h.tick(now)

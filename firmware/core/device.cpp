@@ -164,8 +164,17 @@ void Device::SetMediaEnabled(bool on, uint32_t now) {
 
 void Device::OnReceive(const uint8_t* data, size_t len, uint32_t now) {
   if (!usb_) return;  // nothing can arrive without a link; stale driver data
-  parser_.FeedAll(data, len, [&](const Frame& f) { handle(f, now); });
+  parser_.FeedAll(data, len, now, [&](const Frame& f) { handle(f, now); });
   flush();
+}
+
+// expireInput gives up on a partial frame whose sender was cut off (README
+// "Cut-off frames"), and handles the frames that were queued behind it.
+void Device::expireInput(uint32_t now) {
+  if (!usb_) return;
+  parser_.Expire(now);
+  Frame f;
+  while (parser_.Next(&f)) handle(f, now);
 }
 
 void Device::handle(const Frame& f, uint32_t now) {
@@ -610,6 +619,7 @@ bool Device::handleSettings(const std::string& json) {
 }
 
 void Device::Tick(uint32_t now) {
+  expireInput(now);
   pumpAudio(now);
   if (spk_->active().id && diag_.PeriodicDue(now)) sendDiagnostics(DiagEvent::Periodic, spk_->active(), now);
   if (spk_->active().id && Elapsed(now, mouthAt_) >= cfg_.mouthPeriodMs) {

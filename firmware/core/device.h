@@ -111,6 +111,7 @@ class Device : private EventSender {
 
  private:
   SendResult SendEvent(const std::string& json) override;
+  void expireInput(uint32_t now);
   void handle(const Frame& f, uint32_t now);
   void handleControl(const Frame& f, uint32_t now);
   void handleHello(const Frame& f, uint32_t now);

@@ -375,3 +375,27 @@ TEST_CASE("outgoing EVENT ids run 1.. and chunk to the host's max payload") {
   CHECK(fs[3].flags == 3);
   CHECK(r.dev.Send(std::string(70000, ' ')) == SendResult::Overflow);
 }
+
+TEST_CASE("[OURS] a HELLO behind a cut frame is answered from Tick once the cut frame is stale") {
+  Rig r;
+  Bytes pay(kMaxPayload);
+  Frame f;
+  f.type = 2;
+  f.stream = 1;
+  f.sampleRate = 24000;
+  f.payload = pay.data();
+  f.length = kMaxPayload;
+  Bytes cut = Encoded(f);
+  cut.resize(40);  // the host restarted mid-frame
+  r.Send(cut);
+  r.Tick(100);
+  r.Send(HelloFrame(4096, 0xF27));
+  CHECK(r.Take().empty());  // held as the cut frame's payload
+  r.Tick(kStaleAfterMs - 100 - 1);
+  CHECK(r.Take().empty());
+  r.Tick(1);
+  auto fs = r.Take();
+  REQUIRE(fs.size() == 1);
+  CHECK(fs[0].flags == kHelloAck);
+  CHECK(r.dev.parserStats().stale == 1);
+}
