@@ -152,9 +152,10 @@ type mirror struct {
 	down     map[string]bool // sources whose link is down
 	resolved map[string]string
 	order    []string // resolved ids, oldest first
-	// owed are ids resolved while EVENT was down: the CoreS3 may still
-	// show them (it keeps its queue over an unplug), so their
-	// approval.resolved goes out first at the next handshake.
+	// owed are ids resolved since the last handshake: the CoreS3 keeps
+	// its queue over an unplug, and an approval.resolved written while it
+	// was away (before the Pi noticed) or while EVENT was down never
+	// reached it. It gets them again first at the next handshake.
 	owed []string
 }
 
@@ -252,14 +253,11 @@ func (m *mirror) resolve(p approvals.Prompt, msg string) {
 	}
 	m.resolved[id] = msg
 	m.out.unannounce(id)
-	if !m.out.eventReady() {
-		if !slices.Contains(m.owed, id) {
-			m.owed = append(m.owed, id)
-			if len(m.owed) > resolvedKeep {
-				m.owed = m.owed[1:]
-			}
+	if !slices.Contains(m.owed, id) {
+		m.owed = append(m.owed, id)
+		if len(m.owed) > resolvedKeep {
+			m.owed = m.owed[1:]
 		}
-		return
 	}
 	m.out.sendEvent(appevent.NewApprovalResolved(id, msg))
 }

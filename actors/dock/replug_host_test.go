@@ -83,7 +83,9 @@ func approvalEvents(t *testing.T, msgs [][]byte) []string {
 // TestReplugGetsExactlyThePendingSet (issue 32.6a, the Pi's side): prompt 1
 // is decided on the Pi while the CoreS3 is unplugged, still showing it. At
 // the next handshake the CoreS3 is told prompt 1 is resolved before it
-// gets prompt 2, so prompt 1 never hides prompt 2.
+// gets prompt 2, so prompt 1 never hides prompt 2. The same holds when the
+// Pi had not noticed the unplug yet, and wrote the resolution into a link
+// that lost it.
 func TestReplugGetsExactlyThePendingSet(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	h := readyHost(t, t0, nil)
@@ -106,11 +108,25 @@ func TestReplugGetsExactlyThePendingSet(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("at the handshake the CoreS3 got %q, want %q", got, want)
 	}
-	// Owed once: the next handshake sends only the pending set.
+	// Not yet noticed: the resolution is written, lost, and sent again at
+	// the handshake that follows.
+	third := approvals.Prompt{Source: "desktop", ID: "toolu_03", Tool: "Bash", Hint: "make three"}
+	h.mirror.appeared(third, t1, false)
+	h.mirror.resolve(second, resolvedMessage(approvals.ApprovedHere, "Claude_Pi"))
+	messages(t, h) // lost with the link
 	t2 := t1.Add(5 * time.Second)
-	h.detach(t2)
-	h.attach(t2)
+	h.frame(wire.ErrorFrame(0, 0, wire.ErrInvalidRequest), t2) // the CoreS3 is back
 	h.frame(ack(wire.FirmwareCaps, 4096), t2)
+	want = []string{"resolved " + requestID(second.Source, second.ID), "request " + requestID(third.Source, third.ID)}
+	if got := approvalEvents(t, messages(t, h)); !slices.Equal(got, want) {
+		t.Errorf("after an unnoticed unplug the CoreS3 got %q, want %q", got, want)
+	}
+
+	// Owed once: the next handshake sends only the pending set.
+	t3 := t2.Add(5 * time.Second)
+	h.detach(t3)
+	h.attach(t3)
+	h.frame(ack(wire.FirmwareCaps, 4096), t3)
 	if got := approvalEvents(t, messages(t, h)); !slices.Equal(got, want[1:]) {
 		t.Errorf("at the second handshake %q, want %q", got, want[1:])
 	}
