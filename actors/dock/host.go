@@ -310,6 +310,17 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		h.cfg.log.Warn("bad ERROR frame ignored", "stream", f.StreamID, "err", err)
 		return
 	}
+	if h.phase == handshake && f.StreamID == 0 && code == wire.ErrInvalidRequest {
+		// Our HELLO is the contract's, which every firmware accepts, so
+		// this is not its answer: it is the CoreS3 saying it has no
+		// session (our firmware sends it when USB comes back, and answers
+		// frames that crossed the handshake with it). HELLO again at
+		// once; the 8 s give-up still ends a firmware that refuses it.
+		h.cfg.log.Debug("ERROR 1 during the handshake: the CoreS3 has no session yet; HELLO again")
+		h.helloNext = now
+		h.tick(now)
+		return
+	}
 	if h.phase == handshake && f.StreamID == 0 {
 		h.phase = detached
 		h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: CoreS3 refused HELLO with %s", code)})
@@ -326,7 +337,10 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		// presence lost and back) while the port stayed open. Without a new
 		// HELLO every EVENT would be refused from now on and the mirror
 		// would believe the CoreS3 shows the prompts.
-		h.cfg.log.Warn("CoreS3 refuses our frames as before a HELLO; handshaking again", "stream", f.StreamID)
+		// Our firmware also sends ERROR 1 on stream 0 unasked the moment
+		// USB comes back after a session, so a replug is noticed at once
+		// rather than at the Pi's next frame.
+		h.cfg.log.Warn("CoreS3 refuses our frames as before a HELLO (it was reset or replugged); handshaking again", "stream", f.StreamID)
 		h.attach(now)
 		return
 	}

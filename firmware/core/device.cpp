@@ -100,6 +100,14 @@ void Device::SetUsbConnected(bool connected, uint32_t now) {
     if (!usb_) {
       usb_ = true;  // a connection is reported at once
       updateTransport();
+      if (hadSession_) {
+        // [OURS] The host may still hold the session USB lost (its port
+        // can stay open): tell it at once, with the ERROR 1 any of its
+        // frames would get now, instead of at its next frame.
+        hadSession_ = false;
+        sendError(0, kErrInvalidRequest);
+        flush();
+      }
     }
     return;
   }
@@ -125,6 +133,8 @@ void Device::resetSessions(bool forgetLast, uint32_t now) {
 void Device::disconnect(uint32_t now) {
   usb_ = false;
   resetSessions(true, now);
+  hadSession_ = hadSession_ || hello_;
+  approvals_.Disconnected();
   hello_ = false;
   peerMax_ = peerCaps_ = 0;
   parser_.Reset();
@@ -217,6 +227,7 @@ void Device::handleHello(const Frame& f, uint32_t now) {
   events_.Clear();
   tx_.DropType(uint8_t(Type::Event));
   hello_ = true;
+  approvals_.NewSession(now);  // the host sends its pending set again (§16.2)
   peerMax_ = h.maxPayload < kMaxPayload ? h.maxPayload : uint32_t(kMaxPayload);
   peerCaps_ = h.capabilities;
   Hello ack{peerMax_, cfg_.capabilities};
