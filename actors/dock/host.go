@@ -491,6 +491,18 @@ func (h *host) updateStatus() {
 		return
 	}
 	h.syncFollowUp()
+	h.sendStatus()
+}
+
+// sendStatus sends the STATUS the speech and voice state call for, if it
+// changed. It leaves the follow-up alone: abortSpeech calls it in the
+// middle of a swipe's hand-over from the reply to the cue, when the
+// microphone is not listening yet and syncFollowUp would end the
+// follow-up the swipe just started.
+func (h *host) sendStatus() {
+	if h.phase != ready {
+		return
+	}
 	want := h.speech.status()
 	if s, ok := h.voice.status(); ok && h.speech.cur == nil {
 		want = s

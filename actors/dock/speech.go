@@ -303,7 +303,7 @@ func (h *host) abortSpeech() {
 	// cut speech short (a prompt answered, a conversation stopped) do not
 	// all reach updateStatus, so the badge is put right here; an
 	// utterance that starts next sends its own STATUS.
-	h.updateStatus()
+	h.sendStatus()
 }
 
 // newStream allocates a media stream id, shared by speaker and microphone
