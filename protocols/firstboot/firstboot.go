@@ -50,7 +50,9 @@ type Settings struct {
 	Notes []string
 }
 
-func (s *Settings) note(format string, a ...any) { s.Notes = append(s.Notes, fmt.Sprintf(format, a...)) }
+func (s *Settings) note(format string, a ...any) {
+	s.Notes = append(s.Notes, fmt.Sprintf(format, a...))
+}
 
 // SeedError is a seed file that could not be read; its settings are not
 // applied, and the others still are.
