@@ -175,6 +175,35 @@ else
 	bad "build claude-pi for this host"
 	cat "$work/go-host.log"
 fi
+# ---- the Raspberry Pi Imager manifest (issue 35) --------------------------
+# On a stand-in image: Imager's required os_list fields, the sizes and
+# SHA-256 of what it names, init_format cloudinit-rpi, and a refusal of a
+# URL that would need JSON escaping.
+im=$work/imager-manifest
+mkdir -p "$im"
+head -c 1048576 /dev/urandom > "$im/claude-pi-1.0-arm64.img"
+xz -0 -k "$im/claude-pi-1.0-arm64.img"
+check "imager-manifest: written for an image" env SOURCE_DATE_EPOCH=1764806400 VERSION=1.0 \
+	"$image/lib/imager-manifest" "$im" claude-pi-1.0-arm64 xz https://example.org/images/
+check "imager-manifest: Imager's required fields, the right sizes and sums, cloudinit-rpi" python3 -c '
+import hashlib, json, os, sys
+d = sys.argv[1]
+m = json.load(open(d + "/claude-pi-1.0-arm64.rpi-imager-manifest"))
+e, = m["os_list"]
+img, xz = d + "/claude-pi-1.0-arm64.img", d + "/claude-pi-1.0-arm64.img.xz"
+sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+missing = [k for k in ("name", "description", "icon", "url", "extract_size", "extract_sha256",
+	"image_download_size", "release_date", "devices") if k not in e]
+assert not missing, missing
+assert e["url"] == "https://example.org/images/claude-pi-1.0-arm64.img.xz", e["url"]
+assert e["extract_size"] == os.path.getsize(img) and e["extract_sha256"] == sha(img)
+assert e["image_download_size"] == os.path.getsize(xz) and e["image_download_sha256"] == sha(xz)
+assert e["init_format"] == "cloudinit-rpi" and e["release_date"] == "2025-12-04", e
+assert set(e["devices"]) == {"pi4-64bit", "pi3-64bit"}
+assert {t for dev in m["imager"]["devices"] for t in dev["tags"]} == set(e["devices"])
+' "$im"
+check "imager-manifest: refuses a URL it would have to escape" bash -c '! "$1" "$2" claude-pi-1.0-arm64 xz "https://x/\"y" 2>/dev/null' _ \
+	"$image/lib/imager-manifest" "$im"
 check "fstab: the boot partition is root's and group claude-pi's only (no umask=0022)" bash -c '
 	l=$(grep "^LABEL=RASPIFIRM" "$1") && [[ $l == *fmask=0137* && $l == *dmask=0027* && $l == *gid=claude-pi* && $l == *uid=0* && $l != *umask=* ]]' \
 	_ "$image/rootfs/etc/fstab"
