@@ -21,7 +21,7 @@ finish() {
 	exit
 }
 
-ensure_packages mtools dosfstools e2fsprogs fdisk qemu-system-arm xz-utils zstd bmap-tools cpio python3 \
+ensure_packages mtools dosfstools e2fsprogs fdisk qemu-system-arm xz-utils zstd bmap-tools cpio python3 mmdebstrap \
 	device-tree-compiler ||
 	{ bad "install prerequisites with apt"; finish; }
 work=$(mktemp -d /var/tmp/claude-pi-image-test.XXXXXX)
@@ -171,6 +171,14 @@ if (cd "$repo" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$work/hos
 	check "firstboot: Imager's files overwritten in place and removed, the merge with them" bash -c '
 		[ ! -e "$1/user-data" ] && [ ! -e "$1/network-config" ] && [ ! -e "$1/meta-data" ] && [ ! -e "$2/applied" ] &&
 			! grep -aq -e 5f1a1b0c -e "Home Network" "$2/imager-old-clusters" && [ -s "$2/imager-old-clusters" ]' _ "$ib" "$work"
+	# The rest of the script (hostname, user, sshd, time zone) on a whole
+	# Debian 13 system: a chroot (image/test/firstboot-chroot.sh).
+	bash "$here/firstboot-chroot.sh" "$work/host-bin/claude-pi" > "$work/fb-chroot.log" 2>&1
+	grep -E '^(ok|FAIL) ' "$work/fb-chroot.log"
+	passed=$((passed + $(grep -c '^ok ' "$work/fb-chroot.log")))
+	failed=$((failed + $(grep -c '^FAIL ' "$work/fb-chroot.log")))
+	grep -q '^firstboot chroot: [0-9]* passed' "$work/fb-chroot.log" ||
+		{ bad "firstboot chroot: did not finish"; tail -n 20 "$work/fb-chroot.log"; }
 else
 	bad "build claude-pi for this host"
 	cat "$work/go-host.log"
