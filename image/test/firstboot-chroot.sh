@@ -5,8 +5,8 @@
 # fast.sh. Two boot partitions as Imager writes them (the fixtures of
 # protocols/firstboot/testdata): a user with a password hash, two keys and
 # ssh passwords on, a hidden network, a time zone and a keyboard; then a
-# key-only user with passwordless sudo. Checks the system files each
-# leaves: hostname and hosts, the user's groups, hash, keys and sudo,
+# key-only user with passwordless sudo; then SSH turned off. Checks the
+# system files each leaves: hostname and hosts, the user's groups, hash, keys and sudo,
 # sshd's effective PasswordAuthentication, wpa_supplicant's network, the
 # time zone and keyboard, and the boot folder scrubbed. What it cannot
 # check: a boot (smoke.sh does that on the real image).
@@ -72,9 +72,9 @@ if boot full; then
 	check "firstboot chroot: both of Imager's keys, the file the user's own, 0600" bash -c '
 		f=$1/home/ada/.ssh/authorized_keys; [ "$(grep -c -e "^ssh-ed25519 " -e "^ecdsa-sha2-nistp256 " "$f")" = 2 ] &&
 			[ "$(stat -c %a "$f")" = 600 ] && [ "$(chroot "$1" stat -c %U /home/ada/.ssh/authorized_keys)" = ada ]' _ "$r"
-	check "firstboot chroot: ssh_pwauth true, so sshd takes passwords; sudo asks one (sudo: null)" bash -c '
+	check "firstboot chroot: ssh on and ssh_pwauth true, so sshd takes passwords; sudo asks one (sudo: null)" bash -c '
 		chroot "$1" sshd -T -C user=ada,host=x,addr=127.0.0.1 | grep -qx "passwordauthentication yes" &&
-			! ls "$1"/etc/sudoers.d/010-claude-pi-ada 2>/dev/null' _ "$r"
+			! ls "$1"/etc/sudoers.d/010-claude-pi-ada 2>/dev/null && [ ! -e "$1/etc/ssh/sshd_not_to_be_run" ]' _ "$r"
 	check "firstboot chroot: the hidden network, Imager's key and country for wpa_supplicant" bash -c '
 		f=$1/etc/wpa_supplicant/wpa_supplicant-wlan0.conf; grep -qx "country=GB" "$f" &&
 			grep -qxP "\tssid=486f6d65204e6574776f726b" "$f" && grep -qxP "\tscan_ssid=1" "$f" &&
@@ -101,6 +101,13 @@ if boot keyonly; then
 			grep -q "user: from Raspberry Pi Imager" "$1.log"' _ "$r"
 else
 	bad "firstboot chroot: unpack and run (keyonly)"
+fi
+if boot sshoff; then
+	check "firstboot chroot: Imager's SSH box unticked: ssh.service's condition file, the password kept" bash -c '
+		[ -e "$1/etc/ssh/sshd_not_to_be_run" ] && grep -qF "lin:\$5\$QUIETsalt1\$" "$1/etc/shadow" &&
+			[ "$(cat "$1/etc/hostname")" = quietpi ]' _ "$work/sshoff"
+else
+	bad "firstboot chroot: unpack and run (sshoff)"
 fi
 echo "firstboot chroot: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -33,6 +33,9 @@ type Settings struct {
 	SSHPasswordLogin string
 	// SudoNoPassword is "yes" when sudo asks no password.
 	SudoNoPassword string
+	// SSH is "no" when sshd must not run, "yes" or "" (the image's default:
+	// it runs).
+	SSH string
 
 	WifiCountry string
 	WifiSSID    string // as text, when it is printable UTF-8

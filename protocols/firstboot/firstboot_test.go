@@ -38,6 +38,7 @@ func TestImagerFullSettings(t *testing.T) {
 		PasswordHash:     "$y$j9T$Hq0TcMFJrNvkI8bJ5f7wL/$0bYvZ3mCq1qk1wD7rHqzNQn8m0K3Vh8jzYtJ4nKpZ.A",
 		SSHKeys:          []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGv3Vq2m6B7iQy8T0nq5n6X5L4e3E1kK1kJ7m9wW0dAx ada@laptop", "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTY= ada@other"},
 		SSHPasswordLogin: "yes",
+		SSH:              "yes",
 		WifiCountry:      "GB",
 		WifiSSID:         "Home Network",
 		WifiSSIDHex:      "486f6d65204e6574776f726b",
@@ -63,7 +64,7 @@ func TestImagerKeyOnlyUserWithPasswordlessSudo(t *testing.T) {
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	if s.User != "grace" || s.PasswordHash != "" || len(s.SSHKeys) != 1 || s.SSHPasswordLogin != "no" || s.SudoNoPassword != "yes" {
+	if s.User != "grace" || s.PasswordHash != "" || len(s.SSHKeys) != 1 || s.SSHPasswordLogin != "no" || s.SudoNoPassword != "yes" || s.SSH != "yes" {
 		t.Fatalf("got %+v", s)
 	}
 	if s.WifiSSIDHex != "" || s.Timezone != "" || s.KeyboardLayout != "" {
@@ -227,5 +228,20 @@ func TestTxtKeepsTheShellScriptsRules(t *testing.T) {
 	}
 	if len(s.Notes) != 2 || !strings.Contains(s.Notes[0], "line 7: want key = value") || !strings.Contains(s.Notes[1], "unknown key \"colour\"") {
 		t.Fatalf("notes %q", s.Notes)
+	}
+}
+
+// Imager's SSH box unticked: a user, and no "systemctl enable --now ssh"
+// (Imager writes that line exactly when the box is ticked).
+func TestImagerSSHOff(t *testing.T) {
+	s, errs := ParseSeed(readSeed(t, "sshoff"))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	if s.SSH != "no" || s.User != "lin" || !strings.HasPrefix(s.PasswordHash, "$5$QUIETsalt1$") || s.SSHPasswordLogin != "" {
+		t.Fatalf("got %+v", s)
+	}
+	if !strings.Contains(string(Format(s)), "ssh = \"no\"\n") {
+		t.Fatalf("Format:\n%s", Format(s))
 	}
 }

@@ -11,7 +11,7 @@ import (
 // value (so Format cannot be made to write a key of its own), and
 // Format's output reads back as the same settings.
 func FuzzSeed(f *testing.F) {
-	for _, dir := range []string{"full", "keyonly", "open"} {
+	for _, dir := range []string{"full", "keyonly", "open", "sshoff"} {
 		for _, name := range []string{"user-data", "network-config"} {
 			if b, err := os.ReadFile("testdata/" + dir + "/" + name); err == nil {
 				if name == "user-data" {

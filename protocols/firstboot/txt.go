@@ -18,6 +18,7 @@ var txtKeys = []struct {
 	{"password", func(s *Settings) *string { return &s.Password }},
 	{"ssh_password_login", func(s *Settings) *string { return &s.SSHPasswordLogin }},
 	{"sudo_nopasswd", func(s *Settings) *string { return &s.SudoNoPassword }},
+	{"ssh", func(s *Settings) *string { return &s.SSH }},
 	{"wifi_country", func(s *Settings) *string { return &s.WifiCountry }},
 	{"wifi_ssid", func(s *Settings) *string { return &s.WifiSSID }},
 	{"wifi_ssid_hex", func(s *Settings) *string { return &s.WifiSSIDHex }},
@@ -116,7 +117,7 @@ func Merge(imager, txt Settings) (Settings, map[string]Source) {
 	group("user", imager.User != "", txt.User != "", func() {
 		out.User, out.PasswordHash, out.Password = imager.User, imager.PasswordHash, imager.Password
 		out.SSHKeys = append([]string(nil), imager.SSHKeys...)
-		out.SSHPasswordLogin, out.SudoNoPassword = imager.SSHPasswordLogin, imager.SudoNoPassword
+		out.SSHPasswordLogin, out.SudoNoPassword, out.SSH = imager.SSHPasswordLogin, imager.SudoNoPassword, imager.SSH
 	})
 	group("Wi-Fi", imager.WifiSSIDHex != "" || imager.WifiSSID != "", txt.WifiSSID != "" || txt.WifiSSIDHex != "", func() {
 		out.WifiCountry, out.WifiSSID, out.WifiSSIDHex = imager.WifiCountry, imager.WifiSSID, imager.WifiSSIDHex

@@ -19,7 +19,7 @@ func ParseUserData(b []byte, s *Settings) error {
 	s.Hostname, s.Timezone = u.Hostname, u.Timezone
 	s.KeyboardLayout, s.KeyboardModel = u.KeyboardLayout, u.KeyboardModel
 	s.User, s.PasswordHash, s.Password, s.SSHKeys = u.User, u.PasswordHash, "", u.SSHKeys
-	s.SSHPasswordLogin, s.SudoNoPassword = u.SSHPasswordLogin, u.SudoNoPassword
+	s.SSHPasswordLogin, s.SudoNoPassword, s.SSH = u.SSHPasswordLogin, u.SudoNoPassword, u.SSH
 	s.Notes = append(s.Notes, u.Notes...)
 	return nil
 }
@@ -39,6 +39,7 @@ func parseUserData(b []byte, s *Settings) error {
 	if doc.kind != mapNode {
 		return fmt.Errorf("want a mapping, got %v", doc.kind)
 	}
+	sshEnabled := false
 	for i, key := range doc.keys {
 		n := doc.vals[i]
 		switch key {
@@ -53,7 +54,7 @@ func parseUserData(b []byte, s *Settings) error {
 		case "ssh_pwauth":
 			s.SSHPasswordLogin, err = boolean(doc, key)
 		case "runcmd":
-			err = parseRuncmd(n, s)
+			sshEnabled, err = parseRuncmd(n, s)
 		case "manage_etc_hosts", "manage_resolv_conf":
 			// Imager's true and false are what the image does anyway: it
 			// writes /etc/hosts with the hostname, and resolved owns DNS.
@@ -70,6 +71,15 @@ func parseUserData(b []byte, s *Settings) error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+	// Imager writes "systemctl enable --now ssh" whenever its SSH box is
+	// ticked (generateCloudInitUserData, needsRuncmdForSsh) and nothing
+	// else says so: without the line, the user chose no SSH.
+	if s.User != "" {
+		s.SSH = "no"
+		if sshEnabled {
+			s.SSH = "yes"
 		}
 	}
 	return nil
@@ -183,9 +193,9 @@ func parsePackages(n *node, s *Settings) error {
 // Anything else (Raspberry Pi Connect's enrolment, a hand-added line) is
 // reported, not run: a root shell from a FAT file is not something this
 // image hands out.
-func parseRuncmd(n *node, s *Settings) error {
+func parseRuncmd(n *node, s *Settings) (sshEnabled bool, err error) {
 	if n.kind != seqNode {
-		return valueErr(n, "runcmd", "want a list, got %v", n.kind)
+		return false, valueErr(n, "runcmd", "want a list, got %v", n.kind)
 	}
 	connect := false
 	for _, item := range n.items {
@@ -198,11 +208,12 @@ func parseRuncmd(n *node, s *Settings) error {
 		case scalarNode:
 			words = strings.Fields(item.value)
 		default:
-			return valueErr(item, "runcmd", "want a command")
+			return false, valueErr(item, "runcmd", "want a command")
 		}
 		cmd := strings.Join(words, " ")
 		switch {
 		case cmd == "systemctl enable --now ssh":
+			sshEnabled = true
 		case strings.HasPrefix(cmd, "sh -c echo '") && strings.HasSuffix(cmd, "-nopasswd") && strings.Contains(cmd, "NOPASSWD:ALL' >/etc/sudoers.d/010_"):
 			s.SudoNoPassword = "yes"
 		case strings.HasPrefix(cmd, "chmod 0440 /etc/sudoers.d/010_"):
@@ -216,5 +227,5 @@ func parseRuncmd(n *node, s *Settings) error {
 	if connect {
 		s.note("user-data: Raspberry Pi Connect not set up: it is not in this image")
 	}
-	return nil
+	return sshEnabled, nil
 }
