@@ -245,3 +245,18 @@ func TestImagerSSHOff(t *testing.T) {
 		t.Fatalf("Format:\n%s", Format(s))
 	}
 }
+
+// Imager without a country: firstboot.txt's lets the network come up.
+func TestImagerWifiWithoutCountryTakesTxts(t *testing.T) {
+	var imager Settings
+	if err := ParseNetworkConfig([]byte("network:\n  version: 2\n  wifis:\n    wlan0:\n      access-points:\n        \"n\":\n          password: \"12345678\"\n"), &imager); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := Merge(imager, ParseTxt([]byte("wifi_country = NZ\nwifi_ssid = other\n")))
+	if got.WifiCountry != "NZ" || got.WifiSSID != "n" || got.WifiPSK != "12345678" {
+		t.Fatalf("got %+v", got)
+	}
+	if got, _ := Merge(imager, Settings{}); got.WifiCountry != "" {
+		t.Fatalf("a country from nowhere: %q", got.WifiCountry)
+	}
+}

@@ -120,8 +120,13 @@ func Merge(imager, txt Settings) (Settings, map[string]Source) {
 		out.SSHPasswordLogin, out.SudoNoPassword, out.SSH = imager.SSHPasswordLogin, imager.SudoNoPassword, imager.SSH
 	})
 	group("Wi-Fi", imager.WifiSSIDHex != "" || imager.WifiSSID != "", txt.WifiSSID != "" || txt.WifiSSIDHex != "", func() {
-		out.WifiCountry, out.WifiSSID, out.WifiSSIDHex = imager.WifiCountry, imager.WifiSSID, imager.WifiSSIDHex
+		out.WifiSSID, out.WifiSSIDHex = imager.WifiSSID, imager.WifiSSIDHex
 		out.WifiPSK, out.WifiHidden = imager.WifiPSK, imager.WifiHidden
+		// Imager leaves the country out when none was chosen; the network
+		// cannot come up without one, so firstboot.txt's still counts.
+		if imager.WifiCountry != "" {
+			out.WifiCountry = imager.WifiCountry
+		}
 	})
 	group("time zone", imager.Timezone != "", txt.Timezone != "", func() { out.Timezone = imager.Timezone })
 	group("keyboard", imager.KeyboardLayout != "", txt.KeyboardLayout != "", func() {
