@@ -247,7 +247,7 @@ func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Opti
 	if l, ok := hw.link.(*blesim.Link); ok {
 		nus = l.Addr()
 	}
-	log.Info("started", "board", s.board, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
+	log.Info("started", "board", s.board, "board_chosen", s.boardHow, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
 	fmt.Fprintf(stdout, "%s on board %s: web %s · supervisorctl -s unix://%s status\n", s.ble.Name, s.board, webURL, s.controlSocket)
 	if _, ok := hw.link.(*blesim.Link); ok {
 		fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", nus, nus)

@@ -94,6 +94,10 @@ func commandTable() []command {
 		}},
 		{name: "doctor", summary: "check SPI, GPIO, Bluetooth, audio, CoreS3 and config.txt\nfor the board, with a fix for each failure", run: doctorCommand},
 		{name: "setup", args: "--board NAME", summary: "prepare this Pi for a HAT (SPI, audio overlay, Bluetooth,\nthe board setting); says if a reboot is needed", run: setupCommand},
+		{name: "firstboot", summary: "the image's first boot: Raspberry Pi Imager's settings", subs: []command{
+			{name: "read", summary: "read Imager's files and firstboot.txt; print what to apply", run: firstbootSettingsCommand},
+			{name: "scrub", summary: "overwrite and remove Imager's files once applied", run: firstbootScrubCommand},
+		}},
 		{name: "demo", summary: "play a Claude desktop session against a running sim\nappliance (prompts wait for its A/B buttons)", run: demoCommand},
 		{name: "screenshot", args: "FILE", summary: "render a screen with sample data to a PNG (--screen,\n--size), or save a running sim's screen (--from URL)", run: screenshotCommand},
 		{name: "hook", summary: "the Claude Code hooks that ask the paired Pi", subs: []command{
