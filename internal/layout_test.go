@@ -35,6 +35,11 @@ var layer = map[string]int{
 	// internal/mcpserver is `claude-pi mcp` on the developer's computer: a
 	// LAN client of the Pi, beside the hook's, under the command table.
 	"internal/mcpserver": 3,
+	// internal/client is a computer's state and its way to a paired Pi,
+	// internal/clientcli the commands the computer-side binary has
+	// (cmd/claude-pi): below the appliance, which neither may import.
+	"internal/client":    2,
+	"internal/clientcli": 4,
 	"internal/appliance": 4,
 	"internal/cli":       5,
 	"main":               6,
@@ -45,7 +50,7 @@ func layerOf(dir string) (string, int, bool) {
 	if dir == "." {
 		return "main", layer["main"], true
 	}
-	for _, key := range []string{"internal/appliance", "internal/cli", "internal/pisystem", "internal/mcpserver"} {
+	for _, key := range []string{"internal/appliance", "internal/clientcli", "internal/client", "internal/cli", "internal/pisystem", "internal/mcpserver"} {
 		if dir == key || strings.HasPrefix(dir, key+"/") {
 			return key, layer[key], true
 		}

@@ -1,4 +1,4 @@
-package cli
+package clientcli
 
 import (
 	"encoding/json"
