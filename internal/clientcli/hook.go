@@ -76,6 +76,7 @@ func HookInstallCommand(_ context.Context, args []string, _ io.Reader, stdout, s
 // hookFlags are the hooks' flags. Errors in them are not usage errors: a
 // hook must exit 0 whatever happens.
 type hookFlags struct {
+	plugin  bool // run by the Claude Code plugin's hooks.json
 	config  string
 	pi      string
 	wait    time.Duration
@@ -88,6 +89,7 @@ func parseHookFlags(name, synopsis string, args []string, stderr io.Writer) (f h
 	fs := newFlagSet("hook "+name, synopsis, stderr)
 	fs.StringVar(&f.config, "config", os.Getenv("CLAUDE_PI_CONFIG"), "the CLI's state directory (default: the user config dir's claude-pi)")
 	fs.StringVar(&f.pi, "pi", "", "the paired Pi to use (default: the last paired)")
+	fs.BoolVar(&f.plugin, "plugin", false, "run by the Claude Code plugin: do nothing when claude-pi hook install's hooks are in the settings (they ask the Pi already)")
 	f.wait = hookEventDeadline
 	if name == "permission" {
 		wait := defaultHookWait
@@ -104,7 +106,8 @@ func parseHookFlags(name, synopsis string, args []string, stderr io.Writer) (f h
 	return f, help, err
 }
 
-// errHookHelp: --help was asked for and printed; no decision, no message.
+// errHookHelp: --help was asked for and printed, or the plugin's hook
+// steps aside; no decision, no message.
 var errHookHelp = errors.New("help printed")
 
 // hookPermission never returns an error and never panics: anything but a
@@ -138,6 +141,9 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	}
 	if err != nil {
 		return nil, err
+	}
+	if f.plugin && settingsHooksInstalled() {
+		return nil, errHookHelp // the settings' own hook asks the Pi: no second prompt, no message
 	}
 	in, err := readHookInput(stdin)
 	if err != nil {
@@ -217,6 +223,9 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		fmt.Fprintf(stderr, "claude-pi hook: event not sent: %v\n", err)
 		return
+	}
+	if f.plugin && settingsHooksInstalled() {
+		return // the settings' own hook reports it
 	}
 	in, err := readHookInput(stdin)
 	if err != nil {

@@ -89,4 +89,3 @@ func unknown(name string) error {
 	}
 	return Usagef("unknown command %q (see claude-pi help)", name)
 }
-

@@ -42,3 +42,29 @@ func pluginEnabled(path string) bool {
 	}
 	return false
 }
+
+// settingsHooksInstalled reports whether `claude-pi hook install` put our
+// hooks in the user's settings or this project's: then the plugin's
+// hooks (run with --plugin) step aside, so that each prompt reaches the
+// Pi once. hook install refuses while the plugin is enabled; this covers
+// the other order, the plugin added after hook install.
+func settingsHooksInstalled() bool {
+	for _, p := range []string{userSettingsPath(), filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json")} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			Hooks map[string][]any `json:"hooks"`
+		}
+		if json.Unmarshal(b, &s) != nil {
+			continue
+		}
+		for _, groups := range s.Hooks {
+			if _, n := withoutOurs(groups); n > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
