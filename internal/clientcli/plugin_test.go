@@ -146,4 +146,3 @@ func TestPluginHooksStepAsideForHookInstalls(t *testing.T) {
 		t.Fatal("hooks still seen after hook install --uninstall")
 	}
 }
-
