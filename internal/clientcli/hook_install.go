@@ -59,7 +59,7 @@ func hookInstall(args []string, stdout, stderr io.Writer) error {
 	if !*uninstall {
 		for _, p := range []string{path, userSettingsPath()} {
 			if pluginEnabled(p) {
-				return fmt.Errorf("hook install: the claude-pi plugin for Claude Code is enabled in %s and brings these hooks and the MCP server already; nothing changed, so that no prompt is asked twice. "+
+				return fmt.Errorf("hook install: the pi-buddy plugin for Claude Code is enabled in %s and brings these hooks and the MCP server already; nothing changed, so that no prompt is asked twice. "+
 					"Keep the plugin, or remove it first: claude plugin uninstall %s", p, PluginID)
 			}
 		}

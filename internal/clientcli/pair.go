@@ -112,7 +112,7 @@ func pair(ctx context.Context, st *client.State, addr, name string, yes bool, st
 // plugin already brings them.
 func nextStep() string {
 	if pluginEnabled(userSettingsPath()) {
-		return "The claude-pi plugin for Claude Code asks it from now on."
+		return "The pi-buddy plugin for Claude Code asks it from now on."
 	}
 	return "Install the hooks with: claude-pi hook install (or the Claude Code plugin: see README)"
 }

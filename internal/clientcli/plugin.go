@@ -7,10 +7,15 @@ import (
 	"strings"
 )
 
-// PluginID is the Claude Code plugin this repository's marketplace
-// publishes (.claude-plugin/marketplace.json): plugin@marketplace, as
-// Claude Code keys it in a settings file's enabledPlugins.
-const PluginID = "claude-pi@claude-pi"
+// PluginName is the Claude Code plugin this repository's marketplace
+// publishes (.claude-plugin/marketplace.json), and PluginID how Claude
+// Code keys it in a settings file's enabledPlugins: plugin@marketplace.
+// Not "claude-pi": Claude Code reserves names that start with "claude-"
+// for Anthropic's own (claude plugin validate refuses them).
+const (
+	PluginName = "pi-buddy"
+	PluginID   = PluginName + "@pi-buddy"
+)
 
 // userSettingsPath is ~/.claude/settings.json ("" without a home).
 func userSettingsPath() string {
@@ -22,7 +27,7 @@ func userSettingsPath() string {
 }
 
 // pluginEnabled reports whether the settings file at path enables our
-// plugin. Any claude-pi plugin from any marketplace counts: its hooks
+// plugin. Our plugin from any marketplace counts: its hooks
 // would run beside ours all the same. An unreadable file is no.
 func pluginEnabled(path string) bool {
 	b, err := os.ReadFile(path)
@@ -36,7 +41,7 @@ func pluginEnabled(path string) bool {
 		return false
 	}
 	for id, on := range s.EnabledPlugins {
-		if name, _, _ := strings.Cut(id, "@"); name == "claude-pi" && on == true {
+		if name, _, _ := strings.Cut(id, "@"); name == PluginName && on == true {
 			return true
 		}
 	}

@@ -73,7 +73,7 @@ func TestPluginManifests(t *testing.T) {
 	}
 	var manifest struct{ Name string }
 	readJSON(t, filepath.Join(pluginDir, ".claude-plugin", "plugin.json"), &manifest)
-	if manifest.Name != "claude-pi" {
+	if manifest.Name != PluginName {
 		t.Errorf("plugin.json name %q", manifest.Name)
 	}
 	var mcp struct {

@@ -39,7 +39,7 @@ class ClaudePi < Formula
       Pair this computer with your Pi, then give Claude Code the hooks:
         claude-pi pair
         claude plugin marketplace add claude-pi/claude-pi
-        claude plugin install claude-pi@claude-pi
+        claude plugin install pi-buddy@pi-buddy
       (or: claude-pi hook install)
     EOS
   end
