@@ -44,8 +44,13 @@ func PairCommand(local *LocalPair) func(ctx context.Context, args []string, stdi
 		config := fs.String("config", os.Getenv("CLAUDE_PI_CONFIG"), "the CLI's state directory (default: the user config dir's claude-pi)")
 		host, _ := os.Hostname()
 		name := fs.String("name", host, "this computer's name on the Pi")
-		list := fs.Bool("list", false, "list the Pis this computer is paired with (with --local: the computers paired with this appliance)")
-		revoke := fs.String("revoke", "", "forget the paired Pi called `NAME` (with --local: revoke the computer called NAME on this appliance)")
+		listHelp, revokeHelp := "list the Pis this computer is paired with", "forget the paired Pi called `NAME`"
+		if local != nil {
+			listHelp += " (with --local: the computers paired with this appliance)"
+			revokeHelp += " (with --local: revoke the computer called NAME on this appliance)"
+		}
+		list := fs.Bool("list", false, listHelp)
+		revoke := fs.String("revoke", "", revokeHelp)
 		yes := fs.Bool("yes", false, "do not ask to confirm the code (for scripts that compare it themselves)")
 		var runLocal LocalRun
 		if local != nil {
