@@ -68,7 +68,15 @@ func TestClaudeCodePlugin(t *testing.T) {
 	}
 
 	t.Run("a terminal prompt reaches the Pi", func(t *testing.T) {
-		c := r.start(t, "plugin-allow", "create A", plan{turns: [][]toolCall{{bash("touch A")}}, final: "Done."}, path)
+		// Not "plugin-…": the fake API's tool_use ids carry the scenario's
+		// name, and Claude Code refuses ids that start "toolu_plugin_" as
+		// its own.
+		c := r.start(t, "via-pi-buddy", "create A", plan{turns: [][]toolCall{{bash("touch A")}}, final: "Done."}, path)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("claude -p output:\n%s\nAPI requests: %v\nprompts: %+v\nresults: %+v", c.out.String(), r.api.Requests(), r.api.Prompts("via-pi-buddy"), r.api.Results("via-pi-buddy"))
+			}
+		})
 		pv := r.shown(t, c)
 		if pv.Tool != "Bash" || pv.Hint != "touch A" {
 			t.Fatalf("prompt on the Pi: %+v", pv)
@@ -107,7 +115,7 @@ func TestClaudeCodePlugin(t *testing.T) {
 		if s := settings(); strings.Contains(s, "claude-pi hook") || strings.Contains(s, `"`+clientcli.PluginID+`": true`) {
 			t.Fatalf("settings.json after plugin uninstall:\n%s", s)
 		}
-		c := r.start(t, "plugin-gone", "create B", plan{turns: [][]toolCall{{bash("touch B")}}, final: "Understood."}, path)
+		c := r.start(t, "pi-buddy-gone", "create B", plan{turns: [][]toolCall{{bash("touch B")}}, final: "Understood."}, path)
 		c.wait(t)
 		if exists(c.file("B")) {
 			t.Fatal("B was created with no decision")
