@@ -54,7 +54,9 @@ func TestFirstLineComesFirst(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var terminal supervisortest.SyncBuffer
 	ready, done := make(chan Running, 1), make(chan error, 1)
-	go func() { done <- ServeWith(ctx, s, &terminal, &terminal, Options{Ready: func(r Running) { ready <- r }}) }()
+	go func() {
+		done <- ServeWith(ctx, s, &terminal, &terminal, Options{Ready: func(r Running) { ready <- r }})
+	}()
 	defer func() { cancel(); <-done }()
 	select {
 	case <-ready:
