@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
+	"github.com/claude-pi/claude-pi/drivers/storage"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
@@ -51,6 +52,9 @@ type Pi struct {
 type State struct {
 	Dir string `json:"-"`
 	Pis []Pi   `json:"pis"`
+	// SetAside is where a damaged pis.json was moved when it was loaded
+	// ("" when it was fine): the Pis it named must be paired again.
+	SetAside string `json:"-"`
 }
 
 // DefaultDir is the user config dir's claude-pi, where the state lives
@@ -74,8 +78,24 @@ func Load(dir string) (*State, error) {
 		dir = d
 	}
 	s := &State{Dir: dir}
-	if err := lanpair.ReadJSON(filepath.Join(dir, "pis.json"), s); err != nil {
-		return nil, err
+	path := filepath.Join(dir, "pis.json")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, s); err != nil {
+		// A damaged file (a disk that lied, a hand edit) is moved aside,
+		// not fatal: pairing again writes a good one, and the bytes stay
+		// for whoever wants them.
+		*s = State{Dir: dir}
+		aside, aerr := storage.SetAside(path, time.Now())
+		if aerr != nil {
+			return nil, fmt.Errorf("%s is damaged (%v) and could not be set aside: %v", path, err, aerr)
+		}
+		s.SetAside = aside
 	}
 	return s, nil
 }
@@ -94,6 +114,9 @@ var ErrNoPi = errors.New("no paired Pi (run claude-pi pair)")
 
 // Pick returns the Pi called name, or the last paired one for "".
 func (s *State) Pick(name string) (Pi, error) {
+	if len(s.Pis) == 0 && s.SetAside != "" {
+		return Pi{}, fmt.Errorf("%w: pis.json was damaged and is set aside as %s", ErrNoPi, s.SetAside)
+	}
 	if len(s.Pis) == 0 {
 		return Pi{}, ErrNoPi
 	}

@@ -52,11 +52,30 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 }
 
-func TestDamagedStateIsAnErrorThatNamesTheFile(t *testing.T) {
+// TestDamagedStateIsSetAside: a damaged pis.json is moved aside, not
+// fatal; Pick says where it went, and pairing again writes a good one.
+func TestDamagedStateIsSetAside(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "pis.json"), []byte("{\"pis\": [tru"), 0o600)
-	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "pis.json") {
-		t.Fatalf("a damaged pis.json: %v", err)
+	path := filepath.Join(dir, "pis.json")
+	os.WriteFile(path, []byte("{\"pis\": [tru"), 0o600)
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatalf("a damaged pis.json is fatal: %v", err)
+	}
+	if s.SetAside == "" || len(s.Pis) != 0 {
+		t.Fatalf("state from a damaged pis.json: %+v", s)
+	}
+	if b, err := os.ReadFile(s.SetAside); err != nil || string(b) != "{\"pis\": [tru" {
+		t.Fatalf("the damaged bytes were not kept at %s: %q %v", s.SetAside, b, err)
+	}
+	if _, err := s.Pick(""); !errors.Is(err, ErrNoPi) || !strings.Contains(err.Error(), s.SetAside) {
+		t.Errorf("Pick after setting aside: %v", err)
+	}
+	if err := s.Remember(Pi{Name: "desk", Addr: "10.0.0.2:7787", Pin: "aa"}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Load(dir); err != nil || s.SetAside != "" || len(s.Pis) != 1 {
+		t.Fatalf("after pairing again: %+v %v", s, err)
 	}
 }
 

@@ -69,6 +69,9 @@ func PairCommand(local *LocalPair) func(ctx context.Context, args []string, stdi
 		if err != nil {
 			return err
 		}
+		if st.SetAside != "" {
+			fmt.Fprintf(stderr, "claude-pi pair: pis.json was damaged; it is set aside as %s, and the Pis it named must be paired again\n", st.SetAside)
+		}
 		switch {
 		case *list:
 			for _, p := range st.Pis {
