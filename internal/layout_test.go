@@ -43,6 +43,9 @@ var layer = map[string]int{
 	"internal/appliance": 4,
 	"internal/cli":       5,
 	"main":               6,
+	// cmd/claude-pi is the computer's main: a top layer like the root's,
+	// kept off the appliance by its imports' layers and TestDeps.
+	"cmd": 6,
 }
 
 // layerOf is the layer of the package at dir (relative to the root).
@@ -232,4 +235,30 @@ func TestRootHoldsOnlyMain(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "main.go")); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestClientNeverReachesTheAppliance: the computer's side (internal/client,
+// internal/clientcli, cmd/) imports nothing of the appliance, tests
+// included, so that the computer's claude-pi builds without it. Layers
+// already keep internal/client and internal/clientcli below it; this names
+// the rule, and covers cmd/, whose layer alone would allow it.
+func TestClientNeverReachesTheAppliance(t *testing.T) {
+	goFiles(t, func(rel string, f *ast.File) {
+		dir := path.Dir(rel)
+		if !strings.HasPrefix(dir+"/", "internal/client/") && !strings.HasPrefix(dir+"/", "internal/clientcli/") && !strings.HasPrefix(dir, "cmd/") {
+			return
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			pkg, ok := strings.CutPrefix(p, module)
+			if !ok {
+				continue
+			}
+			for _, banned := range []string{"actors/", "boards/", "internal/appliance/", "internal/cli/", "supervisor/"} {
+				if strings.HasPrefix(pkg+"/", banned) && !(strings.HasSuffix(rel, "_test.go") && pkg == "internal/cli/clitest") {
+					t.Errorf("%s imports %s: the computer's side must not reach the appliance (%s)", rel, p, banned)
+				}
+			}
+		}
+	})
 }
