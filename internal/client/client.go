@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
-	"github.com/claude-pi/claude-pi/drivers/storage"
+	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
@@ -77,28 +77,28 @@ func Load(dir string) (*State, error) {
 		}
 		dir = d
 	}
-	s := &State{Dir: dir}
-	path := filepath.Join(dir, "pis.json")
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return s, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if err := json.Unmarshal(b, s); err != nil {
-		// A damaged file (a disk that lied, a hand edit) is moved aside,
-		// not fatal: pairing again writes a good one, and the bytes stay
-		// for whoever wants them.
-		*s = State{Dir: dir}
-		aside, aerr := storage.SetAside(path, time.Now())
-		if aerr != nil {
-			return nil, fmt.Errorf("%s is damaged (%v) and could not be set aside: %v", path, err, aerr)
+	// statefile, as for the appliance's own files: a damaged pis.json (a
+	// disk that lied, a hand edit) is set aside under a name that never
+	// replaces another, not fatal: pairing again writes a good one, and
+	// the bytes stay for whoever wants them.
+	f, _, dmg := statefile.LoadJSON(statefile.Dir{Path: dir}, "pis.json", maxStateFile, stateFile{})
+	s := &State{Dir: dir, Pis: f.Pis}
+	if dmg != nil {
+		if dmg.Copy == "" {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "pis.json"), dmg)
 		}
-		s.SetAside = aside
+		s.SetAside = dmg.Copy
 	}
 	return s, nil
 }
+
+// stateFile is pis.json as written.
+type stateFile struct {
+	Pis []Pi `json:"pis"`
+}
+
+// maxStateFile bounds what is read: far more Pis than anyone pairs.
+const maxStateFile = 1 << 20
 
 // Save writes pis.json atomically (lanpair.WriteJSON).
 func (s *State) Save() error { return lanpair.WriteJSON(filepath.Join(s.Dir, "pis.json"), s) }
