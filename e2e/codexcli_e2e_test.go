@@ -364,6 +364,7 @@ func TestCodexCLI(t *testing.T) {
 		if len(outs) != 1 || outs[0].CallID != "call_cx-allow" || !strings.Contains(outs[0].Text, "exited with code 0") {
 			t.Fatalf("outputs the model got: %+v", outs)
 		}
+		t.Logf("Codex: press → the command's output in the model's next request %v", outs[0].At.Sub(pressed).Round(time.Millisecond))
 		for _, n := range s.notesSince(from) {
 			if n.ID != nil {
 				t.Fatalf("Codex asked the terminal too (%s): the Pi's answer was not taken", n.Method)
