@@ -348,7 +348,7 @@ func TestCodexCLI(t *testing.T) {
 		core.await(20*time.Second, fromCore, "the prompt on the CoreS3", func(l uiLine) bool {
 			return l.is("ui", "approval") && l.is("title", "Bash")
 		})
-		core.await(20*time.Second, fromCore, "task.status running on the CoreS3", func(l uiLine) bool {
+		running, _ := core.await(20*time.Second, fromCore, "task.status running on the CoreS3", func(l uiLine) bool {
 			return l.is("ui", "task") && l.is("state", "running")
 		})
 		pressed := time.Now()
@@ -371,7 +371,7 @@ func TestCodexCLI(t *testing.T) {
 			}
 		}
 		// The Stop hook reached the Pi: the turn is over on the dock.
-		core.await(20*time.Second, fromCore, "task.status idle on the CoreS3 after the turn", func(l uiLine) bool {
+		core.await(20*time.Second, running+1, "task.status idle on the CoreS3 after the turn", func(l uiLine) bool {
 			return l.is("ui", "task") && l.is("state", "idle")
 		})
 		if !speak {
