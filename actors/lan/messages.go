@@ -1,6 +1,10 @@
 package lan
 
-import "time"
+import (
+	"time"
+
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+)
 
 // ServiceName is the lan service's name in the supervision tree.
 const ServiceName = "lan"
@@ -86,9 +90,15 @@ type Session struct {
 	ID      string
 	Client  string
 	Project string
+	// CLI is the coding CLI the session runs in: "" for Claude Code,
+	// hookbridge.CLICodex for Codex.
+	CLI string
 	// State is "running", "waiting" (a prompt is pending) or "idle".
 	State    string
 	Activity string
 	Pending  int
 	Updated  time.Time
 }
+
+// CLIName names the session's CLI for the screen: "Codex" or "CLI".
+func (s Session) CLIName() string { return hookbridge.CLIName(s.CLI) }

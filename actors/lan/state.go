@@ -107,6 +107,7 @@ func (s *state) permission(fp string, r hookbridge.PermissionRequest, now time.T
 			return ch, errDup
 		}
 	}
+	se.setCLI(r.CLI)
 	s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == r.Agent })
 	se.prompts = append(se.prompts, pending{req: r, client: fp, arrived: now})
 	se.State, se.Updated = "waiting", now
@@ -133,6 +134,7 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 	if se.fp != fp {
 		return ch, fmt.Errorf("session %q belongs to another client", e.Session)
 	}
+	se.setCLI(e.CLI)
 	if e.Activity != "" {
 		se.Activity = e.Activity
 	}
@@ -296,7 +298,7 @@ func (s *state) prompts(id string) []approvals.Prompt {
 // about the call (the full command, an edit's size, the directory), so
 // the screen never repeats the label as the detail.
 func toPrompt(se *session, p pending) approvals.Prompt {
-	lbl := strings.TrimSpace("CLI "+se.Project) + " · " + short(se.ID)
+	lbl := strings.TrimSpace(hookbridge.CLIName(se.CLI)+" "+se.Project) + " · " + short(se.ID)
 	if p.req.Agent != "" {
 		lbl += " · " + strings.TrimSpace("subagent "+p.req.AgentType)
 	}
@@ -310,6 +312,14 @@ func toPrompt(se *session, p pending) approvals.Prompt {
 		Truncated: p.req.Truncated,
 		Label:     lbl,
 		Arrived:   p.arrived,
+	}
+}
+
+// setCLI records which coding CLI runs the session; a hook that does not
+// say (Claude Code) leaves what an earlier one said.
+func (se *session) setCLI(cli string) {
+	if cli != "" {
+		se.CLI = cli
 	}
 }
 

@@ -199,7 +199,7 @@ func homeView(s *state, pe screens.Persona, anim time.Duration) screens.HomeView
 		}
 		if len(v.Entries) == 0 && len(l.Sessions) > 0 {
 			se := l.Sessions[0] // the most recent
-			v.Msg = strings.TrimSpace("CLI " + se.Project + ": " + se.State + " " + se.Activity)
+			v.Msg = strings.TrimSpace(se.CLIName() + " " + se.Project + ": " + se.State + " " + se.Activity)
 		}
 	}
 	if v.Msg == "" && len(v.Entries) == 0 && (s.buddy == nil || !s.buddy.Connected) {

@@ -35,7 +35,11 @@ Claude Code's PermissionRequest hook (claude-pi hook install adds it). It
 sends the prompt to the paired Pi and waits for its buttons: "once" allows
 this one call, "deny" refuses it. Anything else (no Pi, no answer within
 --timeout, a bad input) leaves stdout empty, so the terminal's own dialog
-decides. It always exits 0 and never writes a persistent rule.`
+decides. It always exits 0 and never writes a persistent rule.
+
+With --cli codex it is Codex CLI's PermissionRequest hook (claude-pi hook
+install --agent codex adds it): the same, with Codex's hook input, and no
+answer leaves the decision to Codex's own approval.`
 
 var hookEventSynopsis = `Usage: claude-pi hook event [flags] < hook-input.json
 
@@ -81,6 +85,7 @@ type hookFlags struct {
 	pi      string
 	wait    time.Duration
 	connect time.Duration
+	cli     string // agentClaude or agentCodex: whose hook input
 }
 
 // parseHookFlags parses a hook's flags; only permission waits, so only it
@@ -99,7 +104,11 @@ func parseHookFlags(name, synopsis string, args []string, stderr io.Writer) (f h
 		fs.DurationVar(&f.wait, "timeout", wait, "how long to wait for a decision (env CLAUDE_PI_HOOK_TIMEOUT)")
 	}
 	fs.DurationVar(&f.connect, "connect-timeout", hookConnectTimeout, "how long reaching the Pi may take, TCP and TLS together (at most 2s)")
+	fs.StringVar(&f.cli, "cli", agentClaude, "the CLI that runs this hook: claude (Claude Code) or codex (Codex CLI)")
 	help, err = parseFlags(fs, args)
+	if err == nil && !help {
+		err = checkHookCLI(f.cli)
+	}
 	if f.connect <= 0 || f.connect > hookConnectTimeout {
 		f.connect = hookConnectTimeout
 	}
@@ -145,7 +154,7 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	if f.plugin && settingsHooksInstalled() {
 		return nil, errHookHelp // the settings' own hook asks the Pi: no second prompt, no message
 	}
-	in, err := readHookInput(stdin)
+	in, err := readHookInputFrom(f.cli, stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -166,6 +175,7 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 		AgentType: clipBytes(in.AgentType, hookbridge.MaxTool),
 		Mode:      clipBytes(in.PermissionMode, hookbridge.MaxTool),
 		Call:      hookbridge.CallKey(in.ToolName, in.ToolInput),
+		CLI:       wireCLI(f.cli),
 	}
 	if req.Agent != "" && req.AgentType == "" {
 		req.AgentType = "subagent"
@@ -227,7 +237,7 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if f.plugin && settingsHooksInstalled() {
 		return // the settings' own hook reports it
 	}
-	in, err := readHookInput(stdin)
+	in, err := readHookInputFrom(f.cli, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "claude-pi hook: %v\n", err)
 		return
@@ -239,6 +249,7 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		Agent:    clipBytes(in.AgentID, hookbridge.MaxSession),
 		Activity: hookbridge.Activity(in),
 		Reply:    hookbridge.Reply(in),
+		CLI:      wireCLI(f.cli),
 	}
 	if in.HookEventName == hookbridge.EventPostToolUse {
 		ev.Call = hookbridge.CallKey(in.ToolName, in.ToolInput)

@@ -21,13 +21,18 @@ var eventHookNames = []string{"SessionStart", "UserPromptSubmit", "PostToolUse",
 
 // hookInstall is `claude-pi hook install [--project|--user] [--uninstall]`.
 func hookInstall(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("hook install", "Usage: claude-pi hook install [--user|--project] [--uninstall]", stderr)
+	fs := newFlagSet("hook install", "Usage: claude-pi hook install [--user|--project] [--agent claude|codex|both] [--uninstall]", stderr)
 	project := fs.Bool("project", false, "install into ./.claude/settings.json (this project)")
 	user := fs.Bool("user", false, "install into ~/.claude/settings.json (every project; the default)")
 	uninstall := fs.Bool("uninstall", false, "remove the claude-pi hooks instead")
 	settings := fs.String("settings", "", "the settings.json `FILE` to edit (overrides --user/--project)")
 	exe := fs.String("command", "", "the claude-pi executable the hooks run (default: this one)")
+	agent := fs.String("agent", agentClaude, "whose hooks: claude (Claude Code), codex (Codex CLI) or both")
+	codexHooks := fs.String("codex-hooks", "", "Codex's hooks.json `FILE` to edit (overrides --user/--project for Codex)")
 	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := checkAgent(*agent); err != nil {
 		return err
 	}
 	if *project && *user {
@@ -64,6 +69,11 @@ func hookInstall(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if *agent != agentClaude {
+		if err := installCodexHooks(*codexHooks, *project, shellQuote(*exe), !*uninstall, time.Now(), stdout); err != nil || *agent == agentCodex {
+			return err
+		}
+	}
 	if err := editSettings(path, shellQuote(*exe), !*uninstall, time.Now(), stdout); err != nil || *uninstall {
 		return err
 	}
@@ -85,6 +95,13 @@ func isGoRunBuild(path string) bool {
 // backs the file up before the first change and writes nothing when there
 // is nothing to change, so running it twice is harmless.
 func editSettings(path, exe string, install bool, now time.Time, stdout io.Writer) error {
+	return mergeHooks(path, wantHooks(exe), append([]string{"PermissionRequest"}, eventHookNames...), install, now, stdout)
+}
+
+// mergeHooks merges (or removes) the hooks want, one per event, in the
+// hooks file at path: Claude Code's settings.json or Codex's hooks.json,
+// which share the {"hooks": {Event: [matcher groups]}} shape.
+func mergeHooks(path string, want map[string]map[string]any, events []string, install bool, now time.Time, stdout io.Writer) error {
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("hook install: reading %s: %v", path, err)
@@ -103,8 +120,6 @@ func editSettings(path, exe string, install bool, now time.Time, stdout io.Write
 		hooks = map[string]any{}
 	}
 	var changed []string
-	want := wantHooks(exe)
-	events := append([]string{"PermissionRequest"}, eventHookNames...)
 	for _, ev := range events {
 		already := hasExact(hooks[ev], want[ev])
 		groups, _ := hooks[ev].([]any)
@@ -185,6 +200,7 @@ func wantHooks(exe string) map[string]map[string]any {
 func isOurs(h any) bool {
 	m, _ := h.(map[string]any)
 	cmd, _ := m["command"].(string)
+	cmd = strings.TrimSuffix(cmd, codexHookFlag)
 	return strings.Contains(cmd, "claude-pi") && (strings.HasSuffix(cmd, " hook permission") || strings.HasSuffix(cmd, " hook event"))
 }
 

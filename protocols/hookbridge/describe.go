@@ -321,6 +321,10 @@ var summaries = map[string]func(*fields){
 		f.line("server", "MCP ")
 	},
 	"ListMcpResourcesTool": func(f *fields) { f.hintFrom("server", "MCP ") },
+	// Codex's own (codex.go); its shell is "Bash".
+	CodexToolPatch:              applyPatch,
+	CodexToolNetwork:            networkAccess,
+	CodexToolRequestPermissions: requestPermissions,
 }
 
 func bash(f *fields) {

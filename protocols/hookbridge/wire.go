@@ -120,6 +120,10 @@ type PermissionRequest struct {
 	// Call is the CallKey of the tool call, so the PostToolUse that
 	// reports this call clears this prompt and no other.
 	Call string `json:"call,omitempty"`
+	// CLI is the coding CLI whose hook sent it: "" for Claude Code,
+	// CLICodex for Codex. A Pi that predates it refuses the request, and
+	// Codex's own approval carries on.
+	CLI string `json:"cli,omitempty"`
 	// Started is the request's HeaderHookStarted, 0 if none; the Pi sets
 	// it from the header, never from the body.
 	Started int64 `json:"-"`
@@ -136,6 +140,8 @@ type Event struct {
 	Call string `json:"call,omitempty"`
 	// Reply is Claude's reply of a Stop (Reply), for the Pi to speak.
 	Reply string `json:"reply,omitempty"`
+	// CLI is as in PermissionRequest.
+	CLI string `json:"cli,omitempty"`
 	// Started is the request's HeaderHookStarted, as in PermissionRequest.
 	Started int64 `json:"-"`
 }
@@ -205,6 +211,9 @@ func DecodePermissionRequest(b []byte) (PermissionRequest, error) {
 		field{"agent", r.Agent, MaxSession, false}, field{"agent_type", r.AgentType, MaxTool, false},
 		field{"mode", r.Mode, MaxTool, false}, field{"call", r.Call, MaxID, false},
 	)
+	if err == nil {
+		err = checkCLI(r.CLI)
+	}
 	if err != nil {
 		return PermissionRequest{}, err
 	}
@@ -223,6 +232,9 @@ func DecodeEvent(b []byte) (Event, error) {
 		field{"activity", e.Activity, MaxActivity, false}, field{"call", e.Call, MaxID, false},
 		field{"reply", e.Reply, MaxReply, false},
 	)
+	if err == nil {
+		err = checkCLI(e.CLI)
+	}
 	if err != nil {
 		return Event{}, err
 	}
@@ -352,6 +364,15 @@ func decodeStrict(b []byte, v any) error {
 	}
 	if dec.More() {
 		return fmt.Errorf("%w: trailing data after the object", ErrRequest)
+	}
+	return nil
+}
+
+// checkCLI refuses a CLI the Pi does not know, so that a newer hook's
+// prompt is not shown under the wrong name.
+func checkCLI(cli string) error {
+	if cli != "" && cli != CLICodex {
+		return fmt.Errorf("%w: cli %q is not one this Pi knows (\"\" or %q)", ErrRequest, Printable(cli, MaxLabel), CLICodex)
 	}
 	return nil
 }
