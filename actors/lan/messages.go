@@ -91,4 +91,14 @@ type Session struct {
 	Activity string
 	Pending  int
 	Updated  time.Time
+	// Mode is the session's permission_mode as of its last hook
+	// (hookbridge.ModeBadge names it; ModeSkipsPrompts warns of it).
+	Mode string
+	// WaitingSince is when Claude began waiting for the user, as a
+	// Notification hook said (hookbridge.WaitsForUser), and WaitingFor
+	// that notification's type; zero until the session moves on. A
+	// repeated Notification keeps the first time, so one waiting episode
+	// is one WaitingSince: the dock says it once per value.
+	WaitingSince time.Time
+	WaitingFor   string
 }

@@ -108,6 +108,9 @@ func (s *state) permission(fp string, r hookbridge.PermissionRequest, now time.T
 		}
 	}
 	s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == r.Agent })
+	if r.Mode != "" {
+		se.Mode = r.Mode
+	}
 	se.prompts = append(se.prompts, pending{req: r, client: fp, arrived: now})
 	se.State, se.Updated = "waiting", now
 	ch.touch(se.ID)
@@ -136,10 +139,19 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 	if e.Activity != "" {
 		se.Activity = e.Activity
 	}
+	if e.Mode != "" {
+		se.Mode = e.Mode
+	}
 	se.Updated = now
-	switch e.Event {
-	case hookbridge.EventNotification:
+	if e.Event == hookbridge.EventNotification {
+		if hookbridge.WaitsForUser(e.Notification) && se.WaitingSince.IsZero() {
+			se.WaitingSince, se.WaitingFor = now, e.Notification
+		}
 		return ch, nil
+	}
+	// Any other event means Claude moved on: the waiting episode is over.
+	se.WaitingSince, se.WaitingFor = time.Time{}, ""
+	switch e.Event {
 	case hookbridge.EventPostToolUse:
 		s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == e.Agent && p.req.Call == e.Call })
 	case hookbridge.EventSessionEnd:
@@ -196,6 +208,10 @@ func (s *state) remove(k key) (changes, bool) {
 	se.prompts = slices.Delete(se.prompts, i, i+1)
 	if len(se.prompts) == 0 && se.State == "waiting" {
 		se.State = "running"
+	}
+	if len(se.prompts) == 0 && se.WaitingFor == hookbridge.NotifyPermissionPrompt {
+		// The dialog the notification announced is answered or gone.
+		se.WaitingSince, se.WaitingFor = time.Time{}, ""
 	}
 	ch.touch(se.ID)
 	return ch, true

@@ -230,6 +230,10 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		Agent:    clipBytes(in.AgentID, hookbridge.MaxSession),
 		Activity: hookbridge.Activity(in),
 		Reply:    hookbridge.Reply(in),
+		Mode:     clipBytes(in.PermissionMode, hookbridge.MaxTool),
+	}
+	if in.HookEventName == hookbridge.EventNotification {
+		ev.Notification = clipBytes(in.NotificationType, hookbridge.MaxTool)
 	}
 	if in.HookEventName == hookbridge.EventPostToolUse {
 		ev.Call = hookbridge.CallKey(in.ToolName, in.ToolInput)
