@@ -38,6 +38,10 @@ type Reply struct {
 	FollowUp time.Duration
 }
 
+// WaitingText is what the Pi shows, and Stack-chan says, while a
+// terminal session waits for its user (Session.WaitingSince).
+const WaitingText = "Claude is waiting for you"
+
 // GetState asks for the current State (answered with Respond). A
 // supervisor.Subscribe gets the State at once, then after every change,
 // and an empty one (no pairing, no sessions) when the lan stops.

@@ -8,7 +8,7 @@ import (
 
 // WaitingNotice is the home screen's line while a terminal session waits
 // for its user (a Notification hook said so); the dock says it too.
-const WaitingNotice = "Claude is waiting for you"
+const WaitingNotice = lan.WaitingText
 
 // sessionLines is what the home screen shows of the terminal sessions
 // beyond their counts: the waiting notice with the project of the session
