@@ -35,3 +35,25 @@ func TestHookEventModeAndWaiting(t *testing.T) {
 		t.Fatalf("after UserPromptSubmit in plan: %+v", se)
 	}
 }
+
+// In every session the desktop app hosts, the permission and event hooks
+// step aside: the prompt reaches the Pi once, in the desktop's BLE
+// heartbeat, and the session is not listed twice.
+func TestHookStepsAsideInDesktopHostedSessions(t *testing.T) {
+	p := startPi(t)
+	dir := pairCLI(t, p, "laptop")
+	for _, ep := range []string{"claude-desktop", "claude-desktop-3p", "local-agent"} {
+		t.Run(ep, func(t *testing.T) {
+			t.Setenv(hookbridge.EnvEntrypoint, ep)
+			if got := startHook(dir, nil, hookPermissionJSON).Wait(t); got != "" {
+				t.Fatalf("permission hook printed %q", got)
+			}
+			if err := run(context.Background(), []string{"hook", "event", "--config", dir}, strings.NewReader(hookPostToolUseJSON), io.Discard, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if st := p.state(t); st.Pending != 0 || len(st.Sessions) != 0 || len(p.pending(t)) != 0 {
+				t.Fatalf("a %s session reached the Pi through the hooks: %d pending, sessions %+v", ep, st.Pending, st.Sessions)
+			}
+		})
+	}
+}

@@ -56,3 +56,14 @@ func TestNotificationAndModeDecode(t *testing.T) {
 		t.Error("an over-long notification type was accepted")
 	}
 }
+
+func TestDesktopHosted(t *testing.T) {
+	for ep, want := range map[string]bool{
+		"claude-desktop": true, "claude-desktop-3p": true, "local-agent": true, "local_agent": true,
+		"cli": false, "": false, "sdk-ts": false, "claude-vscode": false, "remote_desktop": false, "Claude-Desktop": false,
+	} {
+		if got := DesktopHosted(ep); got != want {
+			t.Errorf("DesktopHosted(%q) = %v, want %v", ep, got, want)
+		}
+	}
+}
