@@ -68,6 +68,12 @@ func TestStateWaitingEpisode(t *testing.T) {
 	if at, _ := since(); !at.Equal(t1) {
 		t.Fatalf("permission_prompt: waiting since %v", at)
 	}
+	// A subagent's tool call finishing does not answer the main agent's
+	// dialog.
+	s.event("fp1", hookbridge.Event{Session: "s1", Event: hookbridge.EventPostToolUse, Agent: "sub", Call: "other"}, t1)
+	if at, _ := since(); !at.Equal(t1) {
+		t.Fatal("a subagent's PostToolUse ended the wait for a pending dialog")
+	}
 	if _, ok := s.remove(key{"s1", "r1"}); !ok {
 		t.Fatal("prompt r1 not there")
 	}

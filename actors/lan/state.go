@@ -149,8 +149,6 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 		}
 		return ch, nil
 	}
-	// Any other event means Claude moved on: the waiting episode is over.
-	se.WaitingSince, se.WaitingFor = time.Time{}, ""
 	switch e.Event {
 	case hookbridge.EventPostToolUse:
 		s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == e.Agent && p.req.Call == e.Call })
@@ -170,6 +168,12 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 	}
 	if len(se.prompts) > 0 {
 		se.State = "waiting"
+	}
+	// Any other event means Claude moved on and the waiting episode is
+	// over, except for a permission dialog still pending: another agent
+	// of the session (a subagent's PostToolUse) moving on does not answer it.
+	if se.WaitingFor != hookbridge.NotifyPermissionPrompt || len(se.prompts) == 0 {
+		se.WaitingSince, se.WaitingFor = time.Time{}, ""
 	}
 	return ch, nil
 }
