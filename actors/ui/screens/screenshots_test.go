@@ -154,6 +154,7 @@ func TestScreenshots(t *testing.T) {
 	keep["system-240x240"] = true
 	keep["home-service-down-240x240"] = true
 	keep["home-modes-240x240"] = true
+	keep["home-modes-320x240"] = true
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {

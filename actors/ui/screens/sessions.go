@@ -38,20 +38,35 @@ func (r *Renderer) sessionLines(dst *image.RGBA, hud image.Rectangle, y int, v H
 			y += lh
 			break
 		}
-		fill, ink, rest := color.Color(panel), color.Color(fg), b.Project
+		fill, restC := color.Color(panel), color.Color(dim)
 		if b.NoPrompts {
-			fill, ink, rest = denyC, fg, b.Project+": prompts won't come"
+			fill, restC = denyC, warnC
 		}
 		w := r.f.measure(Bold, size, b.Badge) + 8
 		clear(dst, image.Rect(hud.Min.X, y+1, hud.Min.X+w, y+lh-1), fill)
-		r.f.text(dst, hud.Min.X+4, y, Bold, size, ink, b.Badge)
-		restC := color.Color(dim)
-		if b.NoPrompts {
-			restC = warnC
-		}
+		r.f.text(dst, hud.Min.X+4, y, Bold, size, fg, b.Badge)
 		x := hud.Min.X + w + 5
-		r.f.text(dst, x, y, Regular, size, restC, r.f.ellipsize(Regular, size, rest, hud.Max.X-x))
+		r.f.text(dst, x, y, Regular, size, restC, r.badgeText(b, size, hud.Max.X-x))
 		y += lh
 	}
 	return y
+}
+
+// noPromptsText follows the project of a session whose mode sends no
+// prompts. The warning must survive a narrow panel: the project is
+// shortened first, then the warning ("no prompts"), then the project is
+// left out.
+const noPromptsText = "prompts won't come"
+
+func (r *Renderer) badgeText(b SessionBadge, size float64, w int) string {
+	if !b.NoPrompts {
+		return r.f.ellipsize(Regular, size, b.Project, w)
+	}
+	least := r.f.measure(Regular, size, "engi…")
+	for _, says := range []string{noPromptsText, "no prompts"} {
+		if room := w - r.f.measure(Regular, size, ": "+says); room >= least {
+			return r.f.ellipsize(Regular, size, b.Project, room) + ": " + says
+		}
+	}
+	return r.f.ellipsize(Regular, size, "no prompts", w)
 }
