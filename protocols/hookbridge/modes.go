@@ -39,22 +39,26 @@ func ModeBadge(mode string) string {
 }
 
 // Notification types (notification_type) after which Claude is waiting
-// for the user: a permission dialog is open, the prompt has sat idle, an
-// MCP server asks for input (elicitation_dialog), or an agent needs
-// input. auth_success and types this list does not know say nothing about
-// waiting.
+// for the user: a permission dialog is open (its own, or a worker's), the
+// prompt has sat idle, an MCP server asks for input (elicitation, in a
+// dialog or at a URL), or an agent needs input. The others Claude Code
+// 2.1.328 sends (auth_success, agent_completed, push_notification, ...)
+// and types this list does not know say nothing about waiting.
 const (
-	NotifyPermissionPrompt = "permission_prompt"
-	NotifyIdlePrompt       = "idle_prompt"
-	NotifyElicitation      = "elicitation_dialog"
-	NotifyAgentNeedsInput  = "agent_needs_input"
+	NotifyPermissionPrompt       = "permission_prompt"
+	NotifyWorkerPermissionPrompt = "worker_permission_prompt"
+	NotifyIdlePrompt             = "idle_prompt"
+	NotifyElicitation            = "elicitation_dialog"
+	NotifyElicitationURL         = "elicitation_url_dialog"
+	NotifyAgentNeedsInput        = "agent_needs_input"
 )
 
 // WaitsForUser reports whether a Notification of type t means Claude
 // waits for the user.
 func WaitsForUser(t string) bool {
 	switch t {
-	case NotifyPermissionPrompt, NotifyIdlePrompt, NotifyElicitation, NotifyAgentNeedsInput:
+	case NotifyPermissionPrompt, NotifyWorkerPermissionPrompt, NotifyIdlePrompt,
+		NotifyElicitation, NotifyElicitationURL, NotifyAgentNeedsInput:
 		return true
 	}
 	return false

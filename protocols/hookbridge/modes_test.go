@@ -25,7 +25,8 @@ func TestModeBadge(t *testing.T) {
 func TestWaitsForUser(t *testing.T) {
 	for typ, want := range map[string]bool{
 		"permission_prompt": true, "idle_prompt": true, "elicitation_dialog": true, "agent_needs_input": true,
-		"auth_success": false, "": false, "Idle_Prompt": false,
+		"worker_permission_prompt": true, "elicitation_url_dialog": true,
+		"auth_success": false, "agent_completed": false, "push_notification": false, "": false, "Idle_Prompt": false,
 	} {
 		if got := WaitsForUser(typ); got != want {
 			t.Errorf("WaitsForUser(%q) = %v, want %v", typ, got, want)
