@@ -42,6 +42,10 @@ type Reply struct {
 	FollowUp time.Duration
 }
 
+// WaitingText is what the Pi shows, and Stack-chan says, while a
+// terminal session waits for its user (Session.WaitingSince).
+const WaitingText = "Claude is waiting for you"
+
 // GetState asks for the current State (answered with Respond). A
 // supervisor.Subscribe gets the State at once, then after every change,
 // and an empty one (no pairing, no sessions) when the lan stops.
@@ -98,6 +102,16 @@ type Session struct {
 	Activity string
 	Pending  int
 	Updated  time.Time
+	// Mode is the session's permission_mode as of its last hook
+	// (hookbridge.ModeBadge names it; ModeSkipsPrompts warns of it).
+	Mode string
+	// WaitingSince is when Claude began waiting for the user, as a
+	// Notification hook said (hookbridge.WaitsForUser), and WaitingFor
+	// that notification's type; zero until the session moves on. A
+	// repeated Notification keeps the first time, so one waiting episode
+	// is one WaitingSince: the dock says it once per value.
+	WaitingSince time.Time
+	WaitingFor   string
 }
 
 // CLIName names the session's CLI for the screen: "Codex" or "CLI".

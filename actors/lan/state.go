@@ -109,6 +109,9 @@ func (s *state) permission(fp string, r hookbridge.PermissionRequest, now time.T
 	}
 	se.setCLI(r.CLI)
 	s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == r.Agent })
+	if r.Mode != "" {
+		se.Mode = r.Mode
+	}
 	se.prompts = append(se.prompts, pending{req: r, client: fp, arrived: now})
 	se.State, se.Updated = "waiting", now
 	ch.touch(se.ID)
@@ -138,10 +141,17 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 	if e.Activity != "" {
 		se.Activity = e.Activity
 	}
+	if e.Mode != "" {
+		se.Mode = e.Mode
+	}
 	se.Updated = now
-	switch e.Event {
-	case hookbridge.EventNotification:
+	if e.Event == hookbridge.EventNotification {
+		if hookbridge.WaitsForUser(e.Notification) && se.WaitingSince.IsZero() {
+			se.WaitingSince, se.WaitingFor = now, e.Notification
+		}
 		return ch, nil
+	}
+	switch e.Event {
 	case hookbridge.EventPostToolUse:
 		s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == e.Agent && p.req.Call == e.Call })
 	case hookbridge.EventSessionEnd:
@@ -160,6 +170,12 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 	}
 	if len(se.prompts) > 0 {
 		se.State = "waiting"
+	}
+	// Any other event means Claude moved on and the waiting episode is
+	// over, except for a permission dialog still pending: another agent
+	// of the session (a subagent's PostToolUse) moving on does not answer it.
+	if se.WaitingFor != hookbridge.NotifyPermissionPrompt || len(se.prompts) == 0 {
+		se.WaitingSince, se.WaitingFor = time.Time{}, ""
 	}
 	return ch, nil
 }
@@ -198,6 +214,10 @@ func (s *state) remove(k key) (changes, bool) {
 	se.prompts = slices.Delete(se.prompts, i, i+1)
 	if len(se.prompts) == 0 && se.State == "waiting" {
 		se.State = "running"
+	}
+	if len(se.prompts) == 0 && se.WaitingFor == hookbridge.NotifyPermissionPrompt {
+		// The dialog the notification announced is answered or gone.
+		se.WaitingSince, se.WaitingFor = time.Time{}, ""
 	}
 	ch.touch(se.ID)
 	return ch, true

@@ -201,6 +201,7 @@ func homeView(s *state, pe screens.Persona, anim time.Duration) screens.HomeView
 			se := l.Sessions[0] // the most recent
 			v.Msg = strings.TrimSpace(se.CLIName() + " " + se.Project + ": " + se.State + " " + se.Activity)
 		}
+		v.Notice, v.NoticeWho, v.Badges = sessionLines(l.Sessions)
 	}
 	if v.Msg == "" && len(v.Entries) == 0 && (s.buddy == nil || !s.buddy.Connected) {
 		v.Msg = "waiting for the Claude desktop"

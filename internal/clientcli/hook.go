@@ -128,8 +128,9 @@ func hookPermission(ctx context.Context, args []string, stdin io.Reader, stdout,
 			fmt.Fprintf(stderr, "claude-pi hook: no decision (internal error: %v)\n", r)
 		}
 	}()
-	// The desktop app already sends its prompts over BLE.
-	if os.Getenv("CLAUDE_CODE_ENTRYPOINT") == "claude-desktop" {
+	// The desktop app already sends its prompts over BLE: one prompt,
+	// shown once (hookbridge.DesktopHosted says why).
+	if hookbridge.DesktopHosted(os.Getenv(hookbridge.EnvEntrypoint)) {
 		return
 	}
 	out, err := permissionDecision(ctx, args, stdin, stderr)
@@ -223,7 +224,7 @@ func withdrawWhenCLIEnds(ctx context.Context) context.Context {
 // hookEvent is the async hook: it reports and forgets.
 func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) {
 	defer func() { recover() }()
-	if os.Getenv("CLAUDE_CODE_ENTRYPOINT") == "claude-desktop" {
+	if hookbridge.DesktopHosted(os.Getenv(hookbridge.EnvEntrypoint)) {
 		return
 	}
 	f, help, err := parseHookFlags("event", hookEventSynopsis, args, stderr)
@@ -250,6 +251,10 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		Activity: hookbridge.Activity(in),
 		Reply:    hookbridge.Reply(in),
 		CLI:      wireCLI(f.cli),
+		Mode:     clipBytes(in.PermissionMode, hookbridge.MaxTool),
+	}
+	if in.HookEventName == hookbridge.EventNotification {
+		ev.Notification = clipBytes(in.NotificationType, hookbridge.MaxTool)
 	}
 	if in.HookEventName == hookbridge.EventPostToolUse {
 		ev.Call = hookbridge.CallKey(in.ToolName, in.ToolInput)

@@ -61,6 +61,7 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"session":"s","event":"PostToolUse","call":"0f1e2d3c4b5a69788796a5b4c3d2e1f0"}`))
 	f.Add([]byte(`{"session":"s","event":"Stop","reply":"Done. All green."}`))
 	f.Add([]byte(`{"session":"s"}`))
+	f.Add([]byte(`{"session":"s","event":"Notification","mode":"plan","notification":"idle_prompt"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		e, err := DecodeEvent(b)
 		if err != nil {

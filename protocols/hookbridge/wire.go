@@ -142,6 +142,12 @@ type Event struct {
 	Reply string `json:"reply,omitempty"`
 	// CLI is as in PermissionRequest.
 	CLI string `json:"cli,omitempty"`
+	// Mode is the session's permission_mode as of this event (modes.go).
+	// Notification is a Notification's notification_type. A Pi that
+	// predates them refuses an event that sets them; the hook sends them
+	// only when the hook input has them.
+	Mode         string `json:"mode,omitempty"`
+	Notification string `json:"notification,omitempty"`
 	// Started is the request's HeaderHookStarted, as in PermissionRequest.
 	Started int64 `json:"-"`
 }
@@ -231,6 +237,7 @@ func DecodeEvent(b []byte) (Event, error) {
 		field{"project", e.Project, MaxProject, false}, field{"agent", e.Agent, MaxSession, false},
 		field{"activity", e.Activity, MaxActivity, false}, field{"call", e.Call, MaxID, false},
 		field{"reply", e.Reply, MaxReply, false},
+		field{"mode", e.Mode, MaxTool, false}, field{"notification", e.Notification, MaxTool, false},
 	)
 	if err == nil {
 		err = checkCLI(e.CLI)

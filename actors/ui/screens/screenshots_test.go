@@ -34,6 +34,12 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 			r.Home(d, HomeView{Persona: Attention, Anim: 250 * time.Millisecond, Links: Links{BLE: true, Encrypted: true, Desktop: true},
 				Total: 2, Running: 1, Waiting: 1, Msg: "approve: Bash", Entries: []string{"10:42 日本語のテスト: ファイルを確認"}})
 		},
+		"home-modes": func(d *image.RGBA) {
+			r.Home(d, HomeView{Persona: Attention, Anim: 250 * time.Millisecond, Links: Links{BLE: true, Encrypted: true, Dock: true},
+				Total: 3, Running: 1, Waiting: 1, TimeText: "10:42", Notice: "Claude is waiting for you", NoticeWho: "engine",
+				Badges: []SessionBadge{{Project: "scratch", Badge: "bypass", NoPrompts: true}, {Project: "engine", Badge: "plan"}, {Project: "docs", Badge: "accept edits"}},
+				Msg:    "CLI engine: idle done"})
+		},
 		"approval": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Bash", Age: 4 * time.Second, Index: 1, Of: 2, Source: "desktop",
 				Hint: "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | xargs -r git add && git commit -m 'fmt'"})
@@ -147,6 +153,8 @@ func TestScreenshots(t *testing.T) {
 	keep["approval-warning-240x240"] = true
 	keep["system-240x240"] = true
 	keep["home-service-down-240x240"] = true
+	keep["home-modes-240x240"] = true
+	keep["home-modes-320x240"] = true
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {
