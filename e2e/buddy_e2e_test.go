@@ -173,7 +173,7 @@ func TestBuddyE2EApprovals(t *testing.T) {
 			d.SetPrompt(id, "Bash", "make")
 			a.awaitPrompt(t, id)
 			go sys.Root.Send(supervisor.ServicePID(sys, "approvals"),
-				approvals.Decide{Source: "desktop", ID: id, Decision: pbuddy.Deny, By: "CoreS3"})
+				approvals.Decide{Source: "desktop", ID: id, Decision: approvals.Deny, By: "CoreS3"})
 			a.Press(t, "A")
 			if p := oneDecision(t, d, 300*time.Millisecond); p.ID != id {
 				t.Fatalf("got %s, want one decision for %s", p.Line, id)

@@ -483,7 +483,7 @@ func (s *session) sent(m bleactor.Sent, now time.Time) []effect {
 	if s.snap != nil && s.snap.Prompt != nil && s.snap.Prompt.ID == d.ID {
 		arrived = s.arrived
 	}
-	if d.Decision == pbuddy.Once {
+	if d.Decision.Allows() {
 		s.stats.Approve(d.ID, arrived, now)
 	} else {
 		s.stats.Deny(d.ID)

@@ -19,7 +19,6 @@ import (
 	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -485,10 +484,7 @@ func (a *Actor) effect(c actor.Context, e any) {
 			a.h.Logger().Error("BUG: a display-only dock's decision dropped", "source", e.Source, "id", e.ID)
 			return
 		}
-		d := pbuddy.Deny
-		if e.Approve {
-			d = pbuddy.Once
-		}
+		d := approvals.DecisionOf(e.Approve) // the edge: the wire's bool
 		by := e.By
 		if by == "" {
 			by = "CoreS3"

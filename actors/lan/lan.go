@@ -27,7 +27,6 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -384,7 +383,7 @@ func (a *Actor) decided(c actor.Context, m approvals.Decided) {
 	// printable (the hook cuts them too, whatever a Pi sends).
 	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny,
 		Device: hookbridge.Printable(a.o.Device, hookbridge.MaxLabel), By: hookbridge.Printable(m.By, hookbridge.MaxLabel)}
-	if m.Decision == pbuddy.Once {
+	if m.Decision.Allows() { // the edge: approvals' decision becomes the hook's behavior
 		d.Behavior = hookbridge.BehaviorAllow
 	}
 	w <- answer{http.StatusOK, d}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/realtime"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -202,7 +201,7 @@ func (r *rig) callAsync(t *testing.T, hc *http.Client, body string) <-chan hookb
 	return out
 }
 
-func (r *rig) decideTool(t *testing.T, d pbuddy.Decision) approvals.Prompt {
+func (r *rig) decideTool(t *testing.T, d approvals.Decision) approvals.Prompt {
 	t.Helper()
 	var p approvals.Prompt
 	waitFor(t, "the call's prompt on the Pi", func() bool {
@@ -249,7 +248,7 @@ func TestToolCallsThePiDecides(t *testing.T) {
 	}
 	// say, denied on the Pi.
 	denied := r.callAsync(t, hc, `{"update_id":"u1","name":"say","arguments":{"text":"push to production"}}`)
-	p := r.decideTool(t, pbuddy.Deny)
+	p := r.decideTool(t, approvals.Deny)
 	if p.Tool != "mcp__claude-pi__say" || !strings.Contains(p.Hint+p.Detail, "push to production") {
 		t.Fatalf("the prompt does not show the call: %+v", p)
 	}
@@ -267,13 +266,13 @@ func TestToolCallsThePiDecides(t *testing.T) {
 
 	// Approved: the dock hears the call by its own name.
 	ok := r.callAsync(t, hc, `{"update_id":"u1","name":"stackchan_led","arguments":{"on":true}}`)
-	r.decideTool(t, pbuddy.Once)
+	r.decideTool(t, approvals.AllowOnce)
 	if res := toolResult(t, ok); res.Code != "" || res.Output != `did stackchan.led {"on":true}` {
 		t.Fatalf("approved call: %+v", res)
 	}
 	// A CoreS3 refusal reaches Claude as an error.
 	refused := r.callAsync(t, hc, `{"update_id":"u1","name":"say","arguments":{"text":"too long"}}`)
-	r.decideTool(t, pbuddy.Once)
+	r.decideTool(t, approvals.AllowOnce)
 	if res := toolResult(t, refused); res.Code != "refused" || res.Error != "text is longer than 120 characters" || res.Output != "" {
 		t.Fatalf("refusal: %+v", res)
 	}
