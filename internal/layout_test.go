@@ -240,6 +240,8 @@ var narrowRules = []narrowRule{
 	{"actors/approvals", "protocols", "approvals speaks its own language (approvals.Decision); each codec translates at its own edge"},
 	{"actors/lan", "protocols/buddy", "the lan never touches BLE; it translates approvals.Decision to the hook's behavior"},
 	{"protocols/hookbridge", "protocols/buddy", "the hook's codec needs nothing of the BLE one"},
+	{"boards/sim", "internal/appliance/webapi", "the sim board is only a board: the /api/state schema and its server live in internal/appliance/webapi"},
+	{"boards/sim", "protocols", "the sim board is only a board: the fake Claude desktop lives in internal/appliance/appliancetest/fakedesktop"},
 }
 
 // under reports whether dir is folder or below it.

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/ui"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -108,11 +108,11 @@ func StartOptions(t testing.TB, configure func(*appliance.Config), o appliance.O
 }
 
 // Dial connects the demo desktop to the appliance's NUS link.
-func (a *Appliance) Dial(t testing.TB, opts *desktop.Options) *desktop.Desktop {
+func (a *Appliance) Dial(t testing.TB, opts *fakedesktop.Options) *fakedesktop.Desktop {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, err := desktop.DialOptions(ctx, a.NUS, opts)
+	d, err := fakedesktop.DialOptions(ctx, a.NUS, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@
 // stays in every heartbeat until the device answers it; the folder push
 // with its per-step timeouts and the 8 tries of char_begin; heartbeats and
 // turn events suppressed during a push.
-package desktop
+package fakedesktop
 
 import (
 	"context"
