@@ -20,12 +20,12 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/storage"
 	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 // LinkTimeout is how long the desktop may stay silent before it counts as

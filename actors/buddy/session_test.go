@@ -12,10 +12,10 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush/memfs"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 var t0 = time.Date(2026, 4, 9, 10, 40, 0, 0, time.UTC)

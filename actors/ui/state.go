@@ -6,12 +6,12 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 // By is how the Pi's own buttons sign their decisions.

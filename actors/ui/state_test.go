@@ -7,10 +7,10 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 var t0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
