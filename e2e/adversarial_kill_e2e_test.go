@@ -117,8 +117,7 @@ func (p *killableRun) shownPrompt(t *testing.T) string {
 // and of an approval, and starts it again on the same data.
 func TestHostileSIGKILL(t *testing.T) {
 	e2e(t)
-	bin := filepath.Join(t.TempDir(), "claude-pi")
-	appliancetest.Build(t, bin)
+	bin := claudePi(t)
 	t.Run("during pack installs", func(t *testing.T) { killDuringPackInstalls(t, bin) })
 	t.Run("while approving", func(t *testing.T) { killWhileApproving(t, bin) })
 }
