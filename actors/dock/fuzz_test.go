@@ -1,6 +1,7 @@
 package dock
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -41,6 +42,10 @@ func FuzzHostFrames(f *testing.F) {
 		}
 		h.tick(now.Add(time.Second))
 		out := h.takeTx()
+		if !bytes.HasPrefix(out, wire.AppendFill(nil)) {
+			t.Fatal("host did not start with the fill that idles the CoreS3's parser")
+		}
+		out = out[wire.FillLen:]
 		var q wire.Parser
 		q.Feed(out)
 		for _, ok := q.Next(); ok; _, ok = q.Next() {

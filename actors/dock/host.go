@@ -128,6 +128,10 @@ func (h *host) eventReady() bool { return h.phase == ready && h.neg.Event }
 // attach starts the handshake on a freshly opened port.
 func (h *host) attach(now time.Time) {
 	h.dropSessions(now)
+	// The CoreS3's parser may still hold part of a frame from before (our
+	// restart, a failed write): the fill completes it, so HELLO is read
+	// as HELLO (wire's README, "Cut-off frames").
+	h.tx = wire.AppendFill(h.tx)
 	h.phase, h.helloStart, h.helloNext = handshake, now, now
 	h.ctrlSeq = 0
 	h.tick(now)
@@ -306,6 +310,17 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		h.cfg.log.Warn("bad ERROR frame ignored", "stream", f.StreamID, "err", err)
 		return
 	}
+	if h.phase == handshake && f.StreamID == 0 && code == wire.ErrInvalidRequest {
+		// Our HELLO is the contract's, which every firmware accepts, so
+		// this is not its answer: it is the CoreS3 saying it has no
+		// session (our firmware sends it when USB comes back, and answers
+		// frames that crossed the handshake with it). HELLO again at
+		// once; the 8 s give-up still ends a firmware that refuses it.
+		h.cfg.log.Debug("ERROR 1 during the handshake: the CoreS3 has no session yet; HELLO again")
+		h.helloNext = now
+		h.tick(now)
+		return
+	}
 	if h.phase == handshake && f.StreamID == 0 {
 		h.phase = detached
 		h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: CoreS3 refused HELLO with %s", code)})
@@ -322,7 +337,10 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		// presence lost and back) while the port stayed open. Without a new
 		// HELLO every EVENT would be refused from now on and the mirror
 		// would believe the CoreS3 shows the prompts.
-		h.cfg.log.Warn("CoreS3 refuses our frames as before a HELLO; handshaking again", "stream", f.StreamID)
+		// Our firmware also sends ERROR 1 on stream 0 unasked the moment
+		// USB comes back after a session, so a replug is noticed at once
+		// rather than at the Pi's next frame.
+		h.cfg.log.Warn("CoreS3 refuses our frames as before a HELLO (it was reset or replugged); handshaking again", "stream", f.StreamID)
 		h.attach(now)
 		return
 	}
@@ -473,6 +491,18 @@ func (h *host) updateStatus() {
 		return
 	}
 	h.syncFollowUp()
+	h.sendStatus()
+}
+
+// sendStatus sends the STATUS the speech and voice state call for, if it
+// changed. It leaves the follow-up alone: abortSpeech calls it in the
+// middle of a swipe's hand-over from the reply to the cue, when the
+// microphone is not listening yet and syncFollowUp would end the
+// follow-up the swipe just started.
+func (h *host) sendStatus() {
+	if h.phase != ready {
+		return
+	}
 	want := h.speech.status()
 	if s, ok := h.voice.status(); ok && h.speech.cur == nil {
 		want = s

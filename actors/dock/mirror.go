@@ -152,6 +152,11 @@ type mirror struct {
 	down     map[string]bool // sources whose link is down
 	resolved map[string]string
 	order    []string // resolved ids, oldest first
+	// owed are ids resolved since the last handshake: the CoreS3 keeps
+	// its queue over an unplug, and an approval.resolved written while it
+	// was away (before the Pi noticed) or while EVENT was down never
+	// reached it. It gets them again first at the next handshake.
+	owed []string
 }
 
 func (m *mirror) init(out mirrorSink, displayOnly bool, log *slog.Logger) {
@@ -248,6 +253,12 @@ func (m *mirror) resolve(p approvals.Prompt, msg string) {
 	}
 	m.resolved[id] = msg
 	m.out.unannounce(id)
+	if !slices.Contains(m.owed, id) {
+		m.owed = append(m.owed, id)
+		if len(m.owed) > resolvedKeep {
+			m.owed = m.owed[1:]
+		}
+	}
 	m.out.sendEvent(appevent.NewApprovalResolved(id, msg))
 }
 
@@ -329,8 +340,16 @@ func (m *mirror) transportLost() {
 	}
 }
 
-// transportReady restores the screen after a (re)handshake (spec §16.2).
+// transportReady restores the screen after a (re)handshake (spec §16.2):
+// the CoreS3 gets exactly the pending set. Prompts resolved meanwhile are
+// resolved there first, so one it still shows never hides the next.
 func (m *mirror) transportReady(now time.Time) {
+	for _, id := range m.owed {
+		if msg, ok := m.resolved[id]; ok && m.byReq[id] == nil {
+			m.out.sendEvent(appevent.NewApprovalResolved(id, msg))
+		}
+	}
+	m.owed = nil
 	for _, e := range m.list {
 		e.presented = false
 		m.send(e, now)

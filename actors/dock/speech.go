@@ -299,6 +299,11 @@ func (h *host) abortSpeech() {
 	h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
 	s.cur, s.waitStart = nil, time.Time{}
 	h.voiceSpoken(u.id, false, time.Time{})
+	// The CoreS3 answers SPEAKER_ABORT with no DONE, and the callers that
+	// cut speech short (a prompt answered, a conversation stopped) do not
+	// all reach updateStatus, so the badge is put right here; an
+	// utterance that starts next sends its own STATUS.
+	h.sendStatus()
 }
 
 // newStream allocates a media stream id, shared by speaker and microphone

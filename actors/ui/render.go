@@ -85,7 +85,8 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 			Approve: p.lg.approve, Deny: p.lg.deny})
 		return 0
 	case ScreenDock:
-		p.r.NewDock(dst, screens.NewDockView{Serial: s.newDock().Shown, DisplayOnly: s.dock.DisplayOnly,
+		nd := s.newDock()
+		p.r.NewDock(dst, screens.NewDockView{Serial: nd.Shown, Looks: nd.Looks, Was: nd.Was, DisplayOnly: s.dock.DisplayOnly,
 			Approve: p.lg.approve, Deny: p.lg.deny})
 		return 0
 	case ScreenForget:

@@ -42,7 +42,7 @@ func newDock(d dock.State) *webapi.Dock {
 		Description: d.Description, Pending: d.Pending, MaxCreditWait: d.MaxCreditWait.Milliseconds(),
 		DisplayOnly: d.DisplayOnly}
 	if nd := d.NewDock; nd.Asking {
-		sd.NewDock = &webapi.NewDock{Serial: nd.Serial, Shown: nd.Shown}
+		sd.NewDock = &webapi.NewDock{Serial: nd.Serial, Shown: nd.Shown, Looks: nd.Looks, Was: nd.Was}
 	}
 	return sd
 }

@@ -475,21 +475,69 @@ func (r *Renderer) Pack(dst *image.RGBA, v PackView) {
 // USB serial number and a long press of approve accepts it. Until then the
 // dock gets nothing, so the screen says what accepting gives away.
 type NewDockView struct {
-	Serial        string // made safe to draw by the dock service
+	// Serial is made safe to draw by the dock service, and drawn whole,
+	// wrapped: it is exactly what the Pi compares to accepted docks.
+	Serial string
+	// Looks is its USB product and manufacturer; Was, when set, how a dock
+	// with this serial looked when it was accepted (a copied serial?).
+	Looks, Was    string
 	DisplayOnly   bool   // dock.approvals = false: it will show prompts, never answer them
 	Approve, Deny string // button labels, e.g. "A" and "B"
+}
+
+// newDockSerialRows is how many rows the serial may take: the dock
+// service never asks about one longer than 64 characters.
+const newDockSerialRows = 4
+
+// serialRows lays a serial out whole, never elided: one row when a
+// smaller size fits it, else wrapped at any character into at most
+// newDockSerialRows rows (more only past the smallest size).
+func (r *Renderer) serialRows(serial string) ([]string, float64) {
+	size := 22.0
+	for size > 12 && r.f.measure(Mono, size, serial) > r.w-16 {
+		size -= 2
+	}
+	rows := r.f.wrap(Mono, size, serial, r.w-16, 0)
+	for size > 10 && len(rows) > newDockSerialRows {
+		size--
+		rows = r.f.wrap(Mono, size, serial, r.w-16, 0)
+	}
+	return rows, size
 }
 
 // NewDock draws the "New dock" screen.
 func (r *Renderer) NewDock(dst *image.RGBA, v NewDockView) {
 	clear(dst, dst.Bounds(), bg)
-	r.centre(dst, 8, Bold, 18, accent, "New dock plugged in")
-	r.centre(dst, 34, Regular, 14, dim, "CoreS3 with serial number")
-	size := 22.0
-	for size > 12 && r.f.measure(Bold, size, v.Serial) > r.w-16 {
-		size -= 2
+	title := "New dock plugged in"
+	if v.Was != "" {
+		title = "Dock looks different"
 	}
-	r.centre(dst, 58, Bold, size, fg, r.f.ellipsize(Bold, size, v.Serial, r.w-16))
+	r.centre(dst, 8, Bold, 18, accent, r.f.ellipsize(Bold, 18, title, r.w-16))
+	r.centre(dst, 34, Regular, 14, dim, "CoreS3 with serial number")
+	rows, size := r.serialRows(v.Serial)
+	y := 56
+	for _, row := range rows {
+		r.centre(dst, y, Mono, size, fg, row)
+		y += r.f.lineHeight(Mono, size)
+	}
+	// What it says it is, and what it said when accepted, as room allows.
+	notes := []struct {
+		text string
+		c    color.Color
+	}{{v.Looks, dim}}
+	if v.Was != "" {
+		notes = []struct {
+			text string
+			c    color.Color
+		}{{"now " + v.Looks, denyC}, {"was " + v.Was, dim}}
+	}
+	for _, n := range notes {
+		if n.text == "" || y+16 > r.h-100 {
+			continue
+		}
+		r.centre(dst, y+2, Regular, 12, n.c, r.f.ellipsize(Regular, 12, n.text, r.w-16))
+		y += 16
+	}
 	what := "It will show prompts and"
 	then := "can approve them."
 	if v.DisplayOnly {

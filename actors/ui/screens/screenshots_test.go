@@ -62,8 +62,17 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 		"pairing-accepted": func(d *image.RGBA) {
 			r.Pairing(d, PairingView{Name: "ada-laptop", Code: "318054", Accepted: true})
 		},
-		"passkey":  func(d *image.RGBA) { r.Passkey(d, PasskeyView{Code: "042917", Device: "MacBook Pro"}) },
-		"new-dock": func(d *image.RGBA) { r.NewDock(d, NewDockView{Serial: "3C:84:CE:00:12:AB"}) },
+		"passkey": func(d *image.RGBA) { r.Passkey(d, PasskeyView{Code: "042917", Device: "MacBook Pro"}) },
+		"new-dock": func(d *image.RGBA) {
+			r.NewDock(d, NewDockView{Serial: "3C:84:CE:00:12:AB", Looks: `"USB JTAG/serial debug unit" by "Espressif"`})
+		},
+		"new-dock-looks-different": func(d *image.RGBA) {
+			r.NewDock(d, NewDockView{Serial: "3C:84:CE:00:12:AB", Looks: `"Totally a CoreS3" by "Espressif"`,
+				Was: `"USB JTAG/serial debug unit" by "Espressif"`, Approve: "A", Deny: "B"})
+		},
+		"new-dock-long-serial": func(d *image.RGBA) {
+			r.NewDock(d, NewDockView{Serial: `0123456789ABCDEF\u202e0123456789abcdef0123456789ABCDEF01234`, Looks: `"x" by "y"`})
+		},
 		"new-dock-display-only": func(d *image.RGBA) {
 			r.NewDock(d, NewDockView{Serial: "3C:84:CE:00:12:AB", DisplayOnly: true})
 		},
@@ -131,7 +140,7 @@ func TestScreenshots(t *testing.T) {
 	dir := t.TempDir()
 	// A few representative screens are kept for the README.
 	keep := map[string]bool{"home-240x240": true, "home-attention-320x240": true, "approval-240x240": true,
-		"approval-late-sent-240x240": true, "approval-reconnecting-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "new-dock-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true,
+		"approval-late-sent-240x240": true, "approval-reconnecting-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "new-dock-240x240": true, "new-dock-looks-different-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true,
 		"forget-ask-240x240": true, "forget-done-240x240": true,
 		"clock-240x240": true, "clock-320x240": true, "clock-waiting-240x240": true, "pet-240x240": true, "pet-320x240": true,
 		"pet-sad-240x240": true, "settings-240x240": true, "settings-unsaved-240x240": true, "home-320x240": true}

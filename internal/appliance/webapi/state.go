@@ -84,6 +84,10 @@ type Dock struct {
 type NewDock struct {
 	Serial string `json:"serial"`
 	Shown  string `json:"shown"`
+	// Looks is its USB product and manufacturer; Was, when its serial was
+	// accepted before under other USB names, how it looked then.
+	Looks string `json:"looks"`
+	Was   string `json:"was,omitempty"`
 }
 
 // LAN is the CLI-hook bridge. Pairing.Code is the pairing code waiting
