@@ -18,7 +18,6 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
-	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -143,9 +142,9 @@ func (a *Actor) Receive(c actor.Context) {
 		a.turn(m, now)
 	case lan.State:
 		a.host.lanState(m, now)
-	case dockapi.GetCatalog:
+	case lan.GetCatalog:
 		a.getCatalog(c, m)
-	case dockapi.CallTool:
+	case lan.CallTool:
 		a.callTool(c, m, now)
 	case holdExpired:
 		a.answerHeld(c, m.at)

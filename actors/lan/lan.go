@@ -52,6 +52,10 @@ type Options struct {
 	// sessions (the dock): it gets a Reply for each Stop that carries
 	// one. None when empty.
 	Speak string
+	// Tools is the service that holds Stack-chan's tools (the dock): the
+	// tool routes ask it for GetCatalog and CallTool. Empty: nothing is
+	// ever docked.
+	Tools string
 	// FollowUpWindow is how long a terminal session's Stop hook waits
 	// for a head swipe on the dock after its reply ([voice] follow_up);
 	// off when zero (followup.go).
@@ -284,7 +288,7 @@ func (a *Actor) start(c actor.Context) {
 		limit:       newLimiter(10, 30),
 		clientLimit: newLimiter(100, 300),
 		pairLimit:   newLimiter(1/pairEvery.Seconds(), pairBurst),
-		ask:         askDock(system),
+		ask:         askDock(system, a.o.Tools),
 	}
 	s.followUpWindow = a.o.FollowUpWindow
 	s.approvalWait = a.o.ToolApprovalWait
