@@ -33,14 +33,14 @@ command -v gpg >/dev/null || die "gpg not found: apt install gpg"
 gpg --batch --list-secret-keys "$SIGNING_KEY" >/dev/null 2>&1 ||
 	die "no secret key $SIGNING_KEY in ${GNUPGHOME:-~/.gnupg}: set GNUPGHOME or SIGNING_KEY"
 
-pool=pool/$REPO_COMPONENT/c/claude-pi
-mkdir -p "$repo/$pool"
 for deb in "$@"; do
 	[ -s "$deb" ] || die "$deb: no such .deb"
 	pkg=$(dpkg-deb -f "$deb" Package) arch=$(dpkg-deb -f "$deb" Architecture)
-	[ "$pkg" = claude-pi ] || die "$deb: package $pkg, want claude-pi"
+	# claude-pi-client is the computer's claude-pi (packaging/deb-client).
+	case "$pkg" in claude-pi | claude-pi-client) ;; *) die "$deb: package $pkg, want claude-pi or claude-pi-client" ;; esac
 	case " $REPO_ARCHS " in *" $arch "*) ;; *) die "$deb: architecture $arch is not in REPO_ARCHS ($REPO_ARCHS)" ;; esac
-	cp "$deb" "$repo/$pool/"
+	mkdir -p "$repo/pool/$REPO_COMPONENT/c/$pkg"
+	cp "$deb" "$repo/pool/$REPO_COMPONENT/c/$pkg/"
 done
 
 cd "$repo"

@@ -153,7 +153,11 @@ type Running struct {
 
 // ServeWith is Serve with o.
 func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Options) (err error) {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
+	// The line that says where everything is comes first: the start-up's
+	// INFO lines wait for it (heldLog).
+	var held heldLog
+	defer held.release()
+	log := slog.New(held.handler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel})))
 	unlock, err := lockDataDir(s.dataDir)
 	if err != nil {
 		return err
@@ -248,8 +252,9 @@ func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Opti
 	if l, ok := hw.link.(*blesim.Link); ok {
 		nus = l.Addr()
 	}
-	log.Info("started", "board", s.board, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
+	log.Info("started", "board", s.board, "board_chosen", s.boardHow, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
 	fmt.Fprintf(stdout, "%s on board %s: web %s · supervisorctl -s unix://%s status\n", s.ble.Name, s.board, webURL, s.controlSocket)
+	held.release()
 	if _, ok := hw.link.(*blesim.Link); ok {
 		fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", nus, nus)
 	}

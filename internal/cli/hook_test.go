@@ -320,7 +320,9 @@ func TestHookBadInputGivesNoDecision(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	hookPermission(context.Background(), nil, panicReader{}, &out, io.Discard)
+	if err := run(context.Background(), []string{"hook", "permission", "--config", t.TempDir()}, panicReader{}, &out, io.Discard); err != nil {
+		t.Fatalf("a panicking reader: %v", err)
+	}
 	if out.Len() != 0 {
 		t.Fatal("output after a panic")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/claude-pi/claude-pi/internal/client"
 	"io"
 	"net"
 	"os"
@@ -223,13 +224,11 @@ func TestPairFlagsAfterHost(t *testing.T) {
 	}
 }
 
-func TestPairReachHints(t *testing.T) {
-	dns := &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "claude-pi.local", IsNotFound: true}}
-	if h := reachHint(dns, "claude-pi.local:7787"); !strings.Contains(h, "info screen") || !strings.Contains(h, "claude-pi pair IP") {
-		t.Errorf("lookup failure hint: %q", h)
-	}
-	if h := reachHint(errors.New("tls: bad certificate"), "10.0.0.2:7787"); h != "" {
-		t.Errorf("a TLS failure got a reachability hint: %q", h)
+// TestPairHintNamesTheApplianceConfig: the client's hint for a Pi whose
+// LAN bridge is off names the file the appliance reads.
+func TestPairHintNamesTheApplianceConfig(t *testing.T) {
+	if client.ApplianceConfigPath != appliance.DefaultConfigPath {
+		t.Fatalf("client.ApplianceConfigPath %q, the appliance reads %q", client.ApplianceConfigPath, appliance.DefaultConfigPath)
 	}
 }
 

@@ -1,4 +1,4 @@
-package cli
+package clientcli
 
 import (
 	"bufio"
@@ -8,14 +8,13 @@ import (
 	"io"
 	"time"
 
-	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
 // stopHookTimeout is the installed Stop hook's timeout: the window, the
-// wait once the user swiped (lan.FollowUpHeard) and the connect, with
+// wait once the user swiped (hookbridge.FollowUpHeard) and the connect, with
 // room, so Claude Code never kills the hook first.
-var stopHookTimeout = hookbridge.MaxFollowUpWindow + lan.FollowUpHeard + 30*time.Second
+var stopHookTimeout = hookbridge.MaxFollowUpWindow + hookbridge.FollowUpHeard + 30*time.Second
 
 // followUpOutput asks the paired Pi for a spoken follow-up to the Stop
 // of session, and returns the Stop hook output that sends it to Claude,
@@ -27,10 +26,10 @@ var stopHookTimeout = hookbridge.MaxFollowUpWindow + lan.FollowUpHeard + 30*time
 // at the dock, so there is no loop without someone speaking, and Claude
 // Code ends a turn after its own cap of consecutive blocks anyway.
 func followUpOutput(ctx context.Context, f hookFlags, session string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, hookbridge.MaxFollowUpWindow+hookConnectTimeout+lan.FollowUpHeard)
+	ctx, cancel := context.WithTimeout(ctx, hookbridge.MaxFollowUpWindow+hookConnectTimeout+hookbridge.FollowUpHeard)
 	defer cancel()
 	ctx = withdrawWhenCLIEnds(ctx)
-	resp, _, err := openPi(ctx, f, hookbridge.PathFollowUp, hookbridge.FollowUpRequest{Session: session})
+	resp, err := openPi(ctx, f, hookbridge.PathFollowUp, hookbridge.FollowUpRequest{Session: session})
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +55,7 @@ func followUpOutput(ctx context.Context, f hookFlags, session string) ([]byte, e
 			case hookbridge.FollowUpNone:
 				return nil, nil
 			}
-			wait.Reset(lan.FollowUpHeard + time.Second) // swiped: the sentence is being heard
+			wait.Reset(hookbridge.FollowUpHeard + time.Second) // swiped: the sentence is being heard
 		case <-wait.C:
 			return nil, fmt.Errorf("the Pi said nothing about a follow-up in time")
 		case <-ctx.Done():

@@ -1,4 +1,4 @@
-package cli
+package clientcli
 
 import (
 	"encoding/json"
@@ -54,7 +54,15 @@ func hookInstall(args []string, stdout, stderr io.Writer) error {
 	}
 	if !*uninstall && isGoRunBuild(*exe) {
 		return fmt.Errorf("hook install: %s is the temporary build of `go run`, deleted when it exits, so the hooks would break at once; nothing changed. "+
-			"Install a lasting binary and run it: `go install .` in the checkout, then `claude-pi hook install` (or pass --command /path/to/claude-pi)", *exe)
+			"Install a lasting claude-pi (README: Homebrew, a release binary, the claude-pi-client package, or `go install ./cmd/claude-pi`) and run its `claude-pi hook install` (or pass --command /path/to/claude-pi)", *exe)
+	}
+	if !*uninstall {
+		for _, p := range []string{path, userSettingsPath()} {
+			if pluginEnabled(p) {
+				return fmt.Errorf("hook install: the pi-buddy plugin for Claude Code is enabled in %s and brings these hooks and the MCP server already; nothing changed, so that no prompt is asked twice. "+
+					"Keep the plugin, or remove it first: claude plugin uninstall %s", p, PluginID)
+			}
+		}
 	}
 	if err := editSettings(path, shellQuote(*exe), !*uninstall, time.Now(), stdout); err != nil || *uninstall {
 		return err
@@ -95,23 +103,7 @@ func editSettings(path, exe string, install bool, now time.Time, stdout io.Write
 		hooks = map[string]any{}
 	}
 	var changed []string
-	want := map[string]map[string]any{
-		"PermissionRequest": {"type": "command", "command": exe + " hook permission", "timeout": int((defaultHookWait + 30*time.Second).Seconds())},
-	}
-	for _, ev := range eventHookNames {
-		want[ev] = map[string]any{"type": "command", "command": exe + " hook event", "async": true, "timeout": 10}
-	}
-	// Stop carries Claude's reply for the CoreS3 to say. `claude -p`
-	// cancels async hooks (SIGTERM) as soon as its turn ends, a few ms
-	// after starting Stop's, before the reply can reach the Pi; a
-	// synchronous Stop hook is waited for. It costs the end of each turn
-	// one short request (at most the 2 s connect timeout when the Pi is
-	// unreachable), and it always exits 0 with nothing on stdout, so it
-	// never keeps Claude from stopping.
-	delete(want[hookbridge.EventStop], "async")
-	// With [voice] follow_up the Stop hook may wait for a spoken
-	// follow-up (hook_followup.go): its timeout covers that wait.
-	want[hookbridge.EventStop]["timeout"] = int(stopHookTimeout.Seconds())
+	want := wantHooks(exe)
 	events := append([]string{"PermissionRequest"}, eventHookNames...)
 	for _, ev := range events {
 		already := hasExact(hooks[ev], want[ev])
@@ -162,6 +154,30 @@ func editSettings(path, exe string, install bool, now time.Time, stdout io.Write
 		fmt.Fprintf(stdout, "%s: %s\n", path, c)
 	}
 	return nil
+}
+
+// wantHooks is each event's hook running exe: what hook install writes,
+// and what the plugin's hooks/hooks.json holds (with exe "claude-pi" and
+// --plugin, which a test checks).
+func wantHooks(exe string) map[string]map[string]any {
+	want := map[string]map[string]any{
+		"PermissionRequest": {"type": "command", "command": exe + " hook permission", "timeout": int((defaultHookWait + 30*time.Second).Seconds())},
+	}
+	for _, ev := range eventHookNames {
+		want[ev] = map[string]any{"type": "command", "command": exe + " hook event", "async": true, "timeout": 10}
+	}
+	// Stop carries Claude's reply for the CoreS3 to say. `claude -p`
+	// cancels async hooks (SIGTERM) as soon as its turn ends, a few ms
+	// after starting Stop's, before the reply can reach the Pi; a
+	// synchronous Stop hook is waited for. It costs the end of each turn
+	// one short request (at most the 2 s connect timeout when the Pi is
+	// unreachable), and it always exits 0 with nothing on stdout, so it
+	// never keeps Claude from stopping.
+	delete(want[hookbridge.EventStop], "async")
+	// With [voice] follow_up the Stop hook may wait for a spoken
+	// follow-up (hook_followup.go): its timeout covers that wait.
+	want[hookbridge.EventStop]["timeout"] = int(stopHookTimeout.Seconds())
+	return want
 }
 
 // isOurs recognises a hook this command installed, whatever path the

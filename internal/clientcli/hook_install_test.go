@@ -1,4 +1,4 @@
-package cli
+package clientcli
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
 func TestEditSettingsIdempotentWithBackup(t *testing.T) {
@@ -107,5 +109,11 @@ func TestHookInstallOffersTheMCPServer(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "mcp add") {
 		t.Fatalf("uninstall offers the MCP server:\n%s", out.String())
+	}
+}
+
+func TestStopHookTimeoutCoversTheWait(t *testing.T) {
+	if stopHookTimeout <= hookbridge.MaxFollowUpWindow+hookbridge.FollowUpHeard+hookConnectTimeout {
+		t.Errorf("the installed Stop hook timeout %v would kill a hook waiting for a follow-up", stopHookTimeout)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package clientcli
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-pi/claude-pi/internal/cli/clitest"
+	"github.com/claude-pi/claude-pi/internal/client"
 )
 
 // TestHookSilentPi: the paired address accepts TCP but never answers the
@@ -32,16 +35,16 @@ func TestHookSilentPi(t *testing.T) {
 		}
 	}()
 	dir := t.TempDir()
-	cs := &cliState{dir: dir, Pis: []pairedPi{{Name: "Claude_Pi", Addr: ln.Addr().String(), Pin: strings.Repeat("0", 64)}}}
-	if err := cs.save(); err != nil {
+	cs := &client.State{Dir: dir, Pis: []client.Pi{{Name: "Claude_Pi", Addr: ln.Addr().String(), Pin: strings.Repeat("0", 64)}}}
+	if err := cs.Save(); err != nil {
 		t.Fatal(err)
 	}
 	const connect, wait = 300 * time.Millisecond, time.Minute
 	var stderr bytes.Buffer
 	var out bytes.Buffer
 	start := time.Now()
-	err = run(context.Background(), []string{"hook", "permission", "--config", dir, "--connect-timeout", connect.String(), "--timeout", wait.String()},
-		strings.NewReader(hookPermissionJSON), &out, &stderr)
+	err = HookPermissionCommand(context.Background(), []string{"--config", dir, "--connect-timeout", connect.String(), "--timeout", wait.String()},
+		strings.NewReader(clitest.HookPermissionJSON), &out, &stderr)
 	took := time.Since(start)
 	if err != nil || out.Len() != 0 {
 		t.Fatalf("silent Pi: err %v, output %q", err, out.String())

@@ -1,31 +1,28 @@
-package cli
+package clientcli
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/claude-pi/claude-pi/drivers/lanpair"
 	"github.com/claude-pi/claude-pi/drivers/procwatch"
+	"github.com/claude-pi/claude-pi/internal/client"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
 // hookConnectTimeout bounds reaching the Pi, TCP connect and TLS
 // handshake together: past it the terminal dialog simply carries on
 // without us. --connect-timeout may shorten it, never lengthen it.
-const hookConnectTimeout = 2 * time.Second
+const hookConnectTimeout = client.ConnectTimeout
 
 // defaultHookWait is how long `hook permission` waits for a decision. The
 // installed hook's timeout is a little longer so Claude Code never kills
@@ -59,23 +56,27 @@ someone swiped the CoreS3's head. A follow-up is printed as
 // the hook is asynchronous, so nobody waits on it, but it must not linger.
 const hookEventDeadline = 5 * time.Second
 
-func hookPermissionCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// HookPermissionCommand is `claude-pi hook permission`.
+func HookPermissionCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	hookPermission(ctx, args, stdin, stdout, stderr)
 	return nil
 }
 
-func hookEventCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// HookEventCommand is `claude-pi hook event`.
+func HookEventCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	hookEvent(ctx, args, stdin, stdout, stderr)
 	return nil
 }
 
-func hookInstallCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+// HookInstallCommand is `claude-pi hook install`.
+func HookInstallCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	return hookInstall(args, stdout, stderr)
 }
 
 // hookFlags are the hooks' flags. Errors in them are not usage errors: a
 // hook must exit 0 whatever happens.
 type hookFlags struct {
+	plugin  bool // run by the Claude Code plugin's hooks.json
 	config  string
 	pi      string
 	wait    time.Duration
@@ -88,6 +89,7 @@ func parseHookFlags(name, synopsis string, args []string, stderr io.Writer) (f h
 	fs := newFlagSet("hook "+name, synopsis, stderr)
 	fs.StringVar(&f.config, "config", os.Getenv("CLAUDE_PI_CONFIG"), "the CLI's state directory (default: the user config dir's claude-pi)")
 	fs.StringVar(&f.pi, "pi", "", "the paired Pi to use (default: the last paired)")
+	fs.BoolVar(&f.plugin, "plugin", false, "run by the Claude Code plugin: do nothing when claude-pi hook install's hooks are in the settings (they ask the Pi already)")
 	f.wait = hookEventDeadline
 	if name == "permission" {
 		wait := defaultHookWait
@@ -104,7 +106,8 @@ func parseHookFlags(name, synopsis string, args []string, stderr io.Writer) (f h
 	return f, help, err
 }
 
-// errHookHelp: --help was asked for and printed; no decision, no message.
+// errHookHelp: --help was asked for and printed, or the plugin's hook
+// steps aside; no decision, no message.
 var errHookHelp = errors.New("help printed")
 
 // hookPermission never returns an error and never panics: anything but a
@@ -138,6 +141,9 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	}
 	if err != nil {
 		return nil, err
+	}
+	if f.plugin && settingsHooksInstalled() {
+		return nil, errHookHelp // the settings' own hook asks the Pi: no second prompt, no message
 	}
 	in, err := readHookInput(stdin)
 	if err != nil {
@@ -218,6 +224,9 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintf(stderr, "claude-pi hook: event not sent: %v\n", err)
 		return
 	}
+	if f.plugin && settingsHooksInstalled() {
+		return // the settings' own hook reports it
+	}
 	in, err := readHookInput(stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "claude-pi hook: %v\n", err)
@@ -259,72 +268,37 @@ func readHookInput(stdin io.Reader) (hookbridge.HookInput, error) {
 }
 
 // postToPi sends one request to the paired Pi over pinned mutual TLS and
-// returns the 200 response body.
+// returns the 2xx response body.
 func postToPi(ctx context.Context, f hookFlags, path string, v any) ([]byte, error) {
-	resp, name, err := openPi(ctx, f, path, v)
+	resp, err := openPi(ctx, f, path, v)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
 	if err != nil {
-		return nil, fmt.Errorf("reading %s's answer: %v", name, err)
+		return nil, fmt.Errorf("reading the Pi's answer: %v", err)
 	}
 	return b, nil
 }
 
-// openPi sends one request to the paired Pi over pinned mutual TLS and
-// returns its 2xx response, for the caller to read and close, and the
-// Pi's name.
-func openPi(ctx context.Context, f hookFlags, path string, v any) (*http.Response, string, error) {
-	cs, err := loadCLIState(f.config)
+// openPi sends one request to the paired Pi (client.Conn: pinned mutual
+// TLS, one connection, f.connect to reach it) and returns its 2xx
+// response, for the caller to read and close.
+func openPi(ctx context.Context, f hookFlags, path string, v any) (*http.Response, error) {
+	c, err := client.Open(f.config, f.pi, f.connect)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	pi, err := cs.pick(f.pi)
+	body, err := json.Marshal(v)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	id, err := cs.identity()
-	if err != nil {
-		return nil, "", err
-	}
-	body, _ := json.Marshal(v)
-	hc := piClient(id, pi.Pin, f.connect)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+pi.Addr+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, "", err
-	}
+	h := http.Header{}
 	if ns, ok := procwatch.Started(); ok {
-		req.Header.Set(hookbridge.HeaderHookStarted, strconv.FormatInt(ns, 10))
+		h.Set(hookbridge.HeaderHookStarted, strconv.FormatInt(ns, 10))
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, "", fmt.Errorf("reaching %s at %s: %v", pi.Name, pi.Addr, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, hookbridge.MaxRequest))
-		return nil, "", fmt.Errorf("%s refused: %s: %s", pi.Name, resp.Status, strings.TrimSpace(string(b)))
-	}
-	return resp, pi.Name, nil
-}
-
-// piClient is an HTTPS client pinned to one Pi that gives up on an
-// unreachable or silent one after connect: one deadline covers the TCP
-// connect and the TLS handshake, so a host that accepts and then says
-// nothing cannot stretch it to twice as long.
-func piClient(id tls.Certificate, pin string, connect time.Duration) *http.Client {
-	d := &tls.Dialer{NetDialer: &net.Dialer{}, Config: lanpair.ClientConfig(id, pin)}
-	return &http.Client{Transport: &http.Transport{
-		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			ctx, cancel := context.WithTimeout(ctx, connect)
-			defer cancel()
-			return d.DialContext(ctx, network, addr)
-		},
-		ForceAttemptHTTP2: false,
-		DisableKeepAlives: true,
-	}}
+	return c.Open(ctx, http.MethodPost, path, body, h)
 }
 
 func newRequestID() string {
