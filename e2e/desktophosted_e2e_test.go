@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/lan"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -28,7 +28,7 @@ func TestDesktopHostedPromptShownOnce(t *testing.T) {
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	config := a.pairByButton(t, "laptop")
 	r := &claudeRig{bin: bin, home: installHooks(t, cli), api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}
-	d := a.Dial(t, &desktop.Options{StatusEvery: -1, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{StatusEvery: -1, Debounce: 20 * time.Millisecond})
 
 	// Every entrypoint Claude Code counts as hosted by the desktop app;
 	// local agent mode also scrubs its subprocesses' environment, so the

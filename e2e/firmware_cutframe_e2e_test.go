@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -23,7 +23,7 @@ import (
 func TestFirmwareE2ECutFrames(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "off")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 	cut, err := wire.AppendFrame(nil, wire.Frame{Type: wire.TypeSpeakerPCM, StreamID: 1, SampleRate: 24000, Payload: make([]byte, wire.MaxPayload)})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -68,7 +68,7 @@ func TestFirmwareE2EHandshake(t *testing.T) {
 func TestFirmwareE2EApproval(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "off")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	id := mixedID()
 	from := core.mark()
@@ -116,7 +116,7 @@ func TestFirmwareE2EApproval(t *testing.T) {
 func TestFirmwareE2ESpeech(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "espeak-ng")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	from := core.mark()
 	turn := `{"evt":"turn","role":"assistant","content":[{"type":"text","text":"Hello there. This is Claude."}]}` + "\n"
@@ -148,8 +148,8 @@ func TestFirmwareE2ESpeech(t *testing.T) {
 func TestFirmwareE2EConversation(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "espeak-ng")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
-	d.Update(func(s *desktop.Session) { s.Total, s.Running = 1, 1 })
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d.Update(func(s *fakedesktop.Session) { s.Total, s.Running = 1, 1 })
 	core.await(10*time.Second, 0, "task running", func(l uiLine) bool { return l.is("ui", "task") && l.is("state", "running") })
 
 	from := core.mark()
@@ -179,7 +179,7 @@ func TestFirmwareE2EConversation(t *testing.T) {
 func TestFirmwareE2EResetWhilePortOpen(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "off")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	from := core.mark()
 	core.send("unplug")
@@ -206,7 +206,7 @@ func TestFirmwareE2EResetWhilePortOpen(t *testing.T) {
 func TestFirmwareE2EReplugGetsThePendingSet(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "off")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	from := core.mark()
 	d.SetPrompt("req_one", "Bash", "make one")

@@ -262,3 +262,41 @@ func TestClientNeverReachesTheAppliance(t *testing.T) {
 		}
 	})
 }
+
+// narrowRule forbids one folder (and those under it) an import the layers
+// alone would allow: a part that must not learn another's vocabulary.
+type narrowRule struct {
+	from, to string // folders relative to the root; to covers those under it
+	why      string
+}
+
+var narrowRules = []narrowRule{
+	{"actors/approvals", "protocols", "approvals speaks its own language (approvals.Decision); each codec translates at its own edge"},
+	{"actors/lan", "protocols/buddy", "the lan never touches BLE; it translates approvals.Decision to the hook's behavior"},
+	{"protocols/hookbridge", "protocols/buddy", "the hook's codec needs nothing of the BLE one"},
+	{"boards/sim", "internal/appliance/webapi", "the sim board is only a board: the /api/state schema and its server live in internal/appliance/webapi"},
+	{"boards/sim", "protocols", "the sim board is only a board: the fake Claude desktop lives in internal/appliance/appliancetest/fakedesktop"},
+}
+
+// under reports whether dir is folder or below it.
+func under(dir, folder string) bool { return dir == folder || strings.HasPrefix(dir, folder+"/") }
+
+// TestNarrowRules: each rule of narrowRules holds for the program's files;
+// a test may import the other vocabulary to check a translation against it.
+func TestNarrowRules(t *testing.T) {
+	goFiles(t, func(rel string, f *ast.File) {
+		dir := path.Dir(rel)
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			pkg, ok := strings.CutPrefix(p, module)
+			if !ok {
+				continue
+			}
+			for _, r := range narrowRules {
+				if under(dir, r.from) && under(pkg, r.to) && !strings.HasSuffix(rel, "_test.go") {
+					t.Errorf("%s imports %s: %s", rel, p, r.why)
+				}
+			}
+		}
+	})
+}

@@ -11,8 +11,6 @@ package approvals
 import (
 	"strconv"
 	"time"
-
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // ServiceName is the approvals service's name in the supervision tree.
@@ -68,8 +66,8 @@ type SetPrompts struct {
 // If the sender is known it gets a DecideResult.
 type Decide struct {
 	Source, ID string
-	// Decision is buddy.Once or buddy.Deny; nothing else can be expressed.
-	Decision pbuddy.Decision
+	// Decision is AllowOnce or Deny; nothing else can be expressed.
+	Decision Decision
 	// By names the input: "Claude_Pi" (Pi button), "CoreS3", "voice".
 	By string
 }
@@ -85,7 +83,7 @@ type DecideResult struct {
 // "desktop", the buddy service), which writes the permission line.
 type Decided struct {
 	Source, ID string
-	Decision   pbuddy.Decision
+	Decision   Decision
 	By         string
 	// Attempt numbers the decisions handed over for this prompt, from 1
 	// (a re-armed prompt can be decided again); a Delivery names it.
@@ -125,7 +123,7 @@ type PromptView struct {
 	// "sent…" instead of the buttons.
 	Decided bool
 	// Decision and By are set when Decided.
-	Decision pbuddy.Decision
+	Decision Decision
 	By       string
 	// DecidedAt is when the decision was taken (zero when not Decided).
 	DecidedAt time.Time
@@ -148,7 +146,7 @@ type PromptAppeared struct{ Prompt Prompt }
 // source drops it.
 type PromptDecided struct {
 	Prompt   Prompt
-	Decision pbuddy.Decision
+	Decision Decision
 	By       string
 }
 

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // RearmAfter is how long a decided prompt may stay in its source's set
@@ -34,7 +32,7 @@ type key struct{ source, id string }
 type entry struct {
 	p         Prompt
 	decided   bool // a decision is in flight; further ones are refused
-	decision  pbuddy.Decision
+	decision  Decision
 	by        string
 	decidedAt time.Time
 	// attempts counts the decisions handed to the owner (Decided.Attempt),
@@ -54,7 +52,7 @@ type entry struct {
 // attempt is one decision handed to the owner and not reported dropped.
 type attempt struct {
 	n        int
-	decision pbuddy.Decision
+	decision Decision
 	by       string
 	// confirmed: the owner reported it went out (Delivery.Sent).
 	confirmed bool
@@ -213,7 +211,7 @@ func resolved(e *entry, linkUp bool) PromptResolved {
 	switch {
 	case ours == nil:
 		return PromptResolved{Prompt: e.p, How: AnsweredElsewhere}
-	case ours.decision == pbuddy.Once:
+	case ours.decision == AllowOnce:
 		return PromptResolved{Prompt: e.p, How: ApprovedHere, By: ours.by}
 	}
 	return PromptResolved{Prompt: e.p, How: DeniedHere, By: ours.by}

@@ -18,10 +18,8 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
-	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -144,9 +142,9 @@ func (a *Actor) Receive(c actor.Context) {
 		a.turn(m, now)
 	case lan.State:
 		a.host.lanState(m, now)
-	case dockapi.GetCatalog:
+	case lan.GetCatalog:
 		a.getCatalog(c, m)
-	case dockapi.CallTool:
+	case lan.CallTool:
 		a.callTool(c, m, now)
 	case holdExpired:
 		a.answerHeld(c, m.at)
@@ -569,10 +567,7 @@ func (a *Actor) effect(c actor.Context, e any) {
 			a.h.Logger().Error("BUG: a display-only dock's decision dropped", "source", e.Source, "id", e.ID)
 			return
 		}
-		d := pbuddy.Deny
-		if e.Approve {
-			d = pbuddy.Once
-		}
+		d := approvals.DecisionOf(e.Approve) // the edge: the wire's bool
 		by := e.By
 		if by == "" {
 			by = "CoreS3"

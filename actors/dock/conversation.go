@@ -70,7 +70,7 @@ type desk struct {
 }
 
 // conversation answers conversation.start/stop for id.
-func (h *host) conversation(id string, op convOp, now time.Time) {
+func (h *voicePart) conversation(id string, op convOp, now time.Time) {
 	h.conv.prune(now)
 	if e, ok := h.conv.byID[id]; ok {
 		if e.op == op {
@@ -79,10 +79,10 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 				// A retried start gets the conversation's phase now (§15.2).
 				res = appevent.NewConversationResult(id, true, h.convState(), "")
 			}
-			h.sendEvent(res)
+			h.out.sendEvent(res)
 			return
 		}
-		h.sendEvent(appevent.NewConversationResult(id, false, appevent.StateBlocked,
+		h.out.sendEvent(appevent.NewConversationResult(id, false, appevent.StateBlocked,
 			"requestId already used for "+e.op.String()))
 		return
 	}
@@ -109,19 +109,19 @@ func (h *host) conversation(id string, op convOp, now time.Time) {
 		if h.voiceAvailable() && h.speech.nextUtt != before {
 			// The summary ends asking about the first prompt; its answer
 			// is listened for once the summary has been heard.
-			h.beginVoice(h.speech.nextUtt, h.mirror.list[0].reqID, now)
+			h.beginVoice(h.speech.nextUtt, h.out.oldestPrompt().reqID, now)
 		} else {
 			h.cancelVoice(now)
 		}
 		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
 	}
 	h.conv.put(id, &convEntry{op: op, result: res, at: now})
-	h.sendEvent(res)
+	h.out.sendEvent(res)
 }
 
 // summary is the short spoken answer to conversation.start: sessions, what
 // is running, the pending prompt.
-func (h *host) summary() string {
+func (h *voicePart) summary() string {
 	d := h.desk
 	if !d.known || !d.connected {
 		return "Claude is not connected to Claude Pi."
@@ -138,8 +138,8 @@ func (h *host) summary() string {
 	if d.msg != "" {
 		fmt.Fprintf(&b, " Latest: %s.", strings.TrimRight(shorten(d.msg, 80), "."))
 	}
-	if len(h.mirror.list) > 0 {
-		p := h.mirror.list[0].prompt
+	if h.out.oldestPrompt() != nil {
+		p := h.out.oldestPrompt().prompt
 		fmt.Fprintf(&b, " It is waiting for your approval to run %s", orDefault(p.Tool, "a tool"))
 		if p.Hint != "" {
 			b.WriteString(": " + shorten(p.Hint, 80))

@@ -12,6 +12,12 @@
 // contract pins the HELLO payload and the firmware never looks at the host's
 // bit 6. Firmware without EVENT is accepted audio-only.
 //
+// The host keeps the port, HELLO, the wire and EVENT, the approvals
+// mirror and trust. Its voice part (voicePart, voicepart.go: speech,
+// voice, STT, follow-ups and the conversation) is embedded in it and
+// reaches it only through voiceSink, as the mirror does through
+// mirrorSink; TestVoiceIsBelowTheHost keeps voice logic off the host.
+//
 // Voice approval (voice.go, stt.go): with an STT command configured and a
 // firmware with MICROPHONE_PCM, the SPEAKER_DONE of a conversation summary
 // that asked about a pending prompt opens the microphone (16 kHz, spec §11),

@@ -87,8 +87,8 @@ type followUp struct {
 
 // followUpAvailable reports whether a follow-up can be heard now: STT and TTS
 // set up, a dock that may decide, EVENT ready and a microphone.
-func (h *host) followUpAvailable() bool {
-	return h.cfg.voice && h.eventReady() && h.neg.Peer.Has(wire.CapMicPCM)
+func (h *voicePart) followUpAvailable() bool {
+	return h.cfg.voice && h.out.eventReady() && h.out.negotiated().Peer.Has(wire.CapMicPCM)
 }
 
 // queuedSince is the utterance say queued after nextUtt was before, or 0
@@ -104,7 +104,7 @@ func (s *speech) queuedSince(before uint64) uint64 {
 // (0: not said). With a window, a microphone dock and a reply that is
 // said it waits for a swipe; otherwise the session's hook is let go at
 // once.
-func (h *host) followUpReply(r lan.Reply, utt uint64, now time.Time) {
+func (h *voicePart) followUpReply(r lan.Reply, utt uint64, now time.Time) {
 	f := &h.fu
 	if r.FollowUp <= 0 {
 		return
@@ -127,7 +127,7 @@ func (h *host) followUpReply(r lan.Reply, utt uint64, now time.Time) {
 // followUpSaid records the end of utterance utt (voiceSpoken); ok is true
 // when it played to its SPEAKER_DONE. now is zero for a barge-in, which
 // prunes by what is said only.
-func (h *host) followUpSaid(utt uint64, ok bool, now time.Time) {
+func (h *voicePart) followUpSaid(utt uint64, ok bool, now time.Time) {
 	h.fu.said, h.fu.saidOK = utt, ok
 	if h.fu.phase == fuIdle {
 		h.pruneOffers(now)
@@ -138,7 +138,7 @@ func (h *host) followUpSaid(utt uint64, ok bool, now time.Time) {
 // last utterance spoken to its end; -1 when neither is an offer's reply
 // within its window. An utterance still being synthesised has not been
 // heard yet: what was heard is the one before it.
-func (h *host) heard(now time.Time) int {
+func (h *voicePart) heard(now time.Time) int {
 	f := &h.fu
 	if f.phase != fuIdle {
 		return -1
@@ -159,7 +159,7 @@ func (h *host) heard(now time.Time) int {
 // the window ended, or the reply is neither queued, playing nor the last
 // thing said to its end (dropped unheard, cut short, or followed by
 // another utterance).
-func (h *host) pruneOffers(now time.Time) {
+func (h *voicePart) pruneOffers(now time.Time) {
 	f := &h.fu
 	f.offers = slices.DeleteFunc(f.offers, func(o fuOffer) bool {
 		live := h.speech.has(o.utt) || (o.utt == f.said && f.saidOK)
@@ -172,7 +172,7 @@ func (h *host) pruneOffers(now time.Time) {
 }
 
 // releaseOffers lets go of every waiting hook.
-func (h *host) releaseOffers() {
+func (h *voicePart) releaseOffers() {
 	f := &h.fu
 	for _, o := range f.offers {
 		h.tellFollowUp(o.session, hookbridge.FollowUpNone, "")
@@ -184,7 +184,7 @@ func (h *host) releaseOffers() {
 // (preempting the reply, if it still plays), then the microphone once the
 // cue was heard. The other offers' hooks are let go: one follow-up at a
 // time, and their replies were not the one heard.
-func (h *host) followUpSwiped(i int, now time.Time) {
+func (h *voicePart) followUpSwiped(i int, now time.Time) {
 	f := &h.fu
 	f.to = f.offers[i]
 	f.offers = slices.Delete(f.offers, i, i+1)
@@ -203,7 +203,7 @@ func (h *host) followUpSwiped(i int, now time.Time) {
 }
 
 // followUpHeard takes the recogniser's answer to the follow-up's recording.
-func (h *host) followUpHeard(text string, err error, now time.Time) {
+func (h *voicePart) followUpHeard(text string, err error, now time.Time) {
 	f := &h.fu
 	if f.phase != fuVoice {
 		return
@@ -224,7 +224,7 @@ func (h *host) followUpHeard(text string, err error, now time.Time) {
 	f.shownBy, f.sendAt = now.Add(followUpShowFor), time.Time{}
 	h.cfg.log.Info("follow-up heard; shown on the CoreS3 before it is sent", "session", f.to.session,
 		"text", shorten(send, 80), "cut", utf8.RuneCountInString(text)-utf8.RuneCountInString(send))
-	h.sendEvent(appevent.NewApprovalRequest(f.reqID, appevent.KindCommand, followUpTitle, summary, summary))
+	h.out.sendEvent(appevent.NewApprovalRequest(f.reqID, appevent.KindCommand, followUpTitle, summary, summary))
 }
 
 // presented starts the confirmation time once the card is on screen.
@@ -240,7 +240,7 @@ func (f *followUp) presented(reqID string, now time.Time) bool {
 
 // followUpResponse takes the card's OK (send now) or NG (cancel); false when
 // the response is not for a follow-up card.
-func (h *host) followUpResponse(r appevent.ApprovalResponse, now time.Time) bool {
+func (h *voicePart) followUpResponse(r appevent.ApprovalResponse, now time.Time) bool {
 	f := &h.fu
 	switch {
 	case f.phase == fuShowing && r.RequestID == f.reqID:
@@ -251,7 +251,7 @@ func (h *host) followUpResponse(r appevent.ApprovalResponse, now time.Time) bool
 		}
 		return true
 	case r.RequestID != "" && r.RequestID == f.done:
-		h.sendEvent(appevent.NewApprovalResolved(f.done, f.doneMsg))
+		h.out.sendEvent(appevent.NewApprovalResolved(f.done, f.doneMsg))
 		return true
 	}
 	return false
@@ -259,7 +259,7 @@ func (h *host) followUpResponse(r appevent.ApprovalResponse, now time.Time) bool
 
 // followUpStopped is a backward swipe (conversation.stop): it cancels a
 // follow-up being heard or shown.
-func (h *host) followUpStopped() {
+func (h *voicePart) followUpStopped() {
 	f := &h.fu
 	switch f.phase {
 	case fuVoice:
@@ -269,42 +269,42 @@ func (h *host) followUpStopped() {
 	}
 }
 
-func (h *host) sendFollowUp() {
+func (h *voicePart) sendFollowUp() {
 	f := &h.fu
 	h.cfg.log.Info("follow-up sent to its terminal session", "session", f.to.session)
 	h.resolveFollowUp(followUpSent)
 	h.endFollowUp(hookbridge.FollowUpText, f.text)
 }
 
-func (h *host) cancelFollowUp(why string) {
+func (h *voicePart) cancelFollowUp(why string) {
 	f := &h.fu
 	h.cfg.log.Info("follow-up not sent: "+why, "session", f.to.session)
 	h.resolveFollowUp(followUpKept)
 	h.endFollowUp(hookbridge.FollowUpNone, "")
 }
 
-func (h *host) resolveFollowUp(msg string) {
+func (h *voicePart) resolveFollowUp(msg string) {
 	f := &h.fu
-	h.sendEvent(appevent.NewApprovalResolved(f.reqID, msg))
+	h.out.sendEvent(appevent.NewApprovalResolved(f.reqID, msg))
 	f.done, f.doneMsg = f.reqID, msg
 }
 
 // endFollowUp tells the answered session's hook the outcome and goes idle.
 // Offers that came meanwhile were let go at once (followUpReply).
-func (h *host) endFollowUp(state, text string) {
+func (h *voicePart) endFollowUp(state, text string) {
 	f := &h.fu
 	h.tellFollowUp(f.to.session, state, text)
 	*f = followUp{n: f.n, done: f.done, doneMsg: f.doneMsg, said: f.said, saidOK: f.saidOK}
 }
 
-func (h *host) tellFollowUp(session, state, text string) {
-	h.effects = append(h.effects, followUpOut{Session: session, State: state, Text: text})
+func (h *voicePart) tellFollowUp(session, state, text string) {
+	h.out.effect(followUpOut{Session: session, State: state, Text: text})
 }
 
 // syncFollowUp notices a voice session that ended without a recognition
 // (nothing heard, the cue not spoken, the microphone failed, another
 // conversation took over).
-func (h *host) syncFollowUp() {
+func (h *voicePart) syncFollowUp() {
 	f := &h.fu
 	if f.phase == fuVoice && (h.voice.phase == voiceIdle || h.voice.prompt != followUpPrompt) {
 		h.endFollowUp(hookbridge.FollowUpNone, "")
@@ -313,7 +313,7 @@ func (h *host) syncFollowUp() {
 
 // followUpTick sends or drops the card when its time comes, and lets go
 // of the offers that can no longer be answered.
-func (h *host) followUpTick(now time.Time) {
+func (h *voicePart) followUpTick(now time.Time) {
 	f := &h.fu
 	switch {
 	case f.phase == fuIdle:
@@ -347,7 +347,7 @@ func (f *followUp) wake() (time.Time, bool) {
 // followUpLost: the CoreS3 dropped its sessions; what it was hearing or showing
 // is gone with them, and nothing is sent unseen. Replies not yet said are
 // said after the next handshake, but too late to be answered.
-func (h *host) followUpLost() {
+func (h *voicePart) followUpLost() {
 	f := &h.fu
 	h.releaseOffers()
 	f.said, f.saidOK = 0, false

@@ -95,16 +95,14 @@ type host struct {
 
 	mirror mirror
 	task   taskState
-	conv   convCache
-	speech speech
-	voice  voice
-	desk   desk
 	terms  terminals
+	// voicePart is speech, voice, STT, follow-ups and the conversation
+	// (voicepart.go), behind its voiceSink, which is this host.
+	voicePart
 	// rt is the session layer (Stack-chan's tools, tools.go);
 	// toolsVersion counts its catalog changes.
 	rt           *realtime.Host
 	toolsVersion uint64
-	fu           followUp
 
 	tx      []byte
 	effects []any
@@ -118,6 +116,7 @@ func newHost(cfg hostConfig) *host {
 	h := &host{cfg: cfg, rt: realtime.NewHost("pi-" + cfg.token)}
 	h.mirror.init(h, cfg.displayOnly, cfg.log)
 	h.task.out, h.task.token = h, cfg.token
+	h.voicePart = voicePart{out: h, cfg: &h.cfg}
 	h.conv.init()
 	return h
 }

@@ -65,7 +65,7 @@ type speech struct {
 }
 
 // say queues u, preempting a less important utterance that is playing.
-func (h *host) say(u utterance, now time.Time) {
+func (h *voicePart) say(u utterance, now time.Time) {
 	s := &h.speech
 	if !h.cfg.hasTTS {
 		return
@@ -93,17 +93,17 @@ func (h *host) say(u utterance, now time.Time) {
 }
 
 // pumpSpeech starts the next utterance and keeps synthesis and frames moving.
-func (h *host) pumpSpeech(now time.Time) {
+func (h *voicePart) pumpSpeech(now time.Time) {
 	s := &h.speech
 	// The microphone holds the media while it is open (half duplex).
-	for s.cur == nil && h.phase == ready && !h.voice.holdsMedia() && len(s.queue) > 0 {
+	for s.cur == nil && h.out.ready() && !h.voice.holdsMedia() && len(s.queue) > 0 {
 		u := s.queue[0]
 		s.queue = s.queue[1:]
 		if now.Sub(u.at) > staleSpeech {
 			h.voiceSpoken(u.id, false, now)
 			continue
 		}
-		u.rate = speakerRate(h.neg.Peer)
+		u.rate = speakerRate(h.out.negotiated().Peer)
 		s.cur = u
 	}
 	if s.cur == nil {
@@ -126,7 +126,7 @@ func speakerRate(c wire.Caps) int {
 
 // requestSynth asks for the next sentence while less than localQueue is
 // buffered.
-func (h *host) requestSynth() {
+func (h *voicePart) requestSynth() {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.inflight || u.next >= len(u.sentences) {
@@ -136,12 +136,12 @@ func (h *host) requestSynth() {
 		return
 	}
 	u.inflight = true
-	h.effects = append(h.effects, synthOut{Utt: u.id, Index: u.next, Text: u.sentences[u.next], Rate: u.rate})
+	h.out.effect(synthOut{Utt: u.id, Index: u.next, Text: u.sentences[u.next], Rate: u.rate})
 	u.next++
 }
 
 // synthDone takes the PCM of sentence index of utterance utt.
-func (h *host) synthDone(utt uint64, index int, pcm []byte, err error, now time.Time) {
+func (h *voicePart) synthDone(utt uint64, index int, pcm []byte, err error, now time.Time) {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.id != utt {
@@ -160,7 +160,7 @@ func (h *host) synthDone(utt uint64, index int, pcm []byte, err error, now time.
 		if u.sender == nil {
 			snd, err := session.NewSpeakerSender(session.SpeakerConfig{
 				StreamID: s.newStream(), SampleRate: uint32(u.rate),
-				MaxPayload: int(h.neg.MaxPayload), Captions: h.neg.Peer.Has(wire.CapSpeakerText),
+				MaxPayload: int(h.out.negotiated().MaxPayload), Captions: h.out.negotiated().Peer.Has(wire.CapSpeakerText),
 			})
 			if err != nil {
 				h.cfg.log.Error("BUG: speaker session refused", "err", err)
@@ -168,7 +168,7 @@ func (h *host) synthDone(utt uint64, index int, pcm []byte, err error, now time.
 				return
 			}
 			u.sender = snd
-			h.mediaSince = true
+			h.out.mediaStarted()
 		}
 		u.sender.QueueCaption(u.sentences[index])
 		if err := u.sender.QueuePCM(pcm); err != nil {
@@ -177,7 +177,7 @@ func (h *host) synthDone(utt uint64, index int, pcm []byte, err error, now time.
 	}
 	if u.next >= len(u.sentences) {
 		if u.sender == nil {
-			h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+			h.out.effect(cancelSynthOut{Utt: u.id})
 			s.cur = nil // nothing to say after all
 			h.voiceSpoken(u.id, false, now)
 			h.pumpSpeech(now)
@@ -190,7 +190,7 @@ func (h *host) synthDone(utt uint64, index int, pcm []byte, err error, now time.
 
 // flushSpeech sends what the speaker session may send now and ends it when
 // over.
-func (h *host) flushSpeech(now time.Time) {
+func (h *voicePart) flushSpeech(now time.Time) {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.sender == nil {
@@ -198,9 +198,9 @@ func (h *host) flushSpeech(now time.Time) {
 	}
 	for a, ok := u.sender.Next(now); ok; a, ok = u.sender.Next(now) {
 		if a.Type == wire.TypeControl {
-			h.sendControl(a.Frame())
+			h.out.sendControl(a.Frame())
 		} else {
-			h.appendFrame(a.Frame())
+			h.out.appendFrame(a.Frame())
 		}
 	}
 	switch u.sender.State() {
@@ -214,12 +214,12 @@ func (h *host) flushSpeech(now time.Time) {
 		return
 	case session.SenderDone:
 		h.cfg.log.Debug("spoke", "text", shorten(u.text, 60))
-		h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+		h.out.effect(cancelSynthOut{Utt: u.id})
 	case session.SenderFailed:
 		h.cfg.log.Warn("speech failed", "err", u.sender.Err(), "stream", u.sender.Session().StreamID)
-		h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+		h.out.effect(cancelSynthOut{Utt: u.id})
 	case session.SenderAborted:
-		h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+		h.out.effect(cancelSynthOut{Utt: u.id})
 	}
 	s.cur, s.waitStart = nil, time.Time{}
 	// Before pumpSpeech: a voice approval takes the media for the microphone.
@@ -227,7 +227,7 @@ func (h *host) flushSpeech(now time.Time) {
 	h.pumpSpeech(now)
 }
 
-func (h *host) speakerCredit(stream uint16, inc uint32, now time.Time) {
+func (h *voicePart) speakerCredit(stream uint16, inc uint32, now time.Time) {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.sender == nil {
@@ -247,7 +247,7 @@ func (h *host) speakerCredit(stream uint16, inc uint32, now time.Time) {
 	h.flushSpeech(now)
 }
 
-func (h *host) speakerDone(stream uint16, now time.Time) {
+func (h *voicePart) speakerDone(stream uint16, now time.Time) {
 	s := &h.speech
 	if u := s.cur; u != nil && u.sender != nil && u.sender.OnDone(stream) {
 		h.flushSpeech(now)
@@ -256,7 +256,7 @@ func (h *host) speakerDone(stream uint16, now time.Time) {
 
 // speakerError fails the speaker session an ERROR names; other streams
 // are not ours.
-func (h *host) speakerError(stream uint16, code wire.ErrorCode, now time.Time) bool {
+func (h *voicePart) speakerError(stream uint16, code wire.ErrorCode, now time.Time) bool {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.sender == nil || !u.sender.OnError(stream, code) {
@@ -270,7 +270,7 @@ func (h *host) speakerError(stream uint16, code wire.ErrorCode, now time.Time) b
 // speechLost: the firmware dropped its sessions (new HELLO_ACK, unplug). The
 // interrupted utterance is dropped; what is queued waits for the next
 // handshake.
-func (h *host) speechLost(now time.Time) {
+func (h *voicePart) speechLost(now time.Time) {
 	s := &h.speech
 	u := s.cur
 	if u == nil {
@@ -280,12 +280,12 @@ func (h *host) speechLost(now time.Time) {
 		u.sender.Reset()
 	}
 	h.cfg.log.Info("speech interrupted: the CoreS3 lost its sessions", "text", shorten(u.text, 40))
-	h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+	h.out.effect(cancelSynthOut{Utt: u.id})
 	s.cur, s.waitStart = nil, time.Time{}
 }
 
 // abortSpeech stops the current utterance (barge-in), without waiting for DONE.
-func (h *host) abortSpeech() {
+func (h *voicePart) abortSpeech() {
 	s := &h.speech
 	u := s.cur
 	if u == nil {
@@ -293,17 +293,17 @@ func (h *host) abortSpeech() {
 	}
 	if u.sender != nil {
 		if a, ok := u.sender.Abort(); ok {
-			h.sendControl(a.Frame())
+			h.out.sendControl(a.Frame())
 		}
 	}
-	h.effects = append(h.effects, cancelSynthOut{Utt: u.id})
+	h.out.effect(cancelSynthOut{Utt: u.id})
 	s.cur, s.waitStart = nil, time.Time{}
 	h.voiceSpoken(u.id, false, time.Time{})
 	// The CoreS3 answers SPEAKER_ABORT with no DONE, and the callers that
 	// cut speech short (a prompt answered, a conversation stopped) do not
 	// all reach updateStatus, so the badge is put right here; an
 	// utterance that starts next sends its own STATUS.
-	h.sendStatus()
+	h.out.sendStatus()
 }
 
 // newStream allocates a media stream id, shared by speaker and microphone
@@ -344,7 +344,7 @@ func (s *speech) speaking(kind sayKind) bool {
 
 // unannounce drops the announcement of a prompt that went away (the
 // mirror's sink).
-func (h *host) unannounce(reqID string) {
+func (h *voicePart) unannounce(reqID string) {
 	s := &h.speech
 	s.drop(func(u *utterance) bool { return u.kind == sayPrompt && u.prompt == reqID })
 	if s.cur != nil && s.cur.kind == sayPrompt && s.cur.prompt == reqID {
@@ -353,7 +353,7 @@ func (h *host) unannounce(reqID string) {
 }
 
 // silenceConversation ends a conversation answer, playing or queued.
-func (h *host) silenceConversation() {
+func (h *voicePart) silenceConversation() {
 	s := &h.speech
 	s.drop(func(u *utterance) bool { return u.kind == sayConversation })
 	if s.cur != nil && s.cur.kind == sayConversation {

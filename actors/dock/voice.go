@@ -59,13 +59,13 @@ type (
 )
 
 // voiceAvailable reports whether conversation.start may end by listening.
-func (h *host) voiceAvailable() bool {
-	return h.cfg.voice && h.neg.Peer.Has(wire.CapMicPCM) && len(h.mirror.list) > 0
+func (h *voicePart) voiceAvailable() bool {
+	return h.cfg.voice && h.out.negotiated().Peer.Has(wire.CapMicPCM) && h.out.oldestPrompt() != nil
 }
 
 // beginVoice waits for utterance utt (the summary) to end, then listens for an
 // answer about the prompt reqID. Any voice approval under way is cancelled.
-func (h *host) beginVoice(utt uint64, reqID string, now time.Time) {
+func (h *voicePart) beginVoice(utt uint64, reqID string, now time.Time) {
 	v := &h.voice
 	h.cancelVoice(now)
 	v.phase, v.utt, v.prompt = voiceAwaitSpeech, utt, reqID
@@ -73,7 +73,7 @@ func (h *host) beginVoice(utt uint64, reqID string, now time.Time) {
 
 // voiceSpoken is called when an utterance ends (or is dropped unsaid); ok is
 // true when it played to its SPEAKER_DONE. The microphone opens only after the summary was heard.
-func (h *host) voiceSpoken(utt uint64, ok bool, now time.Time) {
+func (h *voicePart) voiceSpoken(utt uint64, ok bool, now time.Time) {
 	h.followUpSaid(utt, ok, now)
 	v := &h.voice
 	if v.phase != voiceAwaitSpeech || utt != v.utt {
@@ -84,7 +84,7 @@ func (h *host) voiceSpoken(utt uint64, ok bool, now time.Time) {
 		v.phase = voiceIdle
 		return
 	}
-	if v.prompt != followUpPrompt && h.mirror.byReq[v.prompt] == nil {
+	if v.prompt != followUpPrompt && h.out.promptByReq(v.prompt) == nil {
 		h.cfg.log.Info("voice approval dropped: the prompt was answered meanwhile")
 		v.phase = voiceIdle
 		return
@@ -97,7 +97,7 @@ func (h *host) voiceSpoken(utt uint64, ok bool, now time.Time) {
 	}
 	v.phase, v.mic, v.cancelled, v.pcm = voiceMic, mic, false, v.pcm[:0]
 	v.listenUntil = time.Time{}
-	h.mediaSince = true
+	h.out.mediaStarted()
 	h.flushVoice(now)
 }
 
@@ -106,20 +106,20 @@ func (h *host) voiceSpoken(utt uint64, ok bool, now time.Time) {
 func (v *voice) holdsMedia() bool { return v.mic != nil }
 
 // voiceMaxPCM is the most audio kept: listenFor at 16 kHz, 16-bit.
-func (h *host) voiceMaxPCM() int {
+func (h *voicePart) voiceMaxPCM() int {
 	n := int(h.cfg.listenFor / (20 * time.Millisecond))
 	return max(n, 1) * session.MicFrameBytes
 }
 
 // flushVoice sends what the microphone session wants sent and moves on when it
 // is over.
-func (h *host) flushVoice(now time.Time) {
+func (h *voicePart) flushVoice(now time.Time) {
 	v := &h.voice
 	if v.mic == nil {
 		return
 	}
 	for a, ok := v.mic.Next(now); ok; a, ok = v.mic.Next(now) {
-		h.sendControl(a.Frame())
+		h.out.sendControl(a.Frame())
 	}
 	if v.mic.State() != session.MicStopped {
 		return
@@ -144,12 +144,12 @@ func (h *host) flushVoice(now time.Time) {
 		}
 		v.phase = voiceRecognizing
 		v.job++
-		h.effects = append(h.effects, sttOut{Job: v.job, PCM: append([]byte(nil), v.pcm...)})
+		h.out.effect(sttOut{Job: v.job, PCM: append([]byte(nil), v.pcm...)})
 	}
 }
 
 // micStarted handles MIC_STARTED; listening (and STATUS LISTENING) starts now.
-func (h *host) micStarted(stream uint16, now time.Time) bool {
+func (h *voicePart) micStarted(stream uint16, now time.Time) bool {
 	v := &h.voice
 	if v.mic == nil || !v.mic.OnStarted(stream) {
 		return false
@@ -159,7 +159,7 @@ func (h *host) micStarted(stream uint16, now time.Time) bool {
 }
 
 // micStopped handles MIC_STOPPED.
-func (h *host) micStopped(stream uint16, now time.Time) bool {
+func (h *voicePart) micStopped(stream uint16, now time.Time) bool {
 	v := &h.voice
 	if v.mic == nil || !v.mic.OnStopped(stream) {
 		return false
@@ -169,7 +169,7 @@ func (h *host) micStopped(stream uint16, now time.Time) bool {
 }
 
 // micError fails the microphone session an ERROR names.
-func (h *host) micError(stream uint16, code wire.ErrorCode, now time.Time) bool {
+func (h *voicePart) micError(stream uint16, code wire.ErrorCode, now time.Time) bool {
 	v := &h.voice
 	if v.mic == nil || !v.mic.OnError(stream, code) {
 		return false
@@ -182,7 +182,7 @@ func (h *host) micError(stream uint16, code wire.ErrorCode, now time.Time) bool 
 // micPCM takes one MICROPHONE_PCM frame; gaps of up to 10 frames are
 // filled with silence, wrong frames dropped, and listening stops when
 // listenFor of audio is in.
-func (h *host) micPCM(f wire.Frame, now time.Time) {
+func (h *voicePart) micPCM(f wire.Frame, now time.Time) {
 	v := &h.voice
 	if v.mic == nil {
 		return
@@ -212,7 +212,7 @@ func (h *host) micPCM(f wire.Frame, now time.Time) {
 	}
 }
 
-func (h *host) voiceTick(now time.Time) {
+func (h *voicePart) voiceTick(now time.Time) {
 	v := &h.voice
 	if v.phase == voiceAwaitSpeech && !h.speech.has(v.utt) {
 		v.phase = voiceIdle // dropped from the queue unspoken
@@ -238,7 +238,7 @@ func (v *voice) wake() (time.Time, bool) {
 
 // cancelVoice ends the voice approval without deciding: the microphone is
 // stopped (MIC_STOP until MIC_STOPPED) and STT is cancelled.
-func (h *host) cancelVoice(now time.Time) {
+func (h *voicePart) cancelVoice(now time.Time) {
 	v := &h.voice
 	switch v.phase {
 	case voiceMic:
@@ -249,21 +249,21 @@ func (h *host) cancelVoice(now time.Time) {
 			return
 		}
 	case voiceRecognizing:
-		h.effects = append(h.effects, cancelSTTOut{Job: v.job})
+		h.out.effect(cancelSTTOut{Job: v.job})
 	}
 	v.phase = voiceIdle
 }
 
 // voiceLost: the firmware dropped its sessions (new HELLO_ACK, unplug); it
 // forgot the microphone, so no MIC_STOP is sent.
-func (h *host) voiceLost() {
+func (h *voicePart) voiceLost() {
 	v := &h.voice
 	if v.mic != nil {
 		v.mic.Reset()
 		v.mic = nil
 	}
 	if v.phase == voiceRecognizing {
-		h.effects = append(h.effects, cancelSTTOut{Job: v.job})
+		h.out.effect(cancelSTTOut{Job: v.job})
 	}
 	if v.phase != voiceIdle {
 		h.cfg.log.Info("voice approval cancelled: the CoreS3 lost its sessions")
@@ -272,7 +272,7 @@ func (h *host) voiceLost() {
 }
 
 // recognized takes the STT result of job and decides the prompt at most once.
-func (h *host) recognized(job uint64, text string, err error, now time.Time) {
+func (h *voicePart) recognized(job uint64, text string, err error, now time.Time) {
 	v := &h.voice
 	if v.phase != voiceRecognizing || job != v.job {
 		return // cancelled meanwhile
@@ -293,7 +293,7 @@ func (h *host) recognized(job uint64, text string, err error, now time.Time) {
 		h.say(utterance{kind: sayConversation, text: notCaught}, now)
 		return
 	}
-	e := h.mirror.byReq[v.prompt]
+	e := h.out.promptByReq(v.prompt)
 	if e == nil || e.decided {
 		h.cfg.log.Info("voice answer ignored: the prompt was answered meanwhile", "request", v.prompt)
 		return
@@ -307,7 +307,7 @@ func (h *host) recognized(job uint64, text string, err error, now time.Time) {
 		return
 	}
 	e.decided = true
-	h.effects = append(h.effects, decideOut{Source: e.prompt.Source, ID: e.prompt.ID,
+	h.out.effect(decideOut{Source: e.prompt.Source, ID: e.prompt.ID,
 		Approve: verdict == verdictApprove, By: "voice"})
 }
 
@@ -326,7 +326,7 @@ func (v *voice) status() (wire.Status, bool) {
 }
 
 // convState is the conversation phase for conversation.result (spec §15.2).
-func (h *host) convState() appevent.ConversationState {
+func (h *voicePart) convState() appevent.ConversationState {
 	v := &h.voice
 	switch {
 	case v.phase == voiceAwaitSpeech:

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
@@ -204,7 +203,7 @@ func TestPendingLongPollOutlivesTheTimeouts(t *testing.T) {
 		t.Fatalf("%d prompts pending after the read timeout, want the long-poll's", n)
 	}
 	res, err := r.system.Root.RequestFuture(supervisor.ServicePID(r.system, "approvals"),
-		approvals.Decide{Source: SourcePrefix + "s-r1", ID: "r1", Decision: pbuddy.Once, By: "test"}, 2*time.Second).Result()
+		approvals.Decide{Source: SourcePrefix + "s-r1", ID: "r1", Decision: approvals.AllowOnce, By: "test"}, 2*time.Second).Result()
 	if err != nil || !res.(approvals.DecideResult).OK {
 		t.Fatalf("decide: %v %+v", err, res)
 	}

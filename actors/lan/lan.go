@@ -27,7 +27,6 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -53,6 +52,10 @@ type Options struct {
 	// sessions (the dock): it gets a Reply for each Stop that carries
 	// one. None when empty.
 	Speak string
+	// Tools is the service that holds Stack-chan's tools (the dock): the
+	// tool routes ask it for GetCatalog and CallTool. Empty: nothing is
+	// ever docked.
+	Tools string
 	// FollowUpWindow is how long a terminal session's Stop hook waits
 	// for a head swipe on the dock after its reply ([voice] follow_up);
 	// off when zero (followup.go).
@@ -285,7 +288,7 @@ func (a *Actor) start(c actor.Context) {
 		limit:       newLimiter(10, 30),
 		clientLimit: newLimiter(100, 300),
 		pairLimit:   newLimiter(1/pairEvery.Seconds(), pairBurst),
-		ask:         askDock(system),
+		ask:         askDock(system, a.o.Tools),
 	}
 	s.followUpWindow = a.o.FollowUpWindow
 	s.approvalWait = a.o.ToolApprovalWait
@@ -384,7 +387,7 @@ func (a *Actor) decided(c actor.Context, m approvals.Decided) {
 	// printable (the hook cuts them too, whatever a Pi sends).
 	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny,
 		Device: hookbridge.Printable(a.o.Device, hookbridge.MaxLabel), By: hookbridge.Printable(m.By, hookbridge.MaxLabel)}
-	if m.Decision == pbuddy.Once {
+	if m.Decision.Allows() { // the edge: approvals' decision becomes the hook's behavior
 		d.Behavior = hookbridge.BehaviorAllow
 	}
 	w <- answer{http.StatusOK, d}

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 

@@ -6,12 +6,12 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 // By is how the Pi's own buttons sign their decisions.
@@ -94,8 +94,8 @@ func (s *state) systemPage() int {
 // state is what the screen knows, fed by the approvals, buddy, ble and
 // dock services and the buttons. It is pure: no I/O, time comes in.
 type state struct {
-	prompts []approvals.PromptView  // arrival order, as approvals keeps them
-	sending map[key]pbuddy.Decision // pressed here, PromptDecided not back yet
+	prompts []approvals.PromptView     // arrival order, as approvals keeps them
+	sending map[key]approvals.Decision // pressed here, PromptDecided not back yet
 	link    *bleactor.LinkState
 	buddy   *buddyactor.State
 	dock    *dock.State
@@ -183,7 +183,7 @@ func samePrompt(a, b approvals.Prompt) bool {
 func keyOf(p approvals.Prompt) key { return key{p.Source, p.ID} }
 
 func newState(now time.Time, timeout time.Duration, pageKeys bool) *state {
-	return &state{sending: map[key]pbuddy.Decision{}, on: true, lastActive: now, timeout: timeout, pageKeys: pageKeys,
+	return &state{sending: map[key]approvals.Decision{}, on: true, lastActive: now, timeout: timeout, pageKeys: pageKeys,
 		prefs: prefs.Defaults()}
 }
 
@@ -504,12 +504,12 @@ func (s *state) press(r Role, began, now time.Time) (d approvals.Decide, ok bool
 		// deny decide it, next and back page through it. (Paging follows
 		// the state: a page turn meant for a prompt that just went harms
 		// nothing.)
-		var dec pbuddy.Decision
+		var dec approvals.Decision
 		switch r {
 		case RoleApprove:
-			dec = pbuddy.Once
+			dec = approvals.AllowOnce
 		case RoleDeny:
-			dec = pbuddy.Deny
+			dec = approvals.Deny
 		case RoleNext:
 			s.approvalPage++
 			return d, false

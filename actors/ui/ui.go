@@ -430,7 +430,7 @@ func (a *Actor) press(c actor.Context, p pressed) {
 	}
 	a.stats.Decisions++
 	a.h.Logger().Info("press", "button", p.name, "id", d.ID, "decision", d.Decision.String())
-	if d.Decision.String() == "once" {
+	if d.Decision.Allows() {
 		a.play(audio.ChimeApprove)
 	} else {
 		a.play(audio.ChimeDeny)

@@ -27,6 +27,7 @@ import (
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
 	"github.com/claude-pi/claude-pi/drivers/sdnotify"
 	"github.com/claude-pi/claude-pi/drivers/updates"
+	"github.com/claude-pi/claude-pi/internal/appliance/webapi"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
@@ -48,7 +49,7 @@ type hardware struct {
 	board *sim.Board // nil on a HAT board
 	// web is the sim board's page and API; serve sets its State. Nil on a
 	// HAT board, which has no framebuffer or buttons to show.
-	web      *sim.Server
+	web      *webapi.Server
 	link     drv.Peripheral
 	security drv.Security
 	// ui and audio are the board's services; the others are the same on
@@ -100,7 +101,7 @@ func boardHardware(s Settings, log *slog.Logger, processes func() []supervisor.P
 	hw.ui = ui.New(screen)
 	hw.audio = absent.New("no audio output on this board")
 	hw.board = board
-	hw.web = &sim.Server{Display: board.Display, Buttons: board.Buttons, Board: s.board, Logger: log.With("actor", "web")}
+	hw.web = &webapi.Server{Display: board.Display, Buttons: board.Buttons, Board: s.board, Logger: log.With("actor", "web")}
 	if s.ble.Backend != "sim" {
 		// Simulated screen and buttons, real radio.
 		hw.link = radioLink(s.ble, sec, log)
@@ -234,7 +235,7 @@ func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Opti
 		if err != nil {
 			return fmt.Errorf("http: %w (another claude-pi running? choose another with --http or set http = \"off\")", err)
 		}
-		hw.web.State = func() sim.State { return APIState(tree, s.board, stateTimeout) }
+		hw.web.State = func() webapi.State { return APIState(tree, s.board, stateTimeout) }
 		web = &http.Server{Handler: hw.web.Handler(), ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		go func() {
@@ -309,14 +310,14 @@ func notifySystemd(ctx context.Context, n sdnotify.Socket, tree *supervisor.Tree
 }
 
 // simServices is the service list as /api/state and the screen show it.
-func simServices(ps []supervisor.ProcessInfo) []sim.Service {
-	out := make([]sim.Service, 0, len(ps))
+func simServices(ps []supervisor.ProcessInfo) []webapi.Service {
+	out := make([]webapi.Service, 0, len(ps))
 	for _, p := range ps {
 		desc := p.Description
 		if desc == "" && p.SpawnErr != "" {
 			desc = p.SpawnErr
 		}
-		out = append(out, sim.Service{Name: p.Name, State: p.State.String(), Description: desc, Since: p.Start})
+		out = append(out, webapi.Service{Name: p.Name, State: p.State.String(), Description: desc, Since: p.Start})
 	}
 	return out
 }

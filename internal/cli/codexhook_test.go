@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -19,7 +18,7 @@ const codexPermissionJSON = `{"session_id":"01a242e1-06ed-77e1-ac79-7200082a1ef6
 func TestHookPermissionCodex(t *testing.T) {
 	p := startPi(t)
 	dir := pairCLI(t, p, "laptop")
-	decide := func(pv approvals.PromptView, d pbuddy.Decision) {
+	decide := func(pv approvals.PromptView, d approvals.Decision) {
 		p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: d, By: "Claude_Pi"})
 	}
 	h := startHook(dir, []string{"--cli", "codex"}, codexPermissionJSON)
@@ -27,14 +26,14 @@ func TestHookPermissionCodex(t *testing.T) {
 	if pv.Tool != "Bash" || pv.Hint != "touch made-by-codex.txt" || pv.Detail != "make the file\nin /home/ada/src/engine" || pv.Label != "Codex engine · 01a242e1" {
 		t.Fatalf("prompt on the Pi: %+v", pv)
 	}
-	decide(pv, pbuddy.Once)
+	decide(pv, approvals.AllowOnce)
 	if got := h.Wait(t); got != string(hookbridge.AllowOutput()) {
 		t.Fatalf("hook printed %q", got)
 	}
 	supervisortest.WaitFor(t, "the prompt resolved", func() bool { return len(p.pending(t)) == 0 })
 
 	h = startHook(dir, []string{"--cli", "codex"}, codexPermissionJSON)
-	decide(waitPrompt(t, p), pbuddy.Deny)
+	decide(waitPrompt(t, p), approvals.Deny)
 	if got := h.Wait(t); got != string(hookbridge.DenyOutput("Denied on Claude_Pi.")) {
 		t.Fatalf("hook printed %q", got)
 	}
@@ -48,7 +47,7 @@ func TestHookPermissionCodex(t *testing.T) {
 	if !strings.Contains(pv.Detail, long) || pv.Truncated {
 		t.Fatalf("long Codex command not whole on the Pi: truncated %v, detail %d bytes", pv.Truncated, len(pv.Detail))
 	}
-	decide(pv, pbuddy.Deny)
+	decide(pv, approvals.Deny)
 	h.Wait(t)
 
 	// An event the bridge does not follow, and a CLI nobody knows: no

@@ -1,4 +1,4 @@
-package sim
+package webapi
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-pi/claude-pi/boards/sim"
 )
 
 // raw sends one request over a plain TCP connection, exactly as written,
@@ -137,10 +139,10 @@ func TestGuardHeaders(t *testing.T) {
 	// The policy allows the page's inline code by hash, so the page must
 	// have one script and one style element and nothing inline besides
 	// (an onclick= or style= attribute would be blocked).
-	if strings.Count(pageHTML, "<script>") != 1 || strings.Count(pageHTML, "<style>") != 1 {
+	if strings.Count(sim.PageHTML, "<script>") != 1 || strings.Count(sim.PageHTML, "<style>") != 1 {
 		t.Fatal("the page has more than one script or style element: hash each in pageCSP")
 	}
-	if m := regexp.MustCompile(`<[^>]*\s(on[a-z]+|style)=`).FindString(pageHTML); m != "" {
+	if m := regexp.MustCompile(`<[^>]*\s(on[a-z]+|style)=`).FindString(sim.PageHTML); m != "" {
 		t.Fatalf("inline attribute the policy blocks: %s", m)
 	}
 	if !strings.Contains(pageCSP, inlineHash("script")) || strings.Contains(inlineHash("script"), inlineHash("style")) {

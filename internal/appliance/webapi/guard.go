@@ -1,4 +1,4 @@
-package sim
+package webapi
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/claude-pi/claude-pi/boards/sim"
 )
 
 // The sim's web page presses real buttons: A approves a pending prompt.
@@ -105,9 +107,9 @@ func checkOrigin(r *http.Request) error {
 var pageCSP = "default-src 'none'; script-src " + inlineHash("script") + "; style-src " + inlineHash("style") +
 	"; img-src 'self' blob:; connect-src 'self'; frame-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'"
 
-// inlineHash is the CSP source of pageHTML's <tag> element.
+// inlineHash is the CSP source of sim.PageHTML's <tag> element.
 func inlineHash(tag string) string {
-	_, body, _ := strings.Cut(pageHTML, "<"+tag+">")
+	_, body, _ := strings.Cut(sim.PageHTML, "<"+tag+">")
 	body, _, _ = strings.Cut(body, "</"+tag+">")
 	sum := sha256.Sum256([]byte(body))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"

@@ -1,4 +1,4 @@
-package desktop
+package fakedesktop
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package sim
+package webapi
 
 import (
 	"bytes"
@@ -12,11 +12,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-pi/claude-pi/boards/sim"
 )
 
-func newTestServer(t *testing.T) (*Board, *Server, *httptest.Server) {
+func newTestServer(t *testing.T) (*sim.Board, *Server, *httptest.Server) {
 	t.Helper()
-	b, err := New(nil)
+	b, err := sim.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +99,11 @@ func TestPressIsDelivered(t *testing.T) {
 	defer stop()
 	tests := []struct {
 		url  string
-		want Press
+		want sim.Press
 	}{
-		{"/api/press/A", Press{Name: "A"}},
-		{"/api/press/B?hold=499", Press{Name: "B", Hold: 499 * time.Millisecond}},
-		{"/api/press/A?hold=500", Press{Name: "A", Long: true, Hold: 500 * time.Millisecond}},
+		{"/api/press/A", sim.Press{Name: "A"}},
+		{"/api/press/B?hold=499", sim.Press{Name: "B", Hold: 499 * time.Millisecond}},
+		{"/api/press/A?hold=500", sim.Press{Name: "A", Long: true, Hold: 500 * time.Millisecond}},
 	}
 	for _, tt := range tests {
 		resp, body := do(t, "POST", ts.URL+tt.url)

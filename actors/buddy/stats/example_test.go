@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 )
 
 func ExampleTracker() {

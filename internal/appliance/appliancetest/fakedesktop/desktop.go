@@ -1,4 +1,4 @@
-// Package desktop is a stand-in for the Claude desktop app's Hardware Buddy
+// Package fakedesktop is a stand-in for the Claude desktop app's Hardware Buddy
 // bridge: a client of the sim board's NUS endpoint (--nus-listen) that
 // behaves on the wire as the real desktop does (buddy spec §2.3, §3.2, §5,
 // §6, §8.1), so a developer without a radio can watch the appliance work
@@ -13,7 +13,7 @@
 // stays in every heartbeat until the device answers it; the folder push
 // with its per-step timeouts and the 8 tries of char_begin; heartbeats and
 // turn events suppressed during a push.
-package desktop
+package fakedesktop
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package sim
+package webapi
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/claude-pi/claude-pi/boards/sim"
 )
 
 // State is what the appliance knows, as served by GET /api/state. The
@@ -56,8 +58,8 @@ type Service struct {
 
 // Server is the sim board's web server: the live page and its API.
 type Server struct {
-	Display *Display
-	Buttons *Buttons
+	Display *sim.Display
+	Buttons *sim.Buttons
 	// State returns what the appliance knows. Nil serves a State with
 	// only Board set.
 	State  func() State
@@ -97,7 +99,7 @@ func (s *Server) routes() http.Handler {
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write([]byte(pageHTML))
+	_, _ = w.Write([]byte(sim.PageHTML))
 }
 
 func (s *Server) screen(w http.ResponseWriter, r *http.Request) {
@@ -128,8 +130,8 @@ func (s *Server) press(w http.ResponseWriter, r *http.Request) {
 	var hold time.Duration
 	if q := r.URL.Query().Get("hold"); q != "" {
 		ms, err := strconv.Atoi(q)
-		if err != nil || ms < 0 || time.Duration(ms)*time.Millisecond > MaxHold {
-			jsonError(w, http.StatusBadRequest, fmt.Sprintf("hold=%q: want milliseconds 0..%d", q, MaxHold.Milliseconds()))
+		if err != nil || ms < 0 || time.Duration(ms)*time.Millisecond > sim.MaxHold {
+			jsonError(w, http.StatusBadRequest, fmt.Sprintf("hold=%q: want milliseconds 0..%d", q, sim.MaxHold.Milliseconds()))
 			return
 		}
 		hold = time.Duration(ms) * time.Millisecond
