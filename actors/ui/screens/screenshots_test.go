@@ -64,6 +64,14 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Edit", Age: 2 * time.Second, Index: 2, Of: 3,
 				Source: "CLI engine · 9f3c2a10", Subagent: "subagent Explore", Hint: "internal/engine/plan.go"})
 		},
+		"approval-codex": func(d *image.RGBA) {
+			// A Codex session's file edit, as the hook describes apply_patch
+			// (protocols/hookbridge) and lan labels its source (Session.CLIName).
+			r.Approval(d, ApprovalView{Tool: "apply_patch", Age: 3 * time.Second, Source: "Codex engine · 01a242e1",
+				Hint:    "patch: internal/engine/plan.go",
+				Detail:  "*** Begin Patch\n*** Update File: internal/engine/plan.go\n@@ func (p *Plan) Next() Step {\n+\tif p.i >= len(p.steps) {\n+\t\treturn Step{}\n+\t}\n \treturn p.steps[p.i]\n*** End Patch\nin /home/ada/src/engine",
+				Approve: "A", Deny: "B", Next: "X", Back: "Y"})
+		},
 		"pairing": func(d *image.RGBA) { r.Pairing(d, PairingView{Name: "ada-laptop", Code: "318054"}) },
 		"pairing-accepted": func(d *image.RGBA) {
 			r.Pairing(d, PairingView{Name: "ada-laptop", Code: "318054", Accepted: true})
@@ -150,6 +158,7 @@ func TestScreenshots(t *testing.T) {
 		"forget-ask-240x240": true, "forget-done-240x240": true,
 		"clock-240x240": true, "clock-320x240": true, "clock-waiting-240x240": true, "pet-240x240": true, "pet-320x240": true,
 		"pet-sad-240x240": true, "settings-240x240": true, "settings-unsaved-240x240": true, "home-320x240": true}
+	keep["approval-codex-240x240"] = true
 	keep["approval-warning-240x240"] = true
 	keep["system-240x240"] = true
 	keep["home-service-down-240x240"] = true
