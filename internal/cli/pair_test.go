@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/claude-pi/claude-pi/internal/client"
 	"io"
 	"net"
 	"os"
@@ -15,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/client"
+	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -90,8 +92,11 @@ func TestPairLocalRevokeRunning(t *testing.T) {
 		t.Fatalf("a revoked computer's request was shown (%d)", n)
 	}
 	// desk is untouched: its prompt shows.
-	h = startHook(desk, []string{"--timeout", "300ms"}, hookPermissionJSON)
-	waitPrompt(t, p)
+	// Denied on the Pi rather than left to a short --timeout, which a
+	// loaded machine could spend before the prompt was even shown.
+	h = startHook(desk, nil, hookPermissionJSON)
+	pv := waitPrompt(t, p)
+	p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: approvals.Deny, By: "Claude_Pi"})
 	h.Wait(t)
 
 	var onDisk []lan.Client
