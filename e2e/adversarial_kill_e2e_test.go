@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -230,10 +231,39 @@ func checkInstalled(t *testing.T, data string, old, next map[string][]byte) map[
 		}
 		got[f.Name()] = b
 	}
-	if !maps.EqualFunc(got, old, bytes.Equal) && !maps.EqualFunc(got, next, bytes.Equal) {
-		t.Fatalf("the installed pack is neither the old one nor the new one: %d files", len(got))
+	// The name the pack was pushed under is swapped in with its files
+	// (storage.PackStore's label), so it must name the same pack: old
+	// files under the new name would be a torn install too.
+	label, ok := got[".pack.json"]
+	if !ok {
+		t.Fatalf("the installed pack has no .pack.json: %d files", len(got))
+	}
+	delete(got, ".pack.json")
+	var want map[string][]byte
+	switch {
+	case maps.EqualFunc(got, old, bytes.Equal):
+		want = old
+	case maps.EqualFunc(got, next, bytes.Equal):
+		want = next
+	default:
+		t.Fatalf("the installed pack is neither the old one nor the new one: %d files besides .pack.json", len(got))
+	}
+	if labelled, pushed := packNameOf(t, label), packNameOf(t, want["manifest.json"]); labelled != pushed {
+		t.Fatalf("the installed pack's files are %q's but .pack.json names %q", pushed, labelled)
 	}
 	return got
+}
+
+// packNameOf is the "name" of a manifest.json or a .pack.json.
+func packNameOf(t *testing.T, b []byte) string {
+	t.Helper()
+	var v struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil || v.Name == "" {
+		t.Fatalf("no name in %q: %v", b, err)
+	}
+	return v.Name
 }
 
 // decisionLog counts the permission lines every desktop connection got,

@@ -87,11 +87,13 @@ type Options struct {
 	// address (32: a computer's 16 pending prompts and its events; a /64
 	// for IPv6) and in total (128). ReservedConns of the total are kept
 	// for paired computers (MaxConns/2): strangers never hold more than
-	// the rest. MaxConnsPerClient caps one paired computer's, long polls
-	// included (ReservedConns/4: 16 pending prompts, its tool-catalog and
-	// follow-up polls, its events), so that up to three computers at
-	// their cap and strangers at theirs still leave a fourth room
-	// (conns.go).
+	// the rest. A paired computer's connections, long polls included,
+	// are capped at its fair share of ReservedConns, divided by the
+	// number of paired computers, never over MaxConnsPerClient
+	// (ReservedConns/4: 16 pending prompts, its tool-catalog and
+	// follow-up polls, its events) nor under 2: so however many are
+	// paired, all of them at their cap and strangers at theirs still
+	// leave each room (conns.go, shareOf).
 	MaxConnsPerAddr, MaxConns, ReservedConns, MaxConnsPerClient int
 }
 
@@ -306,7 +308,11 @@ func (a *Actor) start(c actor.Context) {
 		ErrorLog: slog.NewLogLogger(a.h.Logger().Handler(), slog.LevelDebug),
 	}
 	a.conns = newCapListener(ln, a.o.MaxConnsPerAddr, a.o.MaxConnsPerClient, a.o.MaxConns, a.o.ReservedConns)
-	paired := func(der []byte) (string, bool) { fp := hookbridge.Fingerprint(der); return fp, s.isPaired(fp) }
+	paired := func(der []byte) (string, bool, int) {
+		fp := hookbridge.Fingerprint(der)
+		ok, n := s.pairedCount(fp)
+		return fp, ok, n
+	}
 	tl := tls.NewListener(a.conns, a.conns.tlsConfig(lanpair.ServerConfig(id), paired))
 	a.serving.Add(1)
 	go func() {

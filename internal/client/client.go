@@ -218,9 +218,23 @@ func (c *Conn) Open(ctx context.Context, method, path string, body []byte, heade
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return nil, fmt.Errorf("%s refused: %s: %s", c.Pi.Name, resp.Status, hookbridge.Printable(strings.TrimSpace(string(b)), 200))
+		return nil, &RefusedError{Pi: c.Pi.Name, Code: resp.StatusCode, Status: resp.Status,
+			Reason: hookbridge.Printable(strings.TrimSpace(string(b)), 200)}
 	}
 	return resp, nil
+}
+
+// RefusedError is a Pi's answer other than 2xx, so that a caller can tell
+// one refusal from another (a hook that retries what an older Pi refuses).
+type RefusedError struct {
+	Pi     string // the Pi's name
+	Code   int    // the HTTP status code
+	Status string // the HTTP status line, "400 Bad Request"
+	Reason string // the Pi's answer, printable, at most 200 characters
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s refused: %s: %s", e.Pi, e.Status, e.Reason)
 }
 
 // Do is Open that reads the whole answer, at most limit bytes (more is

@@ -261,7 +261,13 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	ectx, cancel := context.WithTimeout(ctx, f.wait)
 	defer cancel()
-	if _, err := postToPi(ectx, f, hookbridge.PathEvent, ev); err != nil {
+	_, err = postToPi(ectx, f, hookbridge.PathEvent, ev)
+	if older := withoutFieldsRefused(err, ev); older != nil {
+		// A Pi that predates mode and notification refuses the whole
+		// event; without them it still gets the session's progress.
+		_, err = postToPi(ectx, f, hookbridge.PathEvent, older)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "claude-pi hook: event not delivered: %v\n", err)
 		return
 	}
@@ -273,6 +279,22 @@ func hookEvent(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 		stdout.Write(out)
 	}
+}
+
+// withoutFieldsRefused is ev without its optional Mode and Notification
+// when err is a Pi refusing one of them as unknown (it predates them), or
+// nil: any other refusal is not retried, and only once.
+func withoutFieldsRefused(err error, ev hookbridge.Event) *hookbridge.Event {
+	var refused *client.RefusedError
+	if !errors.As(err, &refused) || refused.Code != http.StatusBadRequest {
+		return nil
+	}
+	if (ev.Mode == "" || !hookbridge.RefusesUnknownField(refused.Reason, "mode")) &&
+		(ev.Notification == "" || !hookbridge.RefusesUnknownField(refused.Reason, "notification")) {
+		return nil
+	}
+	ev.Mode, ev.Notification = "", ""
+	return &ev
 }
 
 func readHookInput(stdin io.Reader) (hookbridge.HookInput, error) {

@@ -68,3 +68,23 @@ func TestDesktopHosted(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusesUnknownFieldNamesDecodeStrictsWords: the words a hook reads
+// in a Pi's 400 are the ones DecodeEvent writes for a field it does not
+// know, and name that field only.
+func TestRefusesUnknownFieldNamesDecodeStrictsWords(t *testing.T) {
+	_, err := DecodeEvent([]byte(`{"session":"s","event":"Stop","project":"p","newer":"x"}`))
+	if err == nil {
+		t.Fatal("an unknown field was accepted")
+	}
+	if !RefusesUnknownField(err.Error(), "newer") {
+		t.Fatalf("%q does not read as refusing newer", err)
+	}
+	if RefusesUnknownField(err.Error(), "mode") || RefusesUnknownField(err.Error(), "new") {
+		t.Fatalf("%q reads as refusing another field", err)
+	}
+	_, err = DecodeEvent([]byte(`{"session":"","event":"Stop","project":"p","mode":"plan"}`))
+	if err == nil || RefusesUnknownField(err.Error(), "mode") {
+		t.Fatalf("an empty session reads as refusing mode: %v", err)
+	}
+}

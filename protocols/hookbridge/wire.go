@@ -145,7 +145,8 @@ type Event struct {
 	// Mode is the session's permission_mode as of this event (modes.go).
 	// Notification is a Notification's notification_type. A Pi that
 	// predates them refuses an event that sets them; the hook sends them
-	// only when the hook input has them.
+	// only when the hook input has them, and on that refusal sends the
+	// event again without them (RefusesUnknownField).
 	Mode         string `json:"mode,omitempty"`
 	Notification string `json:"notification,omitempty"`
 	// Started is the request's HeaderHookStarted, as in PermissionRequest.
@@ -373,6 +374,15 @@ func decodeStrict(b []byte, v any) error {
 		return fmt.Errorf("%w: trailing data after the object", ErrRequest)
 	}
 	return nil
+}
+
+// RefusesUnknownField reports whether reason, a Pi's 400 answer, is
+// decodeStrict refusing field as unknown: what a Pi that predates an
+// optional field answers to a request that sets it (decodeStrict has said
+// it in these words since the first Pi), so that the sender can send it
+// again without the field.
+func RefusesUnknownField(reason, field string) bool {
+	return strings.Contains(reason, `unknown field "`+field+`"`)
 }
 
 // checkCLI refuses a CLI the Pi does not know, so that a newer hook's
