@@ -300,7 +300,12 @@ func toPrompt(se *session, p pending) approvals.Prompt {
 	if p.req.Agent != "" {
 		lbl += " · " + strings.TrimSpace("subagent "+p.req.AgentType)
 	}
+	var qs *approvals.Questions
+	if p.req.Questions != nil {
+		qs = &approvals.Questions{List: p.req.Questions}
+	}
 	return approvals.Prompt{
+		Questions: qs,
 		Source:    SourcePrefix + se.ID,
 		ID:        p.req.ID,
 		Tool:      p.req.Tool,

@@ -143,7 +143,17 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	if err != nil {
 		return nil, err
 	}
-	if in.HookEventName != hookbridge.EventPermissionRequest {
+	var questions []hookbridge.Question
+	switch {
+	case in.HookEventName == hookbridge.EventPreToolUse && in.ToolName == hookbridge.ToolAskUserQuestion:
+		// Claude's questions: the Pi answers them with option indices,
+		// and the hook prints the answers (QuestionOutput).
+		if questions, err = hookbridge.ParseQuestions(in.ToolInput); err != nil {
+			return nil, err
+		}
+	case in.HookEventName == hookbridge.EventPreToolUse:
+		return nil, fmt.Errorf("a PreToolUse hook for %s: only AskUserQuestion is answered on the Pi (fix the hook's matcher: claude-pi hook install)", in.ToolName)
+	case in.HookEventName != hookbridge.EventPermissionRequest:
 		return nil, fmt.Errorf("got a %s event, want PermissionRequest", in.HookEventName)
 	}
 	call := hookbridge.DescribeRequest(in)
@@ -160,6 +170,7 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 		AgentType: clipBytes(in.AgentType, hookbridge.MaxTool),
 		Mode:      clipBytes(in.PermissionMode, hookbridge.MaxTool),
 		Call:      hookbridge.CallKey(in.ToolName, in.ToolInput),
+		Questions: questions,
 	}
 	if req.Agent != "" && req.AgentType == "" {
 		req.AgentType = "subagent"
@@ -177,6 +188,13 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	d, err := hookbridge.DecodeDecision(body, req.ID)
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case questions != nil && d.Behavior == hookbridge.BehaviorAllow:
+		return hookbridge.QuestionOutput(in.ToolInput, questions, d.Choices)
+	case questions != nil && d.Behavior == hookbridge.BehaviorDeny:
+		// A question has no deny: the terminal asks.
+		return nil, fmt.Errorf("the Pi denied a question")
 	}
 	switch d.Behavior {
 	case hookbridge.BehaviorAllow:

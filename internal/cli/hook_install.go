@@ -112,7 +112,10 @@ func editSettings(path, exe string, install bool, now time.Time, stdout io.Write
 	// With [voice] follow_up the Stop hook may wait for a spoken
 	// follow-up (hook_followup.go): its timeout covers that wait.
 	want[hookbridge.EventStop]["timeout"] = int(stopHookTimeout.Seconds())
-	events := append([]string{"PermissionRequest"}, eventHookNames...)
+	// AskUserQuestion never reaches PermissionRequest: its answers come
+	// from a PreToolUse hook (hook permission answers that event too).
+	want[hookbridge.EventPreToolUse] = want["PermissionRequest"]
+	events := append([]string{"PermissionRequest", hookbridge.EventPreToolUse}, eventHookNames...)
 	for _, ev := range events {
 		already := hasExact(hooks[ev], want[ev])
 		groups, _ := hooks[ev].([]any)
@@ -121,7 +124,11 @@ func editSettings(path, exe string, install bool, now time.Time, stdout io.Write
 			if removed == 1 && already {
 				continue // already installed, exactly
 			}
-			groups = append(groups, map[string]any{"hooks": []any{want[ev]}})
+			g := map[string]any{"hooks": []any{want[ev]}}
+			if ev == hookbridge.EventPreToolUse {
+				g["matcher"] = hookbridge.ToolAskUserQuestion
+			}
+			groups = append(groups, g)
 			changed = append(changed, fmt.Sprintf("%s: %s", ev, want[ev]["command"]))
 		} else if removed > 0 {
 			changed = append(changed, fmt.Sprintf("%s: removed %d claude-pi hook(s)", ev, removed))
