@@ -112,20 +112,17 @@ func (f *questionFlow) choose(qs []hookbridge.Question) (a *approvals.Answer, do
 	return nil, false
 }
 
-// questionCard is the approval view's text for the flow's card: the tool
-// line names the question, the hint is its text, the detail the card.
-// Every string goes through the approval screen's layout, which escapes
-// what cannot be shown and pages what does not fit.
+// questionCard is the approval view's text for the flow's card. The
+// card's choice comes first, so that it is on the first page whatever
+// the length of the question, which follows it; the tool line is the
+// question's header. Every string goes through the approval screen's
+// layout, which escapes what cannot be shown and pages what does not fit.
 func questionCard(qs []hookbridge.Question, f *questionFlow) (tool, hint, detail, approveVerb string) {
 	q := qs[f.q]
 	tool = "Question"
-	if len(qs) > 1 {
-		tool = fmt.Sprintf("Question %d/%d", f.q+1, len(qs))
-	}
 	if q.Header != "" {
-		tool += " · " + q.Header
+		tool = q.Header
 	}
-	hint = q.Question
 	var b strings.Builder
 	n := len(q.Options)
 	switch {
@@ -138,20 +135,22 @@ func questionCard(qs []hookbridge.Question, f *questionFlow) (tool, hint, detail
 				mark = "[x] "
 			}
 		}
-		fmt.Fprintf(&b, "option %d of %d", f.card+1, n)
-		if q.MultiSelect {
-			b.WriteString(" (choose any)")
-		}
-		b.WriteString("\n" + mark + o.Label)
+		hint = mark + o.Label
 		if o.Description != "" {
-			b.WriteString("\n" + o.Description)
+			b.WriteString(o.Description + "\n")
 		}
+		fmt.Fprintf(&b, "(option %d of %d", f.card+1, n)
+		if q.MultiSelect {
+			b.WriteString(", choose any")
+		}
+		b.WriteString(")")
 		approveVerb = "choose"
 		if q.MultiSelect {
 			approveVerb = "toggle"
 		}
 	case f.card == cards(q)-1:
-		b.WriteString("▸ " + AtComputer + "\n(the terminal asks instead)")
+		hint = "▸ " + AtComputer
+		b.WriteString("(the terminal asks instead)")
 		approveVerb = "choose"
 	default:
 		var chosen []string
@@ -160,13 +159,18 @@ func questionCard(qs []hookbridge.Question, f *questionFlow) (tool, hint, detail
 				chosen = append(chosen, q.Options[i].Label)
 			}
 		}
-		b.WriteString("▸ done")
+		hint = "▸ done"
 		if len(chosen) == 0 {
-			b.WriteString("\n(nothing chosen yet)")
+			b.WriteString("(nothing chosen yet)")
 		} else {
-			b.WriteString("\nchosen: " + strings.Join(chosen, ", "))
+			b.WriteString("chosen: " + strings.Join(chosen, ", "))
 		}
 		approveVerb = "done"
 	}
+	b.WriteString("\n")
+	if len(qs) > 1 {
+		fmt.Fprintf(&b, "question %d of %d: ", f.q+1, len(qs))
+	}
+	b.WriteString(q.Question)
 	return tool, hint, b.String(), approveVerb
 }

@@ -35,14 +35,14 @@ func TestQuestionCardsStepAndChoose(t *testing.T) {
 	s.apply(approvals.PromptAppeared{Prompt: questionPrompt()}, t0)
 	s.settle(t0)
 	qs := questionsOf(questionPrompt())
-	if _, _, d, verb := questionCard(qs, s.flowFor(questionPrompt())); !strings.Contains(d, "Postgres") || verb != "choose" {
-		t.Fatalf("first card %q %q", d, verb)
+	if _, h, _, verb := questionCard(qs, s.flowFor(questionPrompt())); h != "▸ Postgres" || verb != "choose" {
+		t.Fatalf("first card %q %q", h, verb)
 	}
 	// Deny steps to the second option; approve chooses it.
 	if d := pressShown(t, s, RoleDeny, t0); d != nil {
 		t.Fatalf("deny decided %+v", d)
 	}
-	if tool, hint, d, _ := questionCard(qs, s.flowFor(questionPrompt())); !strings.Contains(d, "SQLite") || tool != "Question 1/2 · DB" || hint != "Which database?" {
+	if tool, hint, d, _ := questionCard(qs, s.flowFor(questionPrompt())); hint != "▸ SQLite" || tool != "DB" || d != "one file\n(option 2 of 3)\nquestion 1 of 2: Which database?" {
 		t.Fatalf("second card %q %q %q", tool, hint, d)
 	}
 	if d := pressShown(t, s, RoleApprove, t0); d != nil {
@@ -53,7 +53,7 @@ func TestQuestionCardsStepAndChoose(t *testing.T) {
 	pressShown(t, s, RoleDeny, t0)
 	pressShown(t, s, RoleDeny, t0)
 	pressShown(t, s, RoleApprove, t0) // fuzz
-	if _, _, d, _ := questionCard(qs, s.flowFor(questionPrompt())); !strings.Contains(d, "[x] fuzz") {
+	if _, d, _, _ := questionCard(qs, s.flowFor(questionPrompt())); d != "[x] fuzz" {
 		t.Fatalf("toggled card %q", d)
 	}
 	pressShown(t, s, RoleDeny, t0)
@@ -79,7 +79,7 @@ func TestQuestionAnswerAtTheComputer(t *testing.T) {
 	for range 3 {
 		pressShown(t, s, RoleDeny, t0)
 	}
-	if _, _, d, _ := questionCard(questionsOf(questionPrompt()), s.flowFor(questionPrompt())); !strings.Contains(d, AtComputer) {
+	if _, d, _, _ := questionCard(questionsOf(questionPrompt()), s.flowFor(questionPrompt())); !strings.Contains(d, AtComputer) {
 		t.Fatalf("fourth card of three options: %q", d)
 	}
 	d := pressShown(t, s, RoleApprove, t0)

@@ -117,7 +117,7 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 				av.Sent = "answer"
 			}
 		} else if isDesktopQuestion(v.Prompt) {
-			av.Hint, av.Instead = "Claude is asking you something", DesktopQuestion
+			av.Tool, av.Hint, av.Instead = "Question", "Claude is asking you something", DesktopQuestion
 		}
 		p.approval = p.r.Approval(dst, av)
 		return time.Second - age%time.Second // the age counts seconds
