@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -47,15 +48,25 @@ func TestClaudeCodeCLIQuestion(t *testing.T) {
 		t.Logf("Claude Code %s", strings.TrimSpace(string(out)))
 	}
 	r, _ := newClaudeRig(t, bin, startCoreSim(t), nil)
-	dir := filepath.Join(r.work, "question")
+
+	t.Run("question", func(t *testing.T) { questionScenario(t, r) })
+	t.Run("plan", func(t *testing.T) { planScenario(t, r) })
+}
+
+// startTmuxClaude runs the interactive CLI in a private tmux server, in
+// the scenario's own directory, with the fake model scripted by p.
+func startTmuxClaude(t *testing.T, r *claudeRig, name, prompt, mode string, p plan) (*tmuxTerm, string) {
+	t.Helper()
+	dir := filepath.Join(r.work, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	trustFolder(t, r.home, dir)
-	r.api.script("question", plan{turns: [][]toolCall{{askUserQuestion()}}, final: "Using SQLite, as you chose."})
+	supervisortest.Within(t, 30*time.Second, "no prompt left on the screen", func() bool { return len(r.a.UIView(t).Prompts) == 0 })
+	r.api.script(name, p)
 	term := &tmuxTerm{sock: filepath.Join(t.TempDir(), "tmux.sock")}
 	args := append([]string{"new-session", "-d", "-x", "150", "-y", "45", "-c", dir, "env", "-i"}, claudeEnv(r.home, r.api.URL(), r.config)...)
-	args = append(args, r.bin, "--permission-mode", "default", "[[scenario:question]] pick a database")
+	args = append(args, r.bin, "--permission-mode", mode, "[[scenario:"+name+"]] "+prompt)
 	if out, err := term.run(args...); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
@@ -64,7 +75,12 @@ func TestClaudeCodeCLIQuestion(t *testing.T) {
 		term.run("kill-server")
 		supervisortest.Within(t, 10*time.Second, "the interactive claude gone", func() bool { return syscall.Kill(pid, 0) != nil })
 	})
+	return term, dir
+}
 
+func questionScenario(t *testing.T, r *claudeRig) {
+	term, _ := startTmuxClaude(t, r, "question", "pick a database", "default",
+		plan{turns: [][]toolCall{{askUserQuestion()}}, final: "Using SQLite, as you chose."})
 	pv := r.shownFrom(t, "question", "")
 	if pv.Tool != "AskUserQuestion" || pv.Questions == nil || len(pv.Questions.List) != 1 || len(pv.Questions.List[0].Options) != 3 {
 		t.Fatalf("question on the Pi: %+v", pv)
@@ -97,3 +113,69 @@ func TestClaudeCodeCLIQuestion(t *testing.T) {
 	term.await(t, "the reply in the terminal", "Using SQLite, as you chose.")
 	r.gone(t, pv.ID)
 }
+
+// planScenario: in plan mode the model writes its plan to the plan file
+// Claude Code names, then calls ExitPlanMode (whose input carries no plan:
+// Claude Code adds the file's text as tool_input.plan for the hooks). The
+// Pi shows the plan whole and A approves it, which the model learns in
+// the tool result: the same PermissionRequest path as any tool call.
+//
+// The fake model cannot write the file itself (the path is the session's),
+// so its first call is a question (plan mode allows one; a Bash call is
+// refused there without a prompt), whose card on the Pi is the moment
+// the test writes the plan to the path the CLI told the model.
+func planScenario(t *testing.T, r *claudeRig) {
+	const thePlan = "## Plan: cache the parsed config\n1. Add a sync.Once around config.Load\n2. Invalidate it on SIGHUP\n3. Test: two loads read the file once"
+	term, _ := startTmuxClaude(t, r, "plan", "plan the config cache", "plan", plan{
+		turns: [][]toolCall{{askUserQuestion()}, {{Name: "ExitPlanMode", Input: map[string]any{}}}},
+		final: "Plan approved; starting.",
+	})
+	pv := r.shownFrom(t, "plan", "")
+	// The plan file is ~/.claude/plans/<the session's slug>.md; the slug
+	// is in the session's transcript.
+	var path string
+	supervisortest.Within(t, 10*time.Second, "the session's slug in its transcript", func() bool {
+		ts, _ := filepath.Glob(filepath.Join(r.home, ".claude", "projects", "*", "*.jsonl"))
+		for _, tr := range ts {
+			b, _ := os.ReadFile(tr)
+			if !strings.Contains(string(b), "[[scenario:plan]]") {
+				continue
+			}
+			if m := sessionSlug.FindSubmatch(b); m != nil {
+				path = filepath.Join(r.home, ".claude", "plans", string(m[1])+".md")
+				return true
+			}
+		}
+		return false
+	})
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(thePlan+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	supervisortest.Within(t, 10*time.Second, "the first option's card drawn", func() bool { return strings.HasPrefix(r.a.UIView(t).Card, "0/0/") })
+	r.a.Press(t, "A")
+	r.gone(t, pv.ID)
+	pv = r.shownFrom(t, "plan", "approve this plan? (4 lines)")
+	if pv.Tool != "ExitPlanMode" || !strings.Contains(pv.Detail, thePlan) {
+		t.Fatalf("plan on the Pi: %+v", pv)
+	}
+	r.decide(t, pv, "A")
+	t.Cleanup(func() {
+		if t.Failed() {
+			pane, _ := term.run("capture-pane", "-p")
+			t.Logf("the pane:\n%s\nrequests: %+v\nresults: %+v", pane, r.api.Prompts("plan"), r.api.Results("plan"))
+		}
+	})
+	// The tool result reaches the model in a request whose last message
+	// is Claude Code's own note on leaving plan mode, so the terminal is
+	// what shows it: the plan approved by the hook, and the model's turn
+	// after it.
+	term.await(t, "the plan approved in the terminal", "Approved Claude's plan")
+	term.await(t, "the hook named as the approver", "Allowed by PermissionRequest hook")
+	term.await(t, "the reply in the terminal", "Plan approved; starting.")
+	r.gone(t, pv.ID)
+}
+
+var sessionSlug = regexp.MustCompile(`"slug":"([a-z0-9-]+)"`)

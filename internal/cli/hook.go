@@ -192,6 +192,8 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	switch {
 	case questions != nil && d.Behavior == hookbridge.BehaviorAllow:
 		return hookbridge.QuestionOutput(in.ToolInput, questions, d.Choices)
+	case in.ToolName == hookbridge.ToolExitPlanMode && d.Behavior == hookbridge.BehaviorAllow:
+		return hookbridge.PlanAllowOutput(in.ToolInput)
 	case questions != nil && d.Behavior == hookbridge.BehaviorDeny:
 		// A question has no deny: the terminal asks.
 		return nil, fmt.Errorf("the Pi denied a question")

@@ -211,3 +211,32 @@ func questionsValid(qs []Question) error {
 	}
 	return CheckQuestions(qs)
 }
+
+// PlanAllowOutput is the PermissionRequest hook output that approves an
+// ExitPlanMode call: allow, with updatedInput echoing the call's input.
+// Claude Code keeps its own plan dialog open on a bare allow for a tool
+// that needs the user (requiresUserInteraction); an allow that carries
+// the input is an answer, as for AskUserQuestion.
+func PlanAllowOutput(toolInput json.RawMessage) ([]byte, error) {
+	var input map[string]json.RawMessage
+	if err := json.Unmarshal(toolInput, &input); err != nil || input == nil {
+		return nil, fmt.Errorf("%w: ExitPlanMode input is not an object", ErrHookInput)
+	}
+	var o struct {
+		HookSpecificOutput struct {
+			HookEventName string `json:"hookEventName"`
+			Decision      struct {
+				Behavior     string                     `json:"behavior"`
+				UpdatedInput map[string]json.RawMessage `json:"updatedInput"`
+			} `json:"decision"`
+		} `json:"hookSpecificOutput"`
+	}
+	o.HookSpecificOutput.HookEventName = EventPermissionRequest
+	o.HookSpecificOutput.Decision.Behavior = BehaviorAllow
+	o.HookSpecificOutput.Decision.UpdatedInput = input
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrHookInput, err)
+	}
+	return append(b, '\n'), nil
+}

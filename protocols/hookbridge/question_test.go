@@ -178,3 +178,33 @@ func FuzzQuestionOutput(f *testing.F) {
 		}
 	})
 }
+
+func TestPlanAllowOutputEchoesTheInput(t *testing.T) {
+	in := `{"plan":"1. edit\n2. test","planFilePath":"/home/ada/.claude/plans/x.md","allowedPrompts":[{"tool":"Bash","prompt":"run tests"}]}`
+	out, err := PlanAllowOutput(json.RawMessage(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		HookSpecificOutput struct {
+			HookEventName string
+			Decision      struct {
+				Behavior     string
+				UpdatedInput json.RawMessage
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &o); err != nil {
+		t.Fatal(err)
+	}
+	h := o.HookSpecificOutput
+	var got, want any
+	json.Unmarshal(h.Decision.UpdatedInput, &got)
+	json.Unmarshal([]byte(in), &want)
+	if h.HookEventName != "PermissionRequest" || h.Decision.Behavior != "allow" || !reflect.DeepEqual(got, want) {
+		t.Fatalf("output %s", out)
+	}
+	if _, err := PlanAllowOutput(json.RawMessage(`null`)); err == nil {
+		t.Fatal("a null input made an output")
+	}
+}
