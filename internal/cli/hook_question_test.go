@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -58,6 +59,21 @@ func TestHookAnswersAQuestion(t *testing.T) {
 		answer(waitPrompt(t, p), &approvals.Answer{})
 		if got := h.Wait(t); got != "" {
 			t.Fatalf("hook printed %q, want nothing (the terminal asks)", got)
+		}
+		supervisortest.WaitFor(t, "the prompt resolved", func() bool { return len(p.pending(t)) == 0 })
+	})
+	t.Run("a plan approved", func(t *testing.T) {
+		in := strings.NewReplacer(`"PreToolUse"`, `"PermissionRequest"`, `"tool_name":"AskUserQuestion"`, `"tool_name":"ExitPlanMode"`).Replace(hookAskJSON)
+		in = in[:strings.Index(in, `"tool_input"`)] + `"tool_input":{"plan":"1. edit\n2. test","planFilePath":"/p.md"}}`
+		h := startHook(dir, nil, in)
+		pv := waitPrompt(t, p)
+		if pv.Tool != "ExitPlanMode" || pv.Hint != "approve this plan? (2 lines)" || !strings.Contains(pv.Detail, "1. edit\n2. test") {
+			t.Fatalf("plan on the Pi: %+v", pv)
+		}
+		p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: pbuddy.Once, By: "Claude_Pi"})
+		got := h.Wait(t)
+		if !strings.Contains(got, `"behavior":"allow"`) || !strings.Contains(got, `"updatedInput":{"plan":"1. edit\n2. test","planFilePath":"/p.md"}`) {
+			t.Fatalf("hook printed %s", got)
 		}
 		supervisortest.WaitFor(t, "the prompt resolved", func() bool { return len(p.pending(t)) == 0 })
 	})
