@@ -104,11 +104,11 @@ func TestQuestionChoosesOnlyTheCardDrawn(t *testing.T) {
 	if d, ok := s.press(RoleApprove, t0.Add(500*time.Millisecond), later); ok {
 		t.Fatalf("a press begun before the card chose it: %+v", d)
 	}
-	if s.question.q != 0 {
-		t.Fatalf("moved on to question %d", s.question.q+1)
+	if s.question.Q != 0 {
+		t.Fatalf("moved on to question %d", s.question.Q+1)
 	}
 	s.press(RoleApprove, later, later)
-	if s.question.q != 1 || !reflect.DeepEqual(s.question.picked, [][]int{{1}}) {
+	if s.question.Q != 1 || !reflect.DeepEqual(s.question.Picked, [][]int{{1}}) {
 		t.Fatalf("flow after choosing the drawn card: %+v", s.question)
 	}
 }
@@ -123,8 +123,8 @@ func TestQuestionFlowRestartsForAnotherPrompt(t *testing.T) {
 	p.ID = "q2"
 	s.apply(approvals.PromptAppeared{Prompt: p}, t0)
 	s.settle(t0)
-	if f := s.flowFor(p); f.card != 0 || f.q != 0 {
-		t.Fatalf("new question starts at card %d of question %d", f.card, f.q)
+	if f := s.flowFor(p); f.Card != 0 || f.Q != 0 {
+		t.Fatalf("new question starts at card %d of question %d", f.Card, f.Q)
 	}
 }
 

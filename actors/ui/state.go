@@ -556,10 +556,10 @@ func (s *state) press(r Role, began, now time.Time) (d approvals.Decide, ok bool
 			}
 			s.approvalPage = 0
 			if r == RoleDeny {
-				flow.step(qs)
+				flow.Step(qs)
 				return d, false
 			}
-			a, done := flow.choose(qs)
+			a, done := flow.Choose(qs)
 			if !done {
 				return d, false
 			}
