@@ -47,9 +47,11 @@ func TestClaudeCodeCLIQuestion(t *testing.T) {
 	if out, err := exec.Command(bin, "--version").CombinedOutput(); err == nil {
 		t.Logf("Claude Code %s", strings.TrimSpace(string(out)))
 	}
-	r, _ := newClaudeRig(t, bin, startCoreSim(t), nil)
+	core := startCoreSim(t)
+	r, _ := newClaudeRig(t, bin, core, nil)
 
 	t.Run("question", func(t *testing.T) { questionScenario(t, r) })
+	t.Run("question on the CoreS3", func(t *testing.T) { coreQuestionScenario(t, r, core) })
 	t.Run("plan", func(t *testing.T) { planScenario(t, r) })
 }
 
@@ -179,3 +181,27 @@ func planScenario(t *testing.T, r *claudeRig) {
 }
 
 var sessionSlug = regexp.MustCompile(`"slug":"([a-z0-9-]+)"`)
+
+// coreQuestionScenario: the same question answered by touch on
+// cores3-sim, one approval card per option: ng steps from the first
+// option's card to the second's, ok chooses it.
+func coreQuestionScenario(t *testing.T, r *claudeRig, core *coreSim) {
+	from := core.mark()
+	term, _ := startTmuxClaude(t, r, "corequestion", "pick a database", "default",
+		plan{turns: [][]toolCall{{askUserQuestion()}}, final: "Using SQLite, as you chose."})
+	card := func(label string) func(uiLine) bool {
+		return func(l uiLine) bool {
+			return l.is("ui", "approval") && l.is("title", "DB") && strings.HasPrefix(l.str("body"), "▸ "+label) && l.M["buttons"] == true
+		}
+	}
+	from, _ = core.await(time.Minute, from, "the first option's card on the CoreS3", card("Postgres"))
+	core.send("touch ng")
+	core.await(10*time.Second, from, "the second option's card on the CoreS3", card("SQLite"))
+	core.send("touch ok")
+	supervisortest.Within(t, time.Minute, "the answer in the model's next request", func() bool { return len(r.api.Results("corequestion")) > 0 })
+	res := r.api.Results("corequestion")
+	if len(res) != 1 || res[0].IsError || !strings.Contains(res[0].Text, `"SQLite"`) {
+		t.Fatalf("the tool result the model got: %+v\nthe CoreS3:\n%s", res, core.dump(from))
+	}
+	term.await(t, "the reply in the terminal", "Using SQLite, as you chose.")
+}
