@@ -38,7 +38,11 @@ Claude Code's PermissionRequest hook (claude-pi hook install adds it). It
 sends the prompt to the paired Pi and waits for its buttons: "once" allows
 this one call, "deny" refuses it. Anything else (no Pi, no answer within
 --timeout, a bad input) leaves stdout empty, so the terminal's own dialog
-decides. It always exits 0 and never writes a persistent rule.`
+decides. It always exits 0 and never writes a persistent rule.
+
+It also answers AskUserQuestion's PreToolUse (hook install matches that
+tool alone): the Pi's choices come back as the call's answers, and
+"answer at the computer" leaves the question to the terminal.`
 
 var hookEventSynopsis = `Usage: claude-pi hook event [flags] < hook-input.json
 
