@@ -87,7 +87,6 @@ func questionScenario(t *testing.T, r *claudeRig) {
 	if pv.Tool != "AskUserQuestion" || pv.Questions == nil || len(pv.Questions.List) != 1 || len(pv.Questions.List[0].Options) != 3 {
 		t.Fatalf("question on the Pi: %+v", pv)
 	}
-	asked := time.Now()
 	// The first card is the first option; B steps to the second.
 	supervisortest.Within(t, 10*time.Second, "the first option's card drawn", func() bool { return strings.HasPrefix(r.a.UIView(t).Card, "0/0/") })
 	r.a.Press(t, "B")
@@ -109,8 +108,10 @@ func questionScenario(t *testing.T, r *claudeRig) {
 	}
 	t.Logf("tool result: %q", res[0].Text)
 	if p := r.api.Prompts("question"); len(p) >= 2 {
-		t.Logf("question asked → answer at the model: %v (the two presses took %v of it); A pressed → answer at the model: %v",
-			p[1].at.Sub(p[0].at).Round(time.Millisecond), pressed.Sub(asked).Round(time.Millisecond), answered.Sub(pressed).Round(time.Millisecond))
+		// From the model's question going out to its next request: the
+		// hook, the Pi's screen, both presses, and the way back.
+		t.Logf("question asked → answer at the model: %v; A pressed → answer at the model: %v",
+			p[1].at.Sub(p[0].at).Round(time.Millisecond), answered.Sub(pressed).Round(time.Millisecond))
 	}
 	term.await(t, "the reply in the terminal", "Using SQLite, as you chose.")
 	r.gone(t, pv.ID)
