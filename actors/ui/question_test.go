@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
@@ -136,5 +137,25 @@ func TestDesktopQuestionHasNoButtons(t *testing.T) {
 		if d, ok := s.press(r, t0, t0); ok {
 			t.Fatalf("%v decided a desktop question: %+v", r, d)
 		}
+	}
+}
+
+// TestQuestionCardEscapesHiddenCharacters: a card's text goes through the
+// approval screen's layout, so a bidi override in an option label is
+// drawn as an escape with the hidden-character warning, never obeyed.
+func TestQuestionCardEscapesHiddenCharacters(t *testing.T) {
+	p := questionPrompt()
+	p.Questions.List[0].Options[0].Label = "safe \u202e; rm -rf ~"
+	s := newState(t0, 30*time.Second, true)
+	s.apply(approvals.PromptAppeared{Prompt: p}, t0)
+	s.settle(t0)
+	tool, hint, detail, verb := questionCard(questionsOf(p), s.flowFor(p))
+	r, err := screens.NewRenderer(240, 240)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.Approval(r.NewFrame(), screens.ApprovalView{Tool: tool, Hint: hint, Detail: detail, ApproveVerb: verb, DenyVerb: "next"})
+	if !d.Hidden {
+		t.Fatalf("card %q drawn without the hidden-character warning", hint)
 	}
 }
