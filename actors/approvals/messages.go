@@ -41,7 +41,37 @@ type Prompt struct {
 	// Arrived is when approvals first saw the prompt; set by the actor
 	// when the source leaves it zero.
 	Arrived time.Time
+	// Questions, when set, make the prompt an AskUserQuestion: it is
+	// answered with Decide.Answer, not once/deny. A pointer keeps Prompt
+	// comparable.
+	Questions *Questions
 }
+
+// Questions are the questions of an AskUserQuestion prompt, checked by
+// the source, which translates them from its codec at its edge (lan from
+// hookbridge): approvals speaks its own language, and imports no codec.
+type Questions struct{ List []Question }
+
+// Question is one question and its options, text exactly as the agent
+// wrote it: the screens escape what they cannot show.
+type Question struct {
+	Question    string
+	Header      string
+	Options     []Choice
+	MultiSelect bool
+}
+
+// Choice is one option of a Question.
+type Choice struct {
+	Label       string
+	Description string
+}
+
+// Answer is the answer to a prompt with Questions: per question, the
+// indices of the chosen options (checkChoices). Nil Choices
+// is "answer at the computer": the source is told to leave the question
+// to its own dialog.
+type Answer struct{ Choices [][]int }
 
 // SetPrompts is the COMPLETE current set of prompts for one source. Prompts
 // not seen before appear; known ones missing from the set are resolved.
@@ -70,6 +100,10 @@ type Decide struct {
 	Decision Decision
 	// By names the input: "Claude_Pi" (Pi button), "CoreS3", "voice".
 	By string
+	// Answer answers a prompt with Questions, and must be set for one
+	// (Decision is then ignored, and recorded as buddy.Once); it is
+	// refused for any other prompt.
+	Answer *Answer
 }
 
 // DecideResult answers a Decide: OK when the decision was forwarded, else
@@ -88,6 +122,8 @@ type Decided struct {
 	// Attempt numbers the decisions handed over for this prompt, from 1
 	// (a re-armed prompt can be decided again); a Delivery names it.
 	Attempt int
+	// Answer is Decide.Answer, for a prompt with Questions.
+	Answer *Answer
 }
 
 // Delivery is the owner's report on one Decided: whether its answer went

@@ -573,7 +573,7 @@ func (a *Actor) effect(c actor.Context, e any) {
 			by = "CoreS3"
 		}
 		c.Send(supervisor.ServicePID(a.system, a.opts.Approvals),
-			approvals.Decide{Source: e.Source, ID: e.ID, Decision: d, By: by})
+			approvals.Decide{Source: e.Source, ID: e.ID, Decision: d, By: by, Answer: e.Answer})
 	case toolResultOut:
 		a.toolResult(c, e.Result)
 	case sttOut:

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/event"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/realtime"
@@ -58,6 +59,8 @@ type (
 		Source, ID string
 		Approve    bool
 		By         string // "" means "CoreS3"
+		// Answer answers a question prompt (the CoreS3's cards).
+		Answer *approvals.Answer
 	}
 	// synthOut asks for one sentence of utterance Utt at Rate.
 	synthOut struct {

@@ -393,7 +393,13 @@ func (a *Actor) decided(c actor.Context, m approvals.Decided) {
 	// printable (the hook cuts them too, whatever a Pi sends).
 	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny,
 		Device: hookbridge.Printable(a.o.Device, hookbridge.MaxLabel), By: hookbridge.Printable(m.By, hookbridge.MaxLabel)}
-	if m.Decision.Allows() { // the edge: approvals' decision becomes the hook's behavior
+	switch {
+	case m.Answer != nil && m.Answer.Choices == nil:
+		// "Answer at the computer": the terminal's own dialog asks.
+		d = hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorNone, Reason: "answer at the computer (chosen on " + d.By + ")"}
+	case m.Answer != nil:
+		d.Behavior, d.Choices = hookbridge.BehaviorAllow, m.Answer.Choices
+	case m.Decision.Allows(): // the edge: approvals' decision becomes the hook's behavior
 		d.Behavior = hookbridge.BehaviorAllow
 	}
 	w <- answer{http.StatusOK, d}

@@ -322,7 +322,12 @@ func toPrompt(se *session, p pending) approvals.Prompt {
 	if p.req.Agent != "" {
 		lbl += " · " + strings.TrimSpace("subagent "+p.req.AgentType)
 	}
+	var qs *approvals.Questions
+	if p.req.Questions != nil {
+		qs = &approvals.Questions{List: questionsOf(p.req.Questions)}
+	}
 	return approvals.Prompt{
+		Questions: qs,
 		Source:    SourcePrefix + se.ID,
 		ID:        p.req.ID,
 		Tool:      p.req.Tool,
@@ -365,4 +370,17 @@ func (s *state) view() State {
 	}
 	slices.SortFunc(st.Sessions, func(a, b Session) int { return b.Updated.Compare(a.Updated) })
 	return st
+}
+
+// questionsOf is the edge: the hook's questions in approvals' terms.
+func questionsOf(in []hookbridge.Question) []approvals.Question {
+	out := make([]approvals.Question, len(in))
+	for i, q := range in {
+		opts := make([]approvals.Choice, len(q.Options))
+		for j, o := range q.Options {
+			opts[j] = approvals.Choice{Label: o.Label, Description: o.Description}
+		}
+		out[i] = approvals.Question{Question: q.Question, Header: q.Header, Options: opts, MultiSelect: q.MultiSelect}
+	}
+	return out
 }

@@ -110,6 +110,15 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 			av.Sent = v.Decision.String()
 		}
 		av.Reconnecting = v.Reconnecting
+		if qs := questionsOf(v.Prompt); qs != nil {
+			av.Tool, av.Hint, av.Detail, av.ApproveVerb = questionCard(qs, s.flowFor(v.Prompt))
+			av.DenyVerb = "next"
+			if av.Sent != "" {
+				av.Sent = "answer"
+			}
+		} else if isDesktopQuestion(v.Prompt) {
+			av.Tool, av.Hint, av.Instead = "Question", "Claude is asking you something", DesktopQuestion
+		}
 		p.approval = p.r.Approval(dst, av)
 		return time.Second - age%time.Second // the age counts seconds
 	case ScreenPack:

@@ -117,6 +117,8 @@ type state struct {
 	dockShownAt  time.Time
 	// forget is "Forget Bluetooth pairing?" (forget.go).
 	forget forgetFlow
+	// question is where the user is in the shown question (question.go).
+	question questionFlow
 	// onScreen is what the last frame showed (settle): approve and deny
 	// act on it, never on a state the panel has not shown yet.
 	onScreen shownFrame
@@ -172,6 +174,9 @@ type shownFrame struct {
 	// (0-based) and of: its place in the queue.
 	sent, reconnecting bool
 	index, of          int
+	// card is the question card shown (questionFlow.cardID), "" for a
+	// prompt that asks none: approve chooses only the card drawn.
+	card string
 }
 
 // samePrompt: a and b are one prompt and read the same on the screen.
@@ -400,8 +405,11 @@ func (s *state) settle(now time.Time) {
 	if f.answerable = !f.sent && !f.reconnecting; !f.answerable {
 		return
 	}
+	if questionsOf(v.Prompt) != nil {
+		f.card = s.flowFor(v.Prompt).cardID()
+	}
 	f.since = now
-	if was.screen == ScreenApproval && was.answerable && samePrompt(was.prompt, v.Prompt) {
+	if was.screen == ScreenApproval && was.answerable && samePrompt(was.prompt, v.Prompt) && was.card == f.card {
 		f.since = was.since
 	}
 }
@@ -537,9 +545,29 @@ func (s *state) press(r Role, began, now time.Time) (d approvals.Decide, ok bool
 			// its link dropped (approvals would refuse it anyway).
 			return d, false
 		}
+		if isDesktopQuestion(v.Prompt) {
+			return d, false // the buttons are not drawn: answer at the computer
+		}
+		var answer *approvals.Answer
+		if qs := questionsOf(v.Prompt); qs != nil {
+			flow := s.flowFor(v.Prompt)
+			if flow.cardID() != f.card {
+				return d, false // a card the panel has not drawn yet
+			}
+			s.approvalPage = 0
+			if r == RoleDeny {
+				flow.Step(qs)
+				return d, false
+			}
+			a, done := flow.Choose(qs)
+			if !done {
+				return d, false
+			}
+			answer, dec = a, approvals.AllowOnce
+		}
 		s.sending[keyOf(v.Prompt)] = dec
 		s.followPrompt()
-		return approvals.Decide{Source: v.Source, ID: v.ID, Decision: dec, By: By}, true
+		return approvals.Decide{Source: v.Source, ID: v.ID, Decision: dec, By: By, Answer: answer}, true
 	}
 	switch sc {
 	case ScreenHome, ScreenInfo, ScreenStats, ScreenClock:

@@ -39,7 +39,11 @@ decides. It always exits 0 and never writes a persistent rule.
 
 With --cli codex it is Codex CLI's PermissionRequest hook (claude-pi hook
 install --agent codex adds it): the same, with Codex's hook input, and no
-answer leaves the decision to Codex's own approval.`
+answer leaves the decision to Codex's own approval.
+
+It also answers AskUserQuestion's PreToolUse (hook install matches that
+tool alone): the Pi's choices come back as the call's answers, and
+"answer at the computer" leaves the question to the terminal.`
 
 var hookEventSynopsis = `Usage: claude-pi hook event [flags] < hook-input.json
 
@@ -159,7 +163,17 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	if err != nil {
 		return nil, err
 	}
-	if in.HookEventName != hookbridge.EventPermissionRequest {
+	var questions []hookbridge.Question
+	switch {
+	case in.HookEventName == hookbridge.EventPreToolUse && in.ToolName == hookbridge.ToolAskUserQuestion:
+		// Claude's questions: the Pi answers them with option indices,
+		// and the hook prints the answers (QuestionOutput).
+		if questions, err = hookbridge.ParseQuestions(in.ToolInput); err != nil {
+			return nil, err
+		}
+	case in.HookEventName == hookbridge.EventPreToolUse:
+		return nil, fmt.Errorf("a PreToolUse hook for %s: only AskUserQuestion is answered on the Pi (fix the hook's matcher: claude-pi hook install)", in.ToolName)
+	case in.HookEventName != hookbridge.EventPermissionRequest:
 		return nil, fmt.Errorf("got a %s event, want PermissionRequest", in.HookEventName)
 	}
 	call := hookbridge.DescribeRequest(in)
@@ -177,6 +191,7 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 		Mode:      clipBytes(in.PermissionMode, hookbridge.MaxTool),
 		Call:      hookbridge.CallKey(in.ToolName, in.ToolInput),
 		CLI:       wireCLI(f.cli),
+		Questions: questions,
 	}
 	if req.Agent != "" && req.AgentType == "" {
 		req.AgentType = "subagent"
@@ -194,6 +209,15 @@ func permissionDecision(ctx context.Context, args []string, stdin io.Reader, std
 	d, err := hookbridge.DecodeDecision(body, req.ID)
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case questions != nil && d.Behavior == hookbridge.BehaviorAllow:
+		return hookbridge.QuestionOutput(in.ToolInput, questions, d.Choices)
+	case in.ToolName == hookbridge.ToolExitPlanMode && d.Behavior == hookbridge.BehaviorAllow:
+		return hookbridge.PlanAllowOutput(in.ToolInput)
+	case questions != nil && d.Behavior == hookbridge.BehaviorDeny:
+		// A question has no deny: the terminal asks.
+		return nil, fmt.Errorf("the Pi denied a question")
 	}
 	switch d.Behavior {
 	case hookbridge.BehaviorAllow:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,7 +96,7 @@ func isGoRunBuild(path string) bool {
 // backs the file up before the first change and writes nothing when there
 // is nothing to change, so running it twice is harmless.
 func editSettings(path, exe string, install bool, now time.Time, stdout io.Writer) error {
-	return mergeHooks(path, wantHooks(exe), append([]string{"PermissionRequest"}, eventHookNames...), install, now, stdout)
+	return mergeHooks(path, wantHooks(exe), append([]string{"PermissionRequest", hookbridge.EventPreToolUse}, eventHookNames...), install, now, stdout)
 }
 
 // mergeHooks merges (or removes) the hooks want, one per event, in the
@@ -128,7 +129,11 @@ func mergeHooks(path string, want map[string]map[string]any, events []string, in
 			if removed == 1 && already {
 				continue // already installed, exactly
 			}
-			groups = append(groups, map[string]any{"hooks": []any{want[ev]}})
+			g := map[string]any{"hooks": []any{want[ev]}}
+			if m := hookMatcher(ev); m != "" {
+				g["matcher"] = m
+			}
+			groups = append(groups, g)
 			changed = append(changed, fmt.Sprintf("%s: %s", ev, want[ev]["command"]))
 		} else if removed > 0 {
 			changed = append(changed, fmt.Sprintf("%s: removed %d claude-pi hook(s)", ev, removed))
@@ -171,6 +176,15 @@ func mergeHooks(path string, want map[string]map[string]any, events []string, in
 	return nil
 }
 
+// hookMatcher is the matcher of ev's group: PreToolUse runs for
+// AskUserQuestion only; every other event's hook runs for all.
+func hookMatcher(ev string) string {
+	if ev == hookbridge.EventPreToolUse {
+		return hookbridge.ToolAskUserQuestion
+	}
+	return ""
+}
+
 // wantHooks is each event's hook running exe: what hook install writes,
 // and what the plugin's hooks/hooks.json holds (with exe "claude-pi" and
 // --plugin, which a test checks).
@@ -192,6 +206,10 @@ func wantHooks(exe string) map[string]map[string]any {
 	// With [voice] follow_up the Stop hook may wait for a spoken
 	// follow-up (hook_followup.go): its timeout covers that wait.
 	want[hookbridge.EventStop]["timeout"] = int(stopHookTimeout.Seconds())
+	// AskUserQuestion never reaches PermissionRequest: its answers come
+	// from a PreToolUse hook (hook permission answers that event too),
+	// matched to that tool alone (hookMatcher).
+	want[hookbridge.EventPreToolUse] = maps.Clone(want["PermissionRequest"])
 	return want
 }
 

@@ -24,7 +24,11 @@ func pluginHooks() map[string]any {
 	hooks := map[string]any{}
 	for ev, h := range wantHooks("claude-pi") {
 		h["command"] = h["command"].(string) + " --plugin"
-		hooks[ev] = []any{map[string]any{"hooks": []any{h}}}
+		g := map[string]any{"hooks": []any{h}}
+		if m := hookMatcher(ev); m != "" {
+			g["matcher"] = m
+		}
+		hooks[ev] = []any{g}
 	}
 	return map[string]any{
 		"description": "Claude_Pi: permission prompts and session progress on the paired Pi",

@@ -2,6 +2,7 @@ package hookbridge
 
 import (
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func FuzzDecodePermissionRequest(f *testing.F) {
 			t.Fatal(err)
 		}
 		r2, err := DecodePermissionRequest(enc)
-		if err != nil || r2 != r {
+		if err != nil || !reflect.DeepEqual(r2, r) {
 			t.Fatalf("round trip of %q: %+v, %v", b, r2, err)
 		}
 	})

@@ -8,9 +8,10 @@ import "encoding/json"
 // of the BLE one.
 const DefaultDevice = "Claude_Pi"
 
-// permissionOutput is the only shape the hook ever prints. It has no room
-// for updatedPermissions, updatedInput or interrupt: one decision for one
-// request, as over BLE.
+// permissionOutput is the shape the hook prints for a tool call. It has
+// no room for updatedPermissions, updatedInput or interrupt: one decision
+// for one request, as over BLE. (A question and a plan are answered with
+// their own input echoed: QuestionOutput, PlanAllowOutput.)
 type permissionOutput struct {
 	HookSpecificOutput struct {
 		HookEventName string `json:"hookEventName"`

@@ -124,6 +124,11 @@ type PermissionRequest struct {
 	// CLICodex for Codex. A Pi that predates it refuses the request, and
 	// Codex's own approval carries on.
 	CLI string `json:"cli,omitempty"`
+	// Questions are an AskUserQuestion's questions (question.go), sent
+	// by its PreToolUse hook: the Pi answers with Decision.Choices, or
+	// with BehaviorNone for "answer at the computer". A Pi that predates
+	// them refuses the request, and the terminal asks.
+	Questions []Question `json:"questions,omitempty"`
 	// Started is the request's HeaderHookStarted, 0 if none; the Pi sets
 	// it from the header, never from the body.
 	Started int64 `json:"-"`
@@ -163,6 +168,9 @@ type Decision struct {
 	By     string `json:"by,omitempty"`
 	// Reason says why there is no decision (BehaviorNone).
 	Reason string `json:"reason,omitempty"`
+	// Choices answer a request with Questions (BehaviorAllow only): per
+	// question, the indices of the options chosen (CheckChoices).
+	Choices [][]int `json:"choices,omitempty"`
 }
 
 // PairCommit opens a pairing (step 1 of pairing.go): the client's
@@ -220,6 +228,9 @@ func DecodePermissionRequest(b []byte) (PermissionRequest, error) {
 	)
 	if err == nil {
 		err = checkCLI(r.CLI)
+	}
+	if err == nil {
+		err = questionsValid(r.Questions)
 	}
 	if err != nil {
 		return PermissionRequest{}, err
@@ -354,6 +365,12 @@ func DecodeDecision(b []byte, wantID string) (Decision, error) {
 	case BehaviorNone:
 	default:
 		return Decision{}, fmt.Errorf("%w: behavior %q", ErrRequest, d.Behavior)
+	}
+	if err := checkChoicesShape(d.Choices); err != nil {
+		return Decision{}, err
+	}
+	if d.Choices != nil && d.Behavior != BehaviorAllow {
+		return Decision{}, fmt.Errorf("%w: choices with behavior %q", ErrRequest, d.Behavior)
 	}
 	// Device and By reach Claude in the deny message, and Reason the
 	// terminal: short and printable, whatever the Pi sent.

@@ -43,6 +43,12 @@ type ApprovalView struct {
 	// until its source confirms it; the screen says "reconnecting…" in
 	// place of the buttons (and of "sent…").
 	Reconnecting bool
+	// ApproveVerb and DenyVerb name what the buttons do ("approve" and
+	// "deny" when empty): a question's card chooses and steps.
+	ApproveVerb, DenyVerb string
+	// Instead, when set, is drawn in place of the buttons: a prompt the
+	// Pi cannot answer (a desktop question) says where to answer it.
+	Instead string
 }
 
 // Layout constants the tests rely on.
@@ -75,6 +81,7 @@ type approvalPage struct {
 // some page.
 func (r *Renderer) approvalLayout(v ApprovalView) []approvalPage {
 	v.Page, v.Age, v.Sent, v.Reconnecting = 0, 0, "", false // what the pages do not depend on
+	v.ApproveVerb, v.DenyVerb, v.Instead = "", "", ""
 	if r.laidOut != nil && r.laidOutFor == v {
 		return r.laidOut // paging and the age tick redraw the same prompt
 	}
@@ -199,16 +206,21 @@ func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) ApprovalDrawn {
 		}
 	}
 	legend := image.Rect(0, r.h-approvalLegendH, r.w, r.h)
-	if v.Reconnecting || v.Sent != "" {
+	if v.Reconnecting || v.Sent != "" || v.Instead != "" {
 		clear(dst, legend, panel)
 		s := "sent… " + v.Sent
-		if v.Reconnecting {
+		switch {
+		case v.Reconnecting:
 			s = "reconnecting…"
+		case v.Instead != "" && v.Sent == "":
+			s = r.f.ellipsize(Bold, 16, v.Instead, r.w-8)
+			r.f.text(dst, (r.w-r.f.measure(Bold, 16, s))/2, legend.Min.Y+9, Bold, 16, fg, s)
+			return drawn
 		}
 		r.f.text(dst, (r.w-r.f.measure(Bold, 18, s))/2, legend.Min.Y+8, Bold, 18, dim, s)
 		return drawn
 	}
-	r.legend(dst, v.Approve, v.Deny)
+	r.legendVerbs(dst, v.Approve, v.Deny, v.ApproveVerb, v.DenyVerb)
 	return drawn
 }
 
@@ -258,6 +270,18 @@ func (r *Renderer) source(dst *image.RGBA, src, sub string) {
 // legend draws the approve and deny buttons along the bottom edge,
 // labelled with the buttons' names (A and B when empty).
 func (r *Renderer) legend(dst *image.RGBA, approve, deny string) {
+	r.legendVerbs(dst, approve, deny, "", "")
+}
+
+// legendVerbs is legend with what each button does ("approve" and
+// "deny" when empty).
+func (r *Renderer) legendVerbs(dst *image.RGBA, approve, deny, approveVerb, denyVerb string) {
+	if approveVerb == "" {
+		approveVerb = "approve"
+	}
+	if denyVerb == "" {
+		denyVerb = "deny"
+	}
 	if approve == "" {
 		approve = "A"
 	}
@@ -266,8 +290,8 @@ func (r *Renderer) legend(dst *image.RGBA, approve, deny string) {
 	}
 	half := r.w / 2
 	top := r.h - 36
-	r.button(dst, image.Rect(4, top, half-2, r.h-4), approve+"  approve", approveC)
-	r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  deny", denyC)
+	r.button(dst, image.Rect(4, top, half-2, r.h-4), approve+"  "+approveVerb, approveC)
+	r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  "+denyVerb, denyC)
 }
 
 // button draws a filled legend with centred dark text.

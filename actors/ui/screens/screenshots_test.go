@@ -72,6 +72,21 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 				Detail:  "*** Begin Patch\n*** Update File: internal/engine/plan.go\n@@ func (p *Plan) Next() Step {\n+\tif p.i >= len(p.steps) {\n+\t\treturn Step{}\n+\t}\n \treturn p.steps[p.i]\n*** End Patch\nin /home/ada/src/engine",
 				Approve: "A", Deny: "B", Next: "X", Back: "Y"})
 		},
+		"approval-question": func(d *image.RGBA) {
+			// A terminal's AskUserQuestion, one option per card (actors/ui/question.go).
+			r.Approval(d, ApprovalView{Tool: "DB", Age: 3 * time.Second, Source: "CLI engine · 9f3c2a10",
+				Hint: "▸ SQLite", Detail: "one file next to the binary, no server\n(option 2 of 3)\nquestion 1 of 2: Which database should the cache use?",
+				Approve: "A", Deny: "B", ApproveVerb: "choose", DenyVerb: "next"})
+		},
+		"approval-question-desktop": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "Question", Age: 2 * time.Second, Source: "desktop",
+				Hint: "Claude is asking you something", Instead: "answer at the computer"})
+		},
+		"approval-plan": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "ExitPlanMode", Age: 6 * time.Second, Source: "CLI engine · 9f3c2a10",
+				Hint: "approve this plan? (6 lines)", Detail: "## Plan: cache the parsed config\n1. Add a sync.Once around config.Load\n2. Invalidate it on SIGHUP\n3. Test: two loads read the file once\n4. Benchmark the hot path before and after\n5. Document the reload in README.md",
+				Approve: "A", Deny: "B", Next: "X", Back: "Y"})
+		},
 		"pairing": func(d *image.RGBA) { r.Pairing(d, PairingView{Name: "ada-laptop", Code: "318054"}) },
 		"pairing-accepted": func(d *image.RGBA) {
 			r.Pairing(d, PairingView{Name: "ada-laptop", Code: "318054", Accepted: true})
@@ -164,6 +179,9 @@ func TestScreenshots(t *testing.T) {
 	keep["home-service-down-240x240"] = true
 	keep["home-modes-240x240"] = true
 	keep["home-modes-320x240"] = true
+	keep["approval-question-240x240"] = true
+	keep["approval-question-desktop-240x240"] = true
+	keep["approval-plan-240x240"] = true
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {
