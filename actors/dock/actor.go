@@ -151,7 +151,7 @@ func (a *Actor) Receive(c actor.Context) {
 		a.answerHeld(c, m.at)
 	case lan.Reply:
 		// A terminal session's reply is said like the desktop's turns; a
-		// follow-up answers it only if it is said (followup.go).
+		// follow-up answers it only if it is said (voice/followup.go).
 		before := a.host.NextUtt()
 		if text, err := json.Marshal(m.Text); err == nil {
 			a.turn(Turn{Role: "assistant", Content: text}, now)
