@@ -124,8 +124,9 @@ func (h *Part) SetDesk(d Desk) { h.desk = d }
 // Desk is what SetDesk recorded last.
 func (h *Part) Desk() Desk { return h.desk }
 
-// NextUtt is the id the next utterance queued will get; QueuedSince
-// reports the last one queued from before on (0 when none was).
+// NextUtt is the id of the last utterance queued (0 before the first).
+// QueuedSince, given NextUtt from before a say, is the utterance that say
+// queued, or 0 when it queued none (nothing to say, muted, no TTS).
 func (h *Part) NextUtt() uint64                  { return h.speech.nextUtt }
 func (h *Part) QueuedSince(before uint64) uint64 { return h.speech.queuedSince(before) }
 
