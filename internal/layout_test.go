@@ -276,6 +276,7 @@ var narrowRules = []narrowRule{
 	{"protocols/hookbridge", "protocols/buddy", "the hook's codec needs nothing of the BLE one"},
 	{"boards/sim", "internal/appliance/webapi", "the sim board is only a board: the /api/state schema and its server live in internal/appliance/webapi"},
 	{"boards/sim", "protocols", "the sim board is only a board: the fake Claude desktop lives in internal/appliance/appliancetest/fakedesktop"},
+	{"actors/dock/voice", "actors/dock", "voice is below the dock: it reaches the host only through voice.Sink, which the host implements"},
 }
 
 // under reports whether dir is folder or below it.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -150,12 +151,12 @@ func (a *Actor) Receive(c actor.Context) {
 		a.answerHeld(c, m.at)
 	case lan.Reply:
 		// A terminal session's reply is said like the desktop's turns; a
-		// follow-up answers it only if it is said (followup.go).
-		before := a.host.speech.nextUtt
+		// follow-up answers it only if it is said (voice/followup.go).
+		before := a.host.NextUtt()
 		if text, err := json.Marshal(m.Text); err == nil {
 			a.turn(Turn{Role: "assistant", Content: text}, now)
 		}
-		a.host.followUpReply(m, a.host.speech.queuedSince(before), now)
+		a.host.FollowUpReply(m, a.host.QueuedSince(before), now)
 
 	case AcceptDock:
 		a.accept(m, now)
@@ -195,13 +196,13 @@ func (a *Actor) Receive(c actor.Context) {
 			a.lost(m.err, now)
 		}
 	case synthResult:
-		a.host.synthDone(m.utt, m.index, m.pcm, m.err, now)
+		a.host.SynthDone(m.utt, m.index, m.pcm, m.err, now)
 	case sttResult:
 		if cancel, ok := a.stts[m.job]; ok {
 			cancel()
 			delete(a.stts, m.job)
 		}
-		a.host.recognized(m.job, m.text, m.err, now)
+		a.host.Recognized(m.job, m.text, m.err, now)
 	default:
 		return
 	}
@@ -223,12 +224,14 @@ func (a *Actor) start(c actor.Context) {
 	}
 	a.trust = trust
 	a.host = newHost(hostConfig{
+		Config: voice.Config{
+			SpeakConversation: !a.opts.MuteConversation, HasTTS: a.opts.Synth != nil,
+			Token: hex.EncodeToString(token), Log: a.h.Logger(),
+			// A display-only dock decides nothing, by tap or by voice.
+			Voice: len(a.opts.STT) > 0 && a.opts.Synth != nil && !a.opts.DisplayOnly, ListenFor: a.opts.ListenFor,
+		},
 		speakPrompts: !a.opts.MutePrompts, speakAssistant: !a.opts.MuteAssistant,
-		speakConversation: !a.opts.MuteConversation, hasTTS: a.opts.Synth != nil,
-		assistantMax: a.opts.AssistantMax, token: hex.EncodeToString(token), log: a.h.Logger(),
-		// A display-only dock decides nothing, by tap or by voice.
-		voice: len(a.opts.STT) > 0 && a.opts.Synth != nil && !a.opts.DisplayOnly, listenFor: a.opts.ListenFor,
-		displayOnly: a.opts.DisplayOnly, volume: a.opts.Volume,
+		assistantMax: a.opts.AssistantMax, displayOnly: a.opts.DisplayOnly, volume: a.opts.Volume,
 	})
 	self := supervisor.ServicePID(a.system, a.h.Name())
 	c.Send(supervisor.ServicePID(a.system, a.opts.Approvals), supervisor.Subscribe{PID: self})
@@ -504,11 +507,11 @@ func (a *Actor) reload() {
 }
 
 func (a *Actor) buddyState(s buddyactor.State, now time.Time) {
-	d := desk{known: true, connected: s.Connected}
+	d := voice.Desk{Known: true, Connected: s.Connected}
 	if s.Snapshot != nil {
-		d.total, d.running, d.waiting, d.msg = int(s.Snapshot.Total), int(s.Snapshot.Running), int(s.Snapshot.Waiting), s.Snapshot.Msg
+		d.Total, d.Running, d.Waiting, d.Msg = int(s.Snapshot.Total), int(s.Snapshot.Running), int(s.Snapshot.Waiting), s.Snapshot.Msg
 	}
-	a.host.desk = d
+	a.host.SetDesk(d)
 	a.host.updateTask(now)
 }
 
@@ -516,8 +519,8 @@ func (a *Actor) turn(t Turn, now time.Time) {
 	if t.Role != "assistant" || !a.host.cfg.speakAssistant {
 		return
 	}
-	if text := assistantText(t.Content, a.opts.AssistantMax); text != "" {
-		a.host.say(utterance{kind: sayAssistant, text: text}, now)
+	if text := voice.AssistantText(t.Content, a.opts.AssistantMax); text != "" {
+		a.host.SayAssistant(text, now)
 	}
 }
 
@@ -543,7 +546,7 @@ func (a *Actor) flush(c actor.Context) {
 	a.answerHeld(c, time.Time{})
 	a.plan()
 	a.h.SetDescription(a.describe())
-	a.markSpeaking(a.host.speech.cur != nil)
+	a.markSpeaking(a.host.Speaking())
 	if st := a.state(); st != a.published {
 		a.published = st
 		a.subs.Publish(c, st)
@@ -576,9 +579,9 @@ func (a *Actor) effect(c actor.Context, e any) {
 			approvals.Decide{Source: e.Source, ID: e.ID, Decision: d, By: by, Answer: e.Answer})
 	case toolResultOut:
 		a.toolResult(c, e.Result)
-	case sttOut:
+	case voice.STTOut:
 		a.recognize(e)
-	case cancelSTTOut:
+	case voice.CancelSTTOut:
 		if cancel, ok := a.stts[e.Job]; ok {
 			cancel()
 			delete(a.stts, e.Job)
@@ -590,7 +593,7 @@ func (a *Actor) effect(c actor.Context, e any) {
 			sc.cancel()
 			delete(a.synths, e.Utt)
 		}
-	case followUpOut:
+	case voice.FollowUpOut:
 		c.Send(supervisor.ServicePID(a.system, a.opts.LAN), lan.FollowUp(e))
 	case closeOut:
 		a.h.Logger().Error("CoreS3 handshake failed; retrying", "err", e.Err, "after", a.opts.Retry)
@@ -695,7 +698,7 @@ func (a *Actor) state() State {
 	// A closed port is never ready, even before the host notices (Stopping).
 	up := a.port != nil
 	s := State{Connected: up, Ready: up && a.host.phase == ready, Event: up && a.host.eventReady(),
-		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.speech.maxCreditWait,
+		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.MaxCreditWait(),
 		DisplayOnly: a.opts.DisplayOnly}
 	if a.device != nil {
 		s.Path, s.Serial = a.device.Path, a.device.Serial

@@ -38,7 +38,7 @@ func TestAnsweredWhileAnnouncingSendsIdle(t *testing.T) {
 	if synth == nil {
 		t.Fatal("no announcement synthesized")
 	}
-	h.synthDone(synth.Utt, synth.Index, make([]byte, synth.Rate/5), nil, t0)
+	h.SynthDone(synth.Utt, synth.Index, make([]byte, synth.Rate/5), nil, t0)
 	h.updateStatus()
 	if st := statusesIn(sent(t, h)); len(st) == 0 || st[len(st)-1] != wire.StatusSpeaking {
 		t.Fatalf("statuses while announcing %v, want SPEAKING last", st)
@@ -55,8 +55,8 @@ func TestAnsweredWhileAnnouncingSendsIdle(t *testing.T) {
 	if st := statusesIn(fs); !aborted || len(st) != 1 || st[0] != wire.StatusIdle {
 		t.Errorf("after the answer: SPEAKER_ABORT %v, statuses %v; want the abort and STATUS IDLE", aborted, st)
 	}
-	if h.speech.cur != nil || h.status != wire.StatusIdle {
-		t.Errorf("speech %v, status %v after the abort", h.speech.cur, h.status)
+	if h.Speaking() || h.status != wire.StatusIdle {
+		t.Errorf("speaking %v, status %v after the abort", h.Speaking(), h.status)
 	}
 }
 

@@ -3,6 +3,7 @@ package dock
 import (
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	"github.com/claude-pi/claude-pi/actors/lan"
 )
 
@@ -54,7 +55,7 @@ func (t *terminals) running(now time.Time) (bool, time.Time) {
 func (h *host) updateTask(now time.Time) {
 	cli, until := h.terms.running(now)
 	h.terms.endsAt = until
-	h.task.set((h.desk.connected && h.desk.running > 0) || cli, now)
+	h.task.set((h.Desk().Connected && h.Desk().Running > 0) || cli, now)
 }
 
 // lanState takes a lan.State.
@@ -62,13 +63,13 @@ func (h *host) lanState(s lan.State, now time.Time) {
 	h.terms.set(s.Sessions)
 	h.updateTask(now)
 	if h.terms.newlyWaiting(s.Sessions, now) && h.cfg.speakPrompts {
-		h.say(utterance{kind: sayAssistant, text: lan.WaitingText + "."}, now)
+		h.SayAssistant(lan.WaitingText+".", now)
 	}
 }
 
 // newlyWaiting records the sessions' waiting episodes and reports whether
 // one of them is new and recent enough to say. An episode older than
-// staleSpeech when first seen (the dock restarted, or plugged in late) is
+// voice.StaleSpeech when first seen (the dock restarted, or plugged in late) is
 // recorded unsaid: Stack-chan announcing a wait long past would be noise.
 // Several sessions starting to wait together are said as one.
 func (t *terminals) newlyWaiting(sessions []lan.Session, now time.Time) bool {
@@ -79,7 +80,7 @@ func (t *terminals) newlyWaiting(sessions []lan.Session, now time.Time) bool {
 			continue
 		}
 		if said, ok := t.saidWaiting[s.ID]; !ok || !said.Equal(s.WaitingSince) {
-			say = say || now.Sub(s.WaitingSince) <= staleSpeech
+			say = say || now.Sub(s.WaitingSince) <= voice.StaleSpeech
 		}
 		seen[s.ID] = s.WaitingSince
 	}

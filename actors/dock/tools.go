@@ -47,7 +47,7 @@ func (h *host) sendRaw(b []byte) bool {
 	var err error
 	h.frames, err = event.AppendChunks(h.frames[:0], id, b, int(h.neg.MaxPayload))
 	if err != nil {
-		h.cfg.log.Warn("raw event not sent", "err", err, "bytes", len(b))
+		h.cfg.Log.Warn("raw event not sent", "err", err, "bytes", len(b))
 		return false
 	}
 	h.lastEvent = id
@@ -61,11 +61,11 @@ func (h *host) sendRaw(b []byte) bool {
 func (h *host) rawEvent(msg []byte, now time.Time) {
 	gen := h.rt.Catalog().Generation
 	if err := h.rt.Receive(msg, now); err != nil {
-		h.cfg.log.Info("session event from the CoreS3 ignored", "err", err)
+		h.cfg.Log.Info("session event from the CoreS3 ignored", "err", err)
 		return
 	}
 	if c := h.rt.Catalog(); c.Generation != gen && len(c.Refused) > 0 {
-		h.cfg.log.Warn("the CoreS3's catalog stands without these tools (their names cannot be offered to Claude)", "left_out", c.Refused)
+		h.cfg.Log.Warn("the CoreS3's catalog stands without these tools (their names cannot be offered to Claude)", "left_out", c.Refused)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/session"
@@ -115,7 +116,7 @@ func TestVoiceApproval(t *testing.T) {
 			if tt.decided {
 				waitFor(t, "a Decide", func() bool { return len(r.appr.decides()) > 0 })
 			} else {
-				waitFor(t, "I didn't catch that", func() bool { return r.spoken(notCaught) })
+				waitFor(t, "I didn't catch that", func() bool { return r.spoken(voice.NotCaught) })
 			}
 			// The CoreS3 user answers too, and the firmware retries its
 			// start: neither may decide again.

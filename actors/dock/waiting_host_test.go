@@ -8,15 +8,13 @@ import (
 	"github.com/claude-pi/claude-pi/actors/lan"
 )
 
-// spokenTexts is every utterance said or queued since utterance id after.
+// spokenTexts is the first sentence of every utterance the host asked to
+// synthesize since utterance id after.
 func spokenTexts(h *host, after uint64) []string {
 	var out []string
-	if u := h.speech.cur; u != nil && u.id > after {
-		out = append(out, u.text)
-	}
-	for _, u := range h.speech.queue {
-		if u.id > after {
-			out = append(out, u.text)
+	for _, e := range h.takeEffects() {
+		if s, ok := e.(synthOut); ok && s.Utt > after && s.Index == 0 {
+			out = append(out, s.Text)
 		}
 	}
 	return out
@@ -31,30 +29,30 @@ func TestWaitingSaidOncePerEpisode(t *testing.T) {
 	state := func(since time.Time) lan.State {
 		return lan.State{Sessions: []lan.Session{{ID: "s1", Project: "engine", State: "idle", Updated: t0, WaitingSince: since}}}
 	}
-	mark := h.speech.nextUtt
+	mark := h.NextUtt()
 	h.lanState(state(t0), t0)
 	said := spokenTexts(h, mark)
 	if len(said) != 1 || !strings.HasPrefix(said[0], lan.WaitingText) {
 		t.Fatalf("first waiting State: said %q, want %q once", said, lan.WaitingText)
 	}
-	mark = h.speech.nextUtt
+	mark = h.NextUtt()
 	h.lanState(state(t0), t0.Add(time.Second))
 	h.lanState(state(t0), t0.Add(2*time.Second))
-	if n := h.speech.nextUtt - mark; n != 0 {
+	if n := h.NextUtt() - mark; n != 0 {
 		t.Fatalf("the same episode said %d more times", n)
 	}
 	// The session moves on, then waits again: a new episode.
 	h.lanState(state(time.Time{}), t0.Add(3*time.Second))
 	t1 := t0.Add(4 * time.Second)
 	h.lanState(state(t1), t1)
-	if n := h.speech.nextUtt - mark; n != 1 {
+	if n := h.NextUtt() - mark; n != 1 {
 		t.Fatalf("the second episode said %d times, want 1", n)
 	}
 	// An episode seen only long after it began is not announced.
-	mark = h.speech.nextUtt
+	mark = h.NextUtt()
 	late := t1.Add(time.Hour)
 	h.lanState(state(t1.Add(time.Minute)), late)
-	if n := h.speech.nextUtt - mark; n != 0 {
+	if n := h.NextUtt() - mark; n != 0 {
 		t.Fatalf("an episode %v old was said", time.Hour)
 	}
 }
@@ -64,9 +62,9 @@ func TestWaitingSaidOncePerEpisode(t *testing.T) {
 func TestWaitingMutedWithPrompts(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	h := readyHost(t, t0, nil) // speakPrompts false
-	mark := h.speech.nextUtt
+	mark := h.NextUtt()
 	h.lanState(lan.State{Sessions: []lan.Session{{ID: "s1", WaitingSince: t0}}}, t0)
-	if n := h.speech.nextUtt - mark; n != 0 {
+	if n := h.NextUtt() - mark; n != 0 {
 		t.Fatalf("said %d utterances with prompts muted", n)
 	}
 }

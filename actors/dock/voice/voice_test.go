@@ -1,9 +1,7 @@
-package dock
+package voice
 
 import (
 	"bytes"
-	"encoding/binary"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -12,16 +10,13 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
-// voiceHost is a ready host with voice approval and one pending prompt.
-func voiceHost(t testing.TB, t0 time.Time) *host {
+// voiceHost is a ready fake host with voice approval and one pending prompt.
+func voiceHost(t testing.TB, t0 time.Time) *fakeHost {
 	t.Helper()
-	h := newHost(hostConfig{speakConversation: true, hasTTS: true, voice: true, listenFor: time.Second,
-		assistantMax: 200, token: "t", log: slog.New(slog.DiscardHandler)})
-	h.attach(t0)
-	h.frame(ack(wire.FirmwareCaps, 4096), t0)
+	h := readyFakeHost(fakeHostConfig{
+		Config: Config{SpeakConversation: true, HasTTS: true, Voice: true, ListenFor: time.Second, Token: "t"}},
+		wire.FirmwareCaps, t0)
 	h.mirror.appeared(prompt, t0, false)
-	h.takeTx()
-	h.takeEffects()
 	return h
 }
 
@@ -45,13 +40,13 @@ func TestVoiceNeedsTheMicrophoneBit(t *testing.T) {
 	if h.voiceAvailable() {
 		t.Fatal("voice available although the firmware has no MICROPHONE_PCM")
 	}
-	h.conversation("c-1", opStart, t0)
+	h.Conversation("c-1", OpStart, t0)
 	if h.voice.phase != voiceIdle {
 		t.Errorf("voice phase %d after a start without the mic bit", h.voice.phase)
 	}
 	h.beginVoice(7, requestID(prompt.Source, prompt.ID), t0)
 	h.neg.Peer |= wire.CapMicPCM
-	h.cfg.voice = false
+	h.cfg.Voice = false
 	if h.voiceAvailable() {
 		t.Error("voice available without STT")
 	}
@@ -105,9 +100,9 @@ func TestMicSessionGapFillStopResendAndDecideOnce(t *testing.T) {
 	}
 	h.frame(pcm(id, 5, 640, 6), at) // PCM before MIC_STOPPED still counts
 	h.frame(wire.MicStoppedFrame(id, 0), at.Add(1600*time.Millisecond))
-	var job sttOut
+	var job STTOut
 	for _, e := range h.takeEffects() {
-		if s, ok := e.(sttOut); ok {
+		if s, ok := e.(STTOut); ok {
 			job = s
 		}
 	}
@@ -120,16 +115,16 @@ func TestMicSessionGapFillStopResendAndDecideOnce(t *testing.T) {
 		t.Errorf("conversation state %q while recognizing", h.convState())
 	}
 
-	h.recognized(job.Job+1, "yes", nil, at) // a stale job
-	h.recognized(job.Job, "Yes!", nil, at)
-	h.recognized(job.Job, "yes", nil, at)
-	var decided []decideOut
+	h.Recognized(job.Job+1, "yes", nil, at) // a stale job
+	h.Recognized(job.Job, "Yes!", nil, at)
+	h.Recognized(job.Job, "yes", nil, at)
+	var decided []Decide
 	for _, e := range h.takeEffects() {
-		if d, ok := e.(decideOut); ok {
+		if d, ok := e.(Decide); ok {
 			decided = append(decided, d)
 		}
 	}
-	if len(decided) != 1 || decided[0] != (decideOut{Source: prompt.Source, ID: prompt.ID, Approve: true, By: "voice"}) {
+	if len(decided) != 1 || decided[0] != (Decide{Source: prompt.Source, ID: prompt.ID, Approve: true, By: "voice"}) {
 		t.Errorf("decided %+v, want one approval by voice", decided)
 	}
 }
@@ -152,7 +147,7 @@ func TestMicStopTimeoutStillRecognizes(t *testing.T) {
 	h.tick(t0.Add(session.MicStopTimeout))
 	var got []byte
 	for _, e := range h.takeEffects() {
-		if s, ok := e.(sttOut); ok {
+		if s, ok := e.(STTOut); ok {
 			got = s.PCM
 		}
 	}
@@ -191,40 +186,5 @@ func TestParseVerdict(t *testing.T) {
 		if got := parseVerdict(tt.text); got != tt.want {
 			t.Errorf("parseVerdict(%q) = %v, want %v", tt.text, got, tt.want)
 		}
-	}
-}
-
-func TestSplitCommand(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    []string
-		wantErr bool
-	}{
-		{"whisper-cli -m /opt/m.bin", []string{"whisper-cli", "-m", "/opt/m.bin"}, false},
-		{`  a   'b c'  "d \"e\" $f"  g\ h `, []string{"a", "b c", `d "e" $f`, "g h"}, false},
-		{`"" x`, []string{"", "x"}, false},
-		{`a'b'"c"`, []string{"abc"}, false},
-		{`"a\b"`, []string{`a\b`}, false},
-		{"echo $HOME; rm -rf /", []string{"echo", "$HOME;", "rm", "-rf", "/"}, false},
-		{"", nil, false},
-		{"'open", nil, true},
-		{`"open`, nil, true},
-		{`trailing\`, nil, true},
-		{"bad \xff", nil, true},
-	}
-	for _, tt := range tests {
-		got, err := SplitCommand(tt.in)
-		if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
-			t.Errorf("SplitCommand(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.wantErr)
-		}
-	}
-}
-
-func TestAppendWAV(t *testing.T) {
-	b := appendWAV(nil, []byte{1, 2, 3, 4}, 16000)
-	le := binary.LittleEndian
-	if len(b) != 48 || string(b[:4]) != "RIFF" || le.Uint32(b[4:]) != 40 || le.Uint32(b[24:]) != 16000 ||
-		le.Uint32(b[28:]) != 32000 || le.Uint32(b[40:]) != 4 || !bytes.Equal(b[44:], []byte{1, 2, 3, 4}) {
-		t.Errorf("appendWAV = % x", b)
 	}
 }

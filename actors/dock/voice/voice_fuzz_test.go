@@ -1,8 +1,7 @@
-package dock
+package voice
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -44,28 +43,6 @@ func FuzzVoiceFrames(f *testing.F) {
 		}
 		if s := q.Stats(); s.SkippedBytes != 0 || q.Pending() != 0 {
 			t.Fatalf("host wrote bytes that do not parse: %+v", s)
-		}
-	})
-}
-
-// FuzzSplitCommand: never panics, and the words quoted back (each in single
-// quotes) split to the same words.
-func FuzzSplitCommand(f *testing.F) {
-	for _, s := range []string{"whisper-cli -m /opt/m.bin -f", `a 'b c' "d \"e\"" f\ g`, `'open`, `x\`, `"" ''`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		words, err := SplitCommand(s)
-		if err != nil {
-			return
-		}
-		quoted := make([]string, len(words))
-		for i, w := range words {
-			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-		again, err := SplitCommand(strings.Join(quoted, " "))
-		if err != nil || !slices.Equal(again, words) {
-			t.Fatalf("%q split to %q; quoted back %q split to %q, %v", s, words, quoted, again, err)
 		}
 	})
 }

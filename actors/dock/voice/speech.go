@@ -1,4 +1,4 @@
-package dock
+package voice
 
 import (
 	"time"
@@ -15,9 +15,9 @@ const (
 	// maxQueued utterances wait behind the one playing; the least
 	// important are dropped first.
 	maxQueued = 8
-	// staleSpeech: an utterance not started within this is dropped, since
+	// StaleSpeech: an utterance not started within this is dropped, since
 	// news read out late is noise.
-	staleSpeech = 30 * time.Second
+	StaleSpeech = 30 * time.Second
 )
 
 // sayKind is why something is spoken; a higher kind preempts a lower one.
@@ -65,9 +65,9 @@ type speech struct {
 }
 
 // say queues u, preempting a less important utterance that is playing.
-func (h *voicePart) say(u utterance, now time.Time) {
+func (h *Part) say(u utterance, now time.Time) {
 	s := &h.speech
-	if !h.cfg.hasTTS {
+	if !h.cfg.HasTTS {
 		return
 	}
 	u.sentences = tts.Split(u.text)
@@ -82,28 +82,28 @@ func (h *voicePart) say(u utterance, now time.Time) {
 	}
 	s.queue = append(s.queue[:i], append([]*utterance{&u}, s.queue[i:]...)...)
 	if len(s.queue) > maxQueued {
-		h.cfg.log.Info("speech queue full; dropping", "text", shorten(s.queue[maxQueued].text, 40))
+		h.cfg.Log.Info("speech queue full; dropping", "text", Shorten(s.queue[maxQueued].text, 40))
 		s.queue = s.queue[:maxQueued]
 	}
 	if s.cur != nil && s.cur.kind < u.kind {
-		h.cfg.log.Info("speech superseded", "text", shorten(s.cur.text, 40))
-		h.abortSpeech()
+		h.cfg.Log.Info("speech superseded", "text", Shorten(s.cur.text, 40))
+		h.AbortSpeech()
 	}
-	h.pumpSpeech(now)
+	h.PumpSpeech(now)
 }
 
-// pumpSpeech starts the next utterance and keeps synthesis and frames moving.
-func (h *voicePart) pumpSpeech(now time.Time) {
+// PumpSpeech starts the next utterance and keeps synthesis and frames moving.
+func (h *Part) PumpSpeech(now time.Time) {
 	s := &h.speech
 	// The microphone holds the media while it is open (half duplex).
-	for s.cur == nil && h.out.ready() && !h.voice.holdsMedia() && len(s.queue) > 0 {
+	for s.cur == nil && h.out.Ready() && !h.voice.holdsMedia() && len(s.queue) > 0 {
 		u := s.queue[0]
 		s.queue = s.queue[1:]
-		if now.Sub(u.at) > staleSpeech {
+		if now.Sub(u.at) > StaleSpeech {
 			h.voiceSpoken(u.id, false, now)
 			continue
 		}
-		u.rate = speakerRate(h.out.negotiated().Peer)
+		u.rate = speakerRate(h.out.Negotiated().Peer)
 		s.cur = u
 	}
 	if s.cur == nil {
@@ -126,7 +126,7 @@ func speakerRate(c wire.Caps) int {
 
 // requestSynth asks for the next sentence while less than localQueue is
 // buffered.
-func (h *voicePart) requestSynth() {
+func (h *Part) requestSynth() {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.inflight || u.next >= len(u.sentences) {
@@ -136,12 +136,12 @@ func (h *voicePart) requestSynth() {
 		return
 	}
 	u.inflight = true
-	h.out.effect(synthOut{Utt: u.id, Index: u.next, Text: u.sentences[u.next], Rate: u.rate})
+	h.out.Effect(SynthOut{Utt: u.id, Index: u.next, Text: u.sentences[u.next], Rate: u.rate})
 	u.next++
 }
 
-// synthDone takes the PCM of sentence index of utterance utt.
-func (h *voicePart) synthDone(utt uint64, index int, pcm []byte, err error, now time.Time) {
+// SynthDone takes the PCM of sentence index of utterance utt.
+func (h *Part) SynthDone(utt uint64, index int, pcm []byte, err error, now time.Time) {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.id != utt {
@@ -149,10 +149,10 @@ func (h *voicePart) synthDone(utt uint64, index int, pcm []byte, err error, now 
 	}
 	u.inflight = false
 	if err != nil {
-		h.cfg.log.Warn("speech synthesis failed", "err", err, "sentence", shorten(u.sentences[index], 40))
+		h.cfg.Log.Warn("speech synthesis failed", "err", err, "sentence", Shorten(u.sentences[index], 40))
 		s.synthErr = err
-		h.abortSpeech()
-		h.pumpSpeech(now)
+		h.AbortSpeech()
+		h.PumpSpeech(now)
 		return
 	}
 	s.synthErr = nil
@@ -160,37 +160,37 @@ func (h *voicePart) synthDone(utt uint64, index int, pcm []byte, err error, now 
 		if u.sender == nil {
 			snd, err := session.NewSpeakerSender(session.SpeakerConfig{
 				StreamID: s.newStream(), SampleRate: uint32(u.rate),
-				MaxPayload: int(h.out.negotiated().MaxPayload), Captions: h.out.negotiated().Peer.Has(wire.CapSpeakerText),
+				MaxPayload: int(h.out.Negotiated().MaxPayload), Captions: h.out.Negotiated().Peer.Has(wire.CapSpeakerText),
 			})
 			if err != nil {
-				h.cfg.log.Error("BUG: speaker session refused", "err", err)
+				h.cfg.Log.Error("BUG: speaker session refused", "err", err)
 				s.cur = nil
 				return
 			}
 			u.sender = snd
-			h.out.mediaStarted()
+			h.out.MediaStarted()
 		}
 		u.sender.QueueCaption(u.sentences[index])
 		if err := u.sender.QueuePCM(pcm); err != nil {
-			h.cfg.log.Warn("synthesized audio refused", "err", err)
+			h.cfg.Log.Warn("synthesized audio refused", "err", err)
 		}
 	}
 	if u.next >= len(u.sentences) {
 		if u.sender == nil {
-			h.out.effect(cancelSynthOut{Utt: u.id})
+			h.out.Effect(CancelSynthOut{Utt: u.id})
 			s.cur = nil // nothing to say after all
 			h.voiceSpoken(u.id, false, now)
-			h.pumpSpeech(now)
+			h.PumpSpeech(now)
 			return
 		}
 		u.sender.Finish()
 	}
-	h.pumpSpeech(now)
+	h.PumpSpeech(now)
 }
 
 // flushSpeech sends what the speaker session may send now and ends it when
 // over.
-func (h *voicePart) flushSpeech(now time.Time) {
+func (h *Part) flushSpeech(now time.Time) {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.sender == nil {
@@ -198,9 +198,9 @@ func (h *voicePart) flushSpeech(now time.Time) {
 	}
 	for a, ok := u.sender.Next(now); ok; a, ok = u.sender.Next(now) {
 		if a.Type == wire.TypeControl {
-			h.out.sendControl(a.Frame())
+			h.out.SendControl(a.Frame())
 		} else {
-			h.out.appendFrame(a.Frame())
+			h.out.AppendFrame(a.Frame())
 		}
 	}
 	switch u.sender.State() {
@@ -213,21 +213,21 @@ func (h *voicePart) flushSpeech(now time.Time) {
 	case session.SenderStarting, session.SenderAwaitCredit, session.SenderEnding:
 		return
 	case session.SenderDone:
-		h.cfg.log.Debug("spoke", "text", shorten(u.text, 60))
-		h.out.effect(cancelSynthOut{Utt: u.id})
+		h.cfg.Log.Debug("spoke", "text", Shorten(u.text, 60))
+		h.out.Effect(CancelSynthOut{Utt: u.id})
 	case session.SenderFailed:
-		h.cfg.log.Warn("speech failed", "err", u.sender.Err(), "stream", u.sender.Session().StreamID)
-		h.out.effect(cancelSynthOut{Utt: u.id})
+		h.cfg.Log.Warn("speech failed", "err", u.sender.Err(), "stream", u.sender.Session().StreamID)
+		h.out.Effect(CancelSynthOut{Utt: u.id})
 	case session.SenderAborted:
-		h.out.effect(cancelSynthOut{Utt: u.id})
+		h.out.Effect(CancelSynthOut{Utt: u.id})
 	}
 	s.cur, s.waitStart = nil, time.Time{}
 	// Before pumpSpeech: a voice approval takes the media for the microphone.
 	h.voiceSpoken(u.id, u.sender.State() == session.SenderDone, now)
-	h.pumpSpeech(now)
+	h.PumpSpeech(now)
 }
 
-func (h *voicePart) speakerCredit(stream uint16, inc uint32, now time.Time) {
+func (h *Part) SpeakerCredit(stream uint16, inc uint32, now time.Time) {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.sender == nil {
@@ -240,37 +240,37 @@ func (h *voicePart) speakerCredit(stream uint16, inc uint32, now time.Time) {
 			s.waitStart = time.Time{}
 		}
 	case session.CreditClamped:
-		h.cfg.log.Warn("SPEAKER_CREDIT above the 8 KiB window; clamped", "stream", stream, "increment", inc)
+		h.cfg.Log.Warn("SPEAKER_CREDIT above the 8 KiB window; clamped", "stream", stream, "increment", inc)
 	case session.CreditZero:
-		h.cfg.log.Warn("SPEAKER_CREDIT of 0 bytes", "stream", stream)
+		h.cfg.Log.Warn("SPEAKER_CREDIT of 0 bytes", "stream", stream)
 	}
 	h.flushSpeech(now)
 }
 
-func (h *voicePart) speakerDone(stream uint16, now time.Time) {
+func (h *Part) SpeakerDone(stream uint16, now time.Time) {
 	s := &h.speech
 	if u := s.cur; u != nil && u.sender != nil && u.sender.OnDone(stream) {
 		h.flushSpeech(now)
 	}
 }
 
-// speakerError fails the speaker session an ERROR names; other streams
+// SpeakerError fails the speaker session an ERROR names; other streams
 // are not ours.
-func (h *voicePart) speakerError(stream uint16, code wire.ErrorCode, now time.Time) bool {
+func (h *Part) SpeakerError(stream uint16, code wire.ErrorCode, now time.Time) bool {
 	s := &h.speech
 	u := s.cur
 	if u == nil || u.sender == nil || !u.sender.OnError(stream, code) {
 		return false
 	}
-	h.cfg.log.Error("CoreS3 ERROR on the speaker stream; speech dropped", "stream", stream, "code", code.String())
+	h.cfg.Log.Error("CoreS3 ERROR on the speaker stream; speech dropped", "stream", stream, "code", code.String())
 	h.flushSpeech(now)
 	return true
 }
 
-// speechLost: the firmware dropped its sessions (new HELLO_ACK, unplug). The
+// SpeechLost: the firmware dropped its sessions (new HELLO_ACK, unplug). The
 // interrupted utterance is dropped; what is queued waits for the next
 // handshake.
-func (h *voicePart) speechLost(now time.Time) {
+func (h *Part) SpeechLost(now time.Time) {
 	s := &h.speech
 	u := s.cur
 	if u == nil {
@@ -279,13 +279,13 @@ func (h *voicePart) speechLost(now time.Time) {
 	if u.sender != nil {
 		u.sender.Reset()
 	}
-	h.cfg.log.Info("speech interrupted: the CoreS3 lost its sessions", "text", shorten(u.text, 40))
-	h.out.effect(cancelSynthOut{Utt: u.id})
+	h.cfg.Log.Info("speech interrupted: the CoreS3 lost its sessions", "text", Shorten(u.text, 40))
+	h.out.Effect(CancelSynthOut{Utt: u.id})
 	s.cur, s.waitStart = nil, time.Time{}
 }
 
-// abortSpeech stops the current utterance (barge-in), without waiting for DONE.
-func (h *voicePart) abortSpeech() {
+// AbortSpeech stops the current utterance (barge-in), without waiting for DONE.
+func (h *Part) AbortSpeech() {
 	s := &h.speech
 	u := s.cur
 	if u == nil {
@@ -293,17 +293,17 @@ func (h *voicePart) abortSpeech() {
 	}
 	if u.sender != nil {
 		if a, ok := u.sender.Abort(); ok {
-			h.out.sendControl(a.Frame())
+			h.out.SendControl(a.Frame())
 		}
 	}
-	h.out.effect(cancelSynthOut{Utt: u.id})
+	h.out.Effect(CancelSynthOut{Utt: u.id})
 	s.cur, s.waitStart = nil, time.Time{}
 	h.voiceSpoken(u.id, false, time.Time{})
 	// The CoreS3 answers SPEAKER_ABORT with no DONE, and the callers that
 	// cut speech short (a prompt answered, a conversation stopped) do not
 	// all reach updateStatus, so the badge is put right here; an
 	// utterance that starts next sends its own STATUS.
-	h.out.sendStatus()
+	h.out.SendStatus()
 }
 
 // newStream allocates a media stream id, shared by speaker and microphone
@@ -342,22 +342,22 @@ func (s *speech) speaking(kind sayKind) bool {
 	return false
 }
 
-// unannounce drops the announcement of a prompt that went away (the
+// Unannounce drops the announcement of a prompt that went away (the
 // mirror's sink).
-func (h *voicePart) unannounce(reqID string) {
+func (h *Part) Unannounce(reqID string) {
 	s := &h.speech
 	s.drop(func(u *utterance) bool { return u.kind == sayPrompt && u.prompt == reqID })
 	if s.cur != nil && s.cur.kind == sayPrompt && s.cur.prompt == reqID {
-		h.abortSpeech()
+		h.AbortSpeech()
 	}
 }
 
 // silenceConversation ends a conversation answer, playing or queued.
-func (h *voicePart) silenceConversation() {
+func (h *Part) silenceConversation() {
 	s := &h.speech
 	s.drop(func(u *utterance) bool { return u.kind == sayConversation })
 	if s.cur != nil && s.cur.kind == sayConversation {
-		h.abortSpeech()
+		h.AbortSpeech()
 	}
 }
 

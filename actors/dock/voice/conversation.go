@@ -1,4 +1,4 @@
-package dock
+package voice
 
 import (
 	"encoding/json"
@@ -19,22 +19,23 @@ const (
 	convMax  = 1024
 )
 
-type convOp uint8
+// ConvOp is what a conversation event asks: start or stop.
+type ConvOp uint8
 
 const (
-	opStart convOp = iota + 1
-	opStop
+	OpStart ConvOp = iota + 1
+	OpStop
 )
 
-func (o convOp) String() string {
-	if o == opStart {
+func (o ConvOp) String() string {
+	if o == OpStart {
 		return "conversation.start"
 	}
 	return "conversation.stop"
 }
 
 type convEntry struct {
-	op     convOp
+	op     ConvOp
 	result appevent.ConversationResult
 	at     time.Time
 }
@@ -61,47 +62,47 @@ func (c *convCache) put(id string, e *convEntry) {
 	c.order = append(c.order, id)
 }
 
-// desk is what the host knows about the desktop, from the buddy actor.
-type desk struct {
-	known                   bool
-	connected               bool
-	total, running, waiting int
-	msg                     string
+// Desk is what the host knows about the desktop, from the buddy actor.
+type Desk struct {
+	Known                   bool
+	Connected               bool
+	Total, Running, Waiting int
+	Msg                     string
 }
 
-// conversation answers conversation.start/stop for id.
-func (h *voicePart) conversation(id string, op convOp, now time.Time) {
+// Conversation answers conversation.start/stop for id.
+func (h *Part) Conversation(id string, op ConvOp, now time.Time) {
 	h.conv.prune(now)
 	if e, ok := h.conv.byID[id]; ok {
 		if e.op == op {
 			res := e.result
-			if op == opStart && res.Success {
+			if op == OpStart && res.Success {
 				// A retried start gets the conversation's phase now (§15.2).
 				res = appevent.NewConversationResult(id, true, h.convState(), "")
 			}
-			h.out.sendEvent(res)
+			h.out.SendEvent(res)
 			return
 		}
-		h.out.sendEvent(appevent.NewConversationResult(id, false, appevent.StateBlocked,
+		h.out.SendEvent(appevent.NewConversationResult(id, false, appevent.StateBlocked,
 			"requestId already used for "+e.op.String()))
 		return
 	}
 	var res appevent.ConversationResult
 	answer := h.heard(now)
 	switch {
-	case op == opStop:
+	case op == OpStop:
 		h.silenceConversation()
 		h.cancelVoice(now)
 		h.followUpStopped()
 		res = appevent.NewConversationResult(id, true, appevent.StateStandby, "")
-	case !h.cfg.hasTTS:
+	case !h.cfg.HasTTS:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "no text-to-speech on "+pbuddy.DeviceName)
 	case answer >= 0:
 		// A terminal session's reply is being said or was just said:
 		// this swipe is the user's turn to answer it (followup.go).
 		h.followUpSwiped(answer, now)
 		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
-	case !h.cfg.speakConversation:
+	case !h.cfg.SpeakConversation:
 		res = appevent.NewConversationResult(id, false, appevent.StateBlocked, "spoken answers are turned off on "+pbuddy.DeviceName)
 	default:
 		before := h.speech.nextUtt
@@ -109,40 +110,40 @@ func (h *voicePart) conversation(id string, op convOp, now time.Time) {
 		if h.voiceAvailable() && h.speech.nextUtt != before {
 			// The summary ends asking about the first prompt; its answer
 			// is listened for once the summary has been heard.
-			h.beginVoice(h.speech.nextUtt, h.out.oldestPrompt().reqID, now)
+			h.beginVoice(h.speech.nextUtt, h.out.OldestPrompt().ReqID, now)
 		} else {
 			h.cancelVoice(now)
 		}
 		res = appevent.NewConversationResult(id, true, appevent.StateSpeaking, "")
 	}
 	h.conv.put(id, &convEntry{op: op, result: res, at: now})
-	h.out.sendEvent(res)
+	h.out.SendEvent(res)
 }
 
 // summary is the short spoken answer to conversation.start: sessions, what
 // is running, the pending prompt.
-func (h *voicePart) summary() string {
+func (h *Part) summary() string {
 	d := h.desk
-	if !d.known || !d.connected {
+	if !d.Known || !d.Connected {
 		return "Claude is not connected to Claude Pi."
 	}
 	var b strings.Builder
-	switch d.total {
+	switch d.Total {
 	case 0:
 		b.WriteString("Claude has no sessions.")
 	case 1:
-		fmt.Fprintf(&b, "Claude has one session, %s.", plural(d.running, "running"))
+		fmt.Fprintf(&b, "Claude has one session, %s.", plural(d.Running, "running"))
 	default:
-		fmt.Fprintf(&b, "Claude has %d sessions, %s.", d.total, plural(d.running, "running"))
+		fmt.Fprintf(&b, "Claude has %d sessions, %s.", d.Total, plural(d.Running, "running"))
 	}
-	if d.msg != "" {
-		fmt.Fprintf(&b, " Latest: %s.", strings.TrimRight(shorten(d.msg, 80), "."))
+	if d.Msg != "" {
+		fmt.Fprintf(&b, " Latest: %s.", strings.TrimRight(Shorten(d.Msg, 80), "."))
 	}
-	if h.out.oldestPrompt() != nil {
-		p := h.out.oldestPrompt().prompt
+	if h.out.OldestPrompt() != nil {
+		p := h.out.OldestPrompt().Prompt
 		fmt.Fprintf(&b, " It is waiting for your approval to run %s", orDefault(p.Tool, "a tool"))
 		if p.Hint != "" {
-			b.WriteString(": " + shorten(p.Hint, 80))
+			b.WriteString(": " + Shorten(p.Hint, 80))
 		}
 		b.WriteString(".")
 	}
@@ -163,10 +164,10 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// assistantText extracts what to say from a turn event's content: the text
+// AssistantText extracts what to say from a turn event's content: the text
 // blocks of an assistant message, cut to the first two sentences and max
 // runes, because a full answer read out on a small speaker is too long.
-func assistantText(content []byte, maxRunes int) string {
+func AssistantText(content []byte, maxRunes int) string {
 	var text string
 	var blocks []struct {
 		Type string `json:"type"`
@@ -187,7 +188,7 @@ func assistantText(content []byte, maxRunes int) string {
 	if len(sentences) > 2 {
 		sentences = sentences[:2]
 	}
-	return shorten(strings.Join(sentences, " "), maxRunes)
+	return Shorten(strings.Join(sentences, " "), maxRunes)
 }
 
 // stripMarkdown removes the characters that espeak reads out loud.
@@ -195,9 +196,9 @@ func stripMarkdown(s string) string {
 	return strings.NewReplacer("```", " ", "`", "", "**", "", "__", "", "#", "").Replace(s)
 }
 
-// shorten cuts s to at most n runes, on a word boundary when it can, and
+// Shorten cuts s to at most n runes, on a word boundary when it can, and
 // marks the cut with an ellipsis.
-func shorten(s string, n int) string {
+func Shorten(s string, n int) string {
 	s = strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD"))
 	if utf8.RuneCountInString(s) <= n {
 		return s

@@ -1,4 +1,4 @@
-package dock
+package voice
 
 import (
 	"slices"
@@ -51,8 +51,8 @@ const (
 	fuShowing                      // the heard text is on the CoreS3's card
 )
 
-// followUpOut tells the lan service where the follow-up to Session is.
-type followUpOut lan.FollowUp
+// FollowUpOut tells the lan service where the follow-up to Session is.
+type FollowUpOut lan.FollowUp
 
 // fuOffer is one terminal session's reply a swipe may answer.
 type fuOffer struct {
@@ -87,8 +87,8 @@ type followUp struct {
 
 // followUpAvailable reports whether a follow-up can be heard now: STT and TTS
 // set up, a dock that may decide, EVENT ready and a microphone.
-func (h *voicePart) followUpAvailable() bool {
-	return h.cfg.voice && h.out.eventReady() && h.out.negotiated().Peer.Has(wire.CapMicPCM)
+func (h *Part) followUpAvailable() bool {
+	return h.cfg.Voice && h.out.EventReady() && h.out.Negotiated().Peer.Has(wire.CapMicPCM)
 }
 
 // queuedSince is the utterance say queued after nextUtt was before, or 0
@@ -100,18 +100,18 @@ func (s *speech) queuedSince(before uint64) uint64 {
 	return s.nextUtt
 }
 
-// followUpReply takes a terminal session's reply, said as utterance utt
+// FollowUpReply takes a terminal session's reply, said as utterance utt
 // (0: not said). With a window, a microphone dock and a reply that is
 // said it waits for a swipe; otherwise the session's hook is let go at
 // once.
-func (h *voicePart) followUpReply(r lan.Reply, utt uint64, now time.Time) {
+func (h *Part) FollowUpReply(r lan.Reply, utt uint64, now time.Time) {
 	f := &h.fu
 	if r.FollowUp <= 0 {
 		return
 	}
 	if !h.followUpAvailable() || f.phase != fuIdle || utt == 0 {
 		if utt == 0 && h.followUpAvailable() {
-			h.cfg.log.Info("follow-up not offered: the reply is not said on the dock", "session", r.Session)
+			h.cfg.Log.Info("follow-up not offered: the reply is not said on the dock", "session", r.Session)
 		}
 		h.tellFollowUp(r.Session, hookbridge.FollowUpNone, "")
 		return
@@ -127,7 +127,7 @@ func (h *voicePart) followUpReply(r lan.Reply, utt uint64, now time.Time) {
 // followUpSaid records the end of utterance utt (voiceSpoken); ok is true
 // when it played to its SPEAKER_DONE. now is zero for a barge-in, which
 // prunes by what is said only.
-func (h *voicePart) followUpSaid(utt uint64, ok bool, now time.Time) {
+func (h *Part) followUpSaid(utt uint64, ok bool, now time.Time) {
 	h.fu.said, h.fu.saidOK = utt, ok
 	if h.fu.phase == fuIdle {
 		h.pruneOffers(now)
@@ -138,7 +138,7 @@ func (h *voicePart) followUpSaid(utt uint64, ok bool, now time.Time) {
 // last utterance spoken to its end; -1 when neither is an offer's reply
 // within its window. An utterance still being synthesised has not been
 // heard yet: what was heard is the one before it.
-func (h *voicePart) heard(now time.Time) int {
+func (h *Part) heard(now time.Time) int {
 	f := &h.fu
 	if f.phase != fuIdle {
 		return -1
@@ -159,7 +159,7 @@ func (h *voicePart) heard(now time.Time) int {
 // the window ended, or the reply is neither queued, playing nor the last
 // thing said to its end (dropped unheard, cut short, or followed by
 // another utterance).
-func (h *voicePart) pruneOffers(now time.Time) {
+func (h *Part) pruneOffers(now time.Time) {
 	f := &h.fu
 	f.offers = slices.DeleteFunc(f.offers, func(o fuOffer) bool {
 		live := h.speech.has(o.utt) || (o.utt == f.said && f.saidOK)
@@ -172,7 +172,7 @@ func (h *voicePart) pruneOffers(now time.Time) {
 }
 
 // releaseOffers lets go of every waiting hook.
-func (h *voicePart) releaseOffers() {
+func (h *Part) releaseOffers() {
 	f := &h.fu
 	for _, o := range f.offers {
 		h.tellFollowUp(o.session, hookbridge.FollowUpNone, "")
@@ -184,7 +184,7 @@ func (h *voicePart) releaseOffers() {
 // (preempting the reply, if it still plays), then the microphone once the
 // cue was heard. The other offers' hooks are let go: one follow-up at a
 // time, and their replies were not the one heard.
-func (h *voicePart) followUpSwiped(i int, now time.Time) {
+func (h *Part) followUpSwiped(i int, now time.Time) {
 	f := &h.fu
 	f.to = f.offers[i]
 	f.offers = slices.Delete(f.offers, i, i+1)
@@ -198,12 +198,12 @@ func (h *voicePart) followUpSwiped(i int, now time.Time) {
 		return
 	}
 	h.beginVoice(h.speech.nextUtt, followUpPrompt, now)
-	h.cfg.log.Info("follow-up: listening", "session", f.to.session, "computer", f.to.computer, "project", f.to.project)
+	h.cfg.Log.Info("follow-up: listening", "session", f.to.session, "computer", f.to.computer, "project", f.to.project)
 	h.tellFollowUp(f.to.session, hookbridge.FollowUpListening, "")
 }
 
 // followUpHeard takes the recogniser's answer to the follow-up's recording.
-func (h *voicePart) followUpHeard(text string, err error, now time.Time) {
+func (h *Part) followUpHeard(text string, err error, now time.Time) {
 	f := &h.fu
 	if f.phase != fuVoice {
 		return
@@ -211,20 +211,20 @@ func (h *voicePart) followUpHeard(text string, err error, now time.Time) {
 	text = followUpText(text)
 	if err != nil || text == "" {
 		if err != nil {
-			h.cfg.log.Warn("speech recognition failed; no follow-up sent", "err", err)
+			h.cfg.Log.Warn("speech recognition failed; no follow-up sent", "err", err)
 		}
-		h.say(utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: NotCaught}, now)
 		h.endFollowUp(hookbridge.FollowUpNone, "")
 		return
 	}
 	summary, send := followUpCard(text, f.to.computer, f.to.project)
 	f.n++
 	f.phase, f.text = fuShowing, send
-	f.reqID = "followup-" + h.cfg.token + "-" + strconv.Itoa(f.n)
+	f.reqID = "followup-" + h.cfg.Token + "-" + strconv.Itoa(f.n)
 	f.shownBy, f.sendAt = now.Add(followUpShowFor), time.Time{}
-	h.cfg.log.Info("follow-up heard; shown on the CoreS3 before it is sent", "session", f.to.session,
-		"text", shorten(send, 80), "cut", utf8.RuneCountInString(text)-utf8.RuneCountInString(send))
-	h.out.sendEvent(appevent.NewApprovalRequest(f.reqID, appevent.KindCommand, followUpTitle, summary, summary))
+	h.cfg.Log.Info("follow-up heard; shown on the CoreS3 before it is sent", "session", f.to.session,
+		"text", Shorten(send, 80), "cut", utf8.RuneCountInString(text)-utf8.RuneCountInString(send))
+	h.out.SendEvent(appevent.NewApprovalRequest(f.reqID, appevent.KindCommand, followUpTitle, summary, summary))
 }
 
 // presented starts the confirmation time once the card is on screen.
@@ -238,9 +238,9 @@ func (f *followUp) presented(reqID string, now time.Time) bool {
 	return true
 }
 
-// followUpResponse takes the card's OK (send now) or NG (cancel); false when
+// FollowUpResponse takes the card's OK (send now) or NG (cancel); false when
 // the response is not for a follow-up card.
-func (h *voicePart) followUpResponse(r appevent.ApprovalResponse, now time.Time) bool {
+func (h *Part) FollowUpResponse(r appevent.ApprovalResponse, now time.Time) bool {
 	f := &h.fu
 	switch {
 	case f.phase == fuShowing && r.RequestID == f.reqID:
@@ -251,7 +251,7 @@ func (h *voicePart) followUpResponse(r appevent.ApprovalResponse, now time.Time)
 		}
 		return true
 	case r.RequestID != "" && r.RequestID == f.done:
-		h.out.sendEvent(appevent.NewApprovalResolved(f.done, f.doneMsg))
+		h.out.SendEvent(appevent.NewApprovalResolved(f.done, f.doneMsg))
 		return true
 	}
 	return false
@@ -259,7 +259,7 @@ func (h *voicePart) followUpResponse(r appevent.ApprovalResponse, now time.Time)
 
 // followUpStopped is a backward swipe (conversation.stop): it cancels a
 // follow-up being heard or shown.
-func (h *voicePart) followUpStopped() {
+func (h *Part) followUpStopped() {
 	f := &h.fu
 	switch f.phase {
 	case fuVoice:
@@ -269,51 +269,51 @@ func (h *voicePart) followUpStopped() {
 	}
 }
 
-func (h *voicePart) sendFollowUp() {
+func (h *Part) sendFollowUp() {
 	f := &h.fu
-	h.cfg.log.Info("follow-up sent to its terminal session", "session", f.to.session)
+	h.cfg.Log.Info("follow-up sent to its terminal session", "session", f.to.session)
 	h.resolveFollowUp(followUpSent)
 	h.endFollowUp(hookbridge.FollowUpText, f.text)
 }
 
-func (h *voicePart) cancelFollowUp(why string) {
+func (h *Part) cancelFollowUp(why string) {
 	f := &h.fu
-	h.cfg.log.Info("follow-up not sent: "+why, "session", f.to.session)
+	h.cfg.Log.Info("follow-up not sent: "+why, "session", f.to.session)
 	h.resolveFollowUp(followUpKept)
 	h.endFollowUp(hookbridge.FollowUpNone, "")
 }
 
-func (h *voicePart) resolveFollowUp(msg string) {
+func (h *Part) resolveFollowUp(msg string) {
 	f := &h.fu
-	h.out.sendEvent(appevent.NewApprovalResolved(f.reqID, msg))
+	h.out.SendEvent(appevent.NewApprovalResolved(f.reqID, msg))
 	f.done, f.doneMsg = f.reqID, msg
 }
 
 // endFollowUp tells the answered session's hook the outcome and goes idle.
 // Offers that came meanwhile were let go at once (followUpReply).
-func (h *voicePart) endFollowUp(state, text string) {
+func (h *Part) endFollowUp(state, text string) {
 	f := &h.fu
 	h.tellFollowUp(f.to.session, state, text)
 	*f = followUp{n: f.n, done: f.done, doneMsg: f.doneMsg, said: f.said, saidOK: f.saidOK}
 }
 
-func (h *voicePart) tellFollowUp(session, state, text string) {
-	h.out.effect(followUpOut{Session: session, State: state, Text: text})
+func (h *Part) tellFollowUp(session, state, text string) {
+	h.out.Effect(FollowUpOut{Session: session, State: state, Text: text})
 }
 
-// syncFollowUp notices a voice session that ended without a recognition
+// SyncFollowUp notices a voice session that ended without a recognition
 // (nothing heard, the cue not spoken, the microphone failed, another
 // conversation took over).
-func (h *voicePart) syncFollowUp() {
+func (h *Part) SyncFollowUp() {
 	f := &h.fu
 	if f.phase == fuVoice && (h.voice.phase == voiceIdle || h.voice.prompt != followUpPrompt) {
 		h.endFollowUp(hookbridge.FollowUpNone, "")
 	}
 }
 
-// followUpTick sends or drops the card when its time comes, and lets go
+// FollowUpTick sends or drops the card when its time comes, and lets go
 // of the offers that can no longer be answered.
-func (h *voicePart) followUpTick(now time.Time) {
+func (h *Part) FollowUpTick(now time.Time) {
 	f := &h.fu
 	switch {
 	case f.phase == fuIdle:
@@ -323,7 +323,7 @@ func (h *voicePart) followUpTick(now time.Time) {
 	case f.phase == fuShowing && f.sendAt.IsZero() && !now.Before(f.shownBy):
 		h.cancelFollowUp("the CoreS3 did not show it")
 	}
-	h.syncFollowUp()
+	h.SyncFollowUp()
 }
 
 func (f *followUp) wake() (time.Time, bool) {
@@ -344,16 +344,16 @@ func (f *followUp) wake() (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// followUpLost: the CoreS3 dropped its sessions; what it was hearing or showing
+// FollowUpLost: the CoreS3 dropped its sessions; what it was hearing or showing
 // is gone with them, and nothing is sent unseen. Replies not yet said are
 // said after the next handshake, but too late to be answered.
-func (h *voicePart) followUpLost() {
+func (h *Part) FollowUpLost() {
 	f := &h.fu
 	h.releaseOffers()
 	f.said, f.saidOK = 0, false
 	switch f.phase {
 	case fuVoice, fuShowing:
-		h.cfg.log.Info("follow-up not sent: the CoreS3 lost its sessions", "session", f.to.session)
+		h.cfg.Log.Info("follow-up not sent: the CoreS3 lost its sessions", "session", f.to.session)
 		h.endFollowUp(hookbridge.FollowUpNone, "")
 	}
 }

@@ -1,4 +1,4 @@
-package dock
+package voice
 
 import (
 	"fmt"
@@ -119,7 +119,7 @@ func TestFollowUpCardNamesTheSession(t *testing.T) {
 // TestCardGeometryMatchesTheFirmware: cardColumns and cardRows are the
 // firmware's approval page.
 func TestCardGeometryMatchesTheFirmware(t *testing.T) {
-	b, err := os.ReadFile("../../firmware/core/apps.h")
+	b, err := os.ReadFile("../../../firmware/core/apps.h")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestCardGeometryMatchesTheFirmware(t *testing.T) {
 func TestLongFollowUpSendsOnlyWhatWasShown(t *testing.T) {
 	r := newFuRig(t)
 	r.reply("s1", 10*time.Second)
-	r.swipe(opStart)
+	r.swipe(OpStart)
 	r.hear(issue33, nil)
 	r.event(appevent.NewApprovalPresented(card))
 	r.tick(followUpConfirm)

@@ -1,10 +1,9 @@
-package dock
+package voice
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -22,25 +21,22 @@ import (
 // in the time the rig is told to let pass (speak).
 type fuRig struct {
 	t       *testing.T
-	h       *host
+	h       *fakeHost
 	now     time.Time
-	outs    []string // followUpOut as "session state[ text]"
+	outs    []string // FollowUpOut as "session state[ text]"
 	tx      []byte
 	n       int // conversation requestIds
 	speaker session.Dock
-	synth   []synthOut      // synthesis the host asked for, answered by speak
+	synth   []SynthOut      // synthesis the host asked for, answered by speak
 	replies []session.Reply // the speaker's credit and DONE, for the host
 	stopAt  time.Time       // the last reply's Stop
 }
 
 func newFuRig(t *testing.T) *fuRig {
 	t0 := time.Unix(1000, 0)
-	h := newHost(hostConfig{speakAssistant: true, speakConversation: true, hasTTS: true, voice: true,
-		listenFor: time.Second, assistantMax: 200, token: "t", log: slog.New(slog.DiscardHandler)})
-	h.attach(t0)
-	h.frame(ack(wire.FirmwareCaps, 4096), t0)
-	h.takeTx()
-	h.takeEffects()
+	h := readyFakeHost(fakeHostConfig{speakAssistant: true,
+		Config: Config{SpeakConversation: true, HasTTS: true, Voice: true, ListenFor: time.Second, Token: "t"}},
+		wire.FirmwareCaps, t0)
 	return &fuRig{t: t, h: h, now: t0}
 }
 
@@ -62,16 +58,16 @@ func (r *fuRig) drain() {
 	}
 	for _, e := range r.h.takeEffects() {
 		switch o := e.(type) {
-		case followUpOut:
+		case FollowUpOut:
 			s := o.Session + " " + o.State
 			if o.Text != "" {
 				s += " " + o.Text
 			}
 			r.outs = append(r.outs, s)
-		case synthOut:
+		case SynthOut:
 			r.synth = append(r.synth, o)
-		case cancelSynthOut:
-			r.synth = slices.DeleteFunc(r.synth, func(s synthOut) bool { return s.Utt == o.Utt })
+		case CancelSynthOut:
+			r.synth = slices.DeleteFunc(r.synth, func(s SynthOut) bool { return s.Utt == o.Utt })
 		}
 	}
 }
@@ -86,7 +82,7 @@ func (r *fuRig) offer(session, computer, project, text string, window time.Durat
 		r.h.say(utterance{kind: sayAssistant, text: text}, r.now)
 	}
 	r.stopAt = r.now
-	r.h.followUpReply(lan.Reply{Session: session, Computer: computer, Project: project, Text: text, FollowUp: window},
+	r.h.FollowUpReply(lan.Reply{Session: session, Computer: computer, Project: project, Text: text, FollowUp: window},
 		r.h.speech.queuedSince(before), r.now)
 	r.drain()
 }
@@ -104,7 +100,7 @@ func (r *fuRig) speakUntil(done func() bool, d time.Duration) {
 	const step = 20 * time.Millisecond
 	for end := r.now.Add(d); !done() && r.now.Before(end); {
 		for _, s := range r.synth {
-			r.h.synthDone(s.Utt, s.Index, make([]byte, 2*s.Rate), nil, r.now)
+			r.h.SynthDone(s.Utt, s.Index, make([]byte, 2*s.Rate), nil, r.now)
 		}
 		r.synth = nil
 		r.drain()
@@ -115,9 +111,9 @@ func (r *fuRig) speakUntil(done func() bool, d time.Duration) {
 		for _, x := range replies {
 			switch x.Code {
 			case wire.CtrlSpeakerCredit:
-				r.h.speakerCredit(x.StreamID, x.Value, r.now)
+				r.h.SpeakerCredit(x.StreamID, x.Value, r.now)
 			case wire.CtrlSpeakerDone:
-				r.h.speakerDone(x.StreamID, r.now)
+				r.h.SpeakerDone(x.StreamID, r.now)
 			}
 		}
 		r.h.tick(r.now)
@@ -133,9 +129,9 @@ func (r *fuRig) saying(text string) func() bool {
 	return func() bool { c := r.h.speech.cur; return c != nil && c.sender != nil && c.text == text }
 }
 
-func (r *fuRig) swipe(op convOp) {
+func (r *fuRig) swipe(op ConvOp) {
 	r.n++
-	r.h.conversation(fmt.Sprintf("c-%d", r.n), op, r.now)
+	r.h.Conversation(fmt.Sprintf("c-%d", r.n), op, r.now)
 	r.drain()
 }
 
@@ -155,14 +151,14 @@ func (r *fuRig) hear(text string, err error) {
 	h.frame(wire.MicStoppedFrame(id, 0), r.now)
 	var job uint64
 	for _, e := range h.takeEffects() {
-		if s, ok := e.(sttOut); ok {
+		if s, ok := e.(STTOut); ok {
 			job = s.Job
 		}
 	}
 	if job == 0 {
 		r.t.Fatal("no STT job after the follow-up's recording")
 	}
-	h.recognized(job, text, err, r.now)
+	h.Recognized(job, text, err, r.now)
 	r.drain()
 }
 
@@ -175,15 +171,13 @@ func (r *fuRig) event(e appevent.Event) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	// As the host does; what is not the follow-up's would go to its
+	// mirror, which has no prompts here.
 	switch e := ev.(type) {
 	case appevent.ApprovalPresented:
-		if !r.h.fu.presented(e.RequestID, r.now) {
-			r.h.mirror.presented(e.RequestID)
-		}
+		r.h.FollowUpPresented(e.RequestID, r.now)
 	case appevent.ApprovalResponse:
-		if !r.h.followUpResponse(e, r.now) {
-			r.h.mirror.response(e, r.now)
-		}
+		r.h.FollowUpResponse(e, r.now)
 	}
 	r.drain()
 }
@@ -208,7 +202,7 @@ func TestFollowUp(t *testing.T) {
 		{"heard, shown, sent once presented for followUpConfirm", func(r *fuRig) {
 			r.reply("s1", w)
 			r.at(2 * time.Second)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.hear("run the tests please", nil)
 			r.tick(followUpConfirm) // not presented yet: not sent
 			r.event(appevent.NewApprovalPresented(card))
@@ -217,7 +211,7 @@ func TestFollowUp(t *testing.T) {
 		}, []string{"s1 listening", "s1 text run the tests please"}, true, followUpSent},
 		{"OK on the card sends at once", func(r *fuRig) {
 			r.reply("s1", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.hear("ship it", nil)
 			r.event(appevent.NewApprovalPresented(card))
 			r.event(appevent.NewApprovalResponse(card, appevent.Approve))
@@ -226,7 +220,7 @@ func TestFollowUp(t *testing.T) {
 		}, []string{"s1 listening", "s1 text ship it"}, true, followUpSent},
 		{"NG on the card cancels", func(r *fuRig) {
 			r.reply("s1", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.hear("delete everything", nil)
 			r.event(appevent.NewApprovalPresented(card))
 			r.event(appevent.NewApprovalResponse(card, appevent.Decline))
@@ -234,36 +228,36 @@ func TestFollowUp(t *testing.T) {
 		}, []string{"s1 listening", "s1 none"}, true, followUpKept},
 		{"a backward swipe cancels the card", func(r *fuRig) {
 			r.reply("s1", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.hear("delete everything", nil)
 			r.event(appevent.NewApprovalPresented(card))
-			r.swipe(opStop)
+			r.swipe(OpStop)
 			r.tick(followUpConfirm)
 		}, []string{"s1 listening", "s1 none"}, true, followUpKept},
 		{"a backward swipe while listening cancels", func(r *fuRig) {
 			r.reply("s1", w)
-			r.swipe(opStart)
-			r.swipe(opStop)
+			r.swipe(OpStart)
+			r.swipe(OpStop)
 		}, []string{"s1 listening", "s1 none"}, false, ""},
 		{"nothing recognised", func(r *fuRig) {
 			r.reply("s1", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.hear("", nil)
 		}, []string{"s1 listening", "s1 none"}, false, ""},
 		{"the recogniser failed", func(r *fuRig) {
 			r.reply("s1", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.hear("", errors.New("voice.stt_command: no answer within 30s"))
 		}, []string{"s1 listening", "s1 none"}, false, ""},
 		{"never presented: never sent", func(r *fuRig) {
 			r.reply("s1", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.hear("run it", nil)
 			r.tick(followUpShowFor)
 		}, []string{"s1 listening", "s1 none"}, true, followUpKept},
 		{"unplugged while shown", func(r *fuRig) {
 			r.reply("s1", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.hear("run it", nil)
 			r.event(appevent.NewApprovalPresented(card))
 			r.h.detach(r.now)
@@ -280,31 +274,31 @@ func TestFollowUp(t *testing.T) {
 				t.Errorf("wake %v %v, want at the window's end", at, ok)
 			}
 			r.tick(time.Millisecond)
-			r.swipe(opStart) // after the window: the summary, not a follow-up
+			r.swipe(OpStart) // after the window: the summary, not a follow-up
 		}, []string{"s1 none"}, false, ""},
 		{"follow-ups off: nothing armed", func(r *fuRig) {
 			r.reply("s1", 0)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 		}, nil, false, ""},
 		{"no microphone: the hook is let go at once", func(r *fuRig) {
 			r.h.neg.Peer &^= wire.CapMicPCM
 			r.reply("s1", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 		}, []string{"s1 none"}, false, ""},
 		{"no STT: the hook is let go at once", func(r *fuRig) {
-			r.h.cfg.voice = false
+			r.h.cfg.Voice = false
 			r.reply("s1", w)
 		}, []string{"s1 none"}, false, ""},
 		{"a newer reply re-arms for its session", func(r *fuRig) {
 			r.reply("s1", w)
 			r.reply("s2", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.hear("go on", nil)
 			r.event(appevent.NewApprovalResponse(card, appevent.Approve))
 		}, []string{"s1 none", "s2 listening", "s2 text go on"}, true, followUpSent},
 		{"a reply while one is heard is let go", func(r *fuRig) {
 			r.reply("s1", w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.offer("s2", "", "", "Done too.", w)
 			r.hear("go on", nil)
 			r.event(appevent.NewApprovalResponse(card, appevent.Approve))
@@ -344,7 +338,7 @@ func TestFollowUpCardShowsTheTextAsHeard(t *testing.T) {
 	r := newFuRig(t)
 	r.offer("s1", "alice-mbp", "web", "Done.", 10*time.Second)
 	r.speakUntil(func() bool { return r.h.speech.cur == nil }, time.Minute)
-	r.swipe(opStart)
+	r.swipe(OpStart)
 	r.hear("are you not do this please", nil)
 	summary := `To alice-mbp · web\nare you not do this please`
 	want := `"title":"` + followUpTitle + `","summary":"` + summary + `","detail":"` + summary + `"`
@@ -389,7 +383,7 @@ func TestFollowUpGoesToTheReplyHeard(t *testing.T) {
 			if !r.saying(replyA)() {
 				t.Fatal("A's reply is not being said at the swipe")
 			}
-			r.swipe(opStart)
+			r.swipe(OpStart)
 		}, []string{"sb none", "sa listening", "sa text " + said}, "To alice-mbp · web"},
 		{"a swipe after A's reply, while B's is prepared, goes to A", func(r *fuRig) {
 			both(r)
@@ -397,12 +391,12 @@ func TestFollowUpGoesToTheReplyHeard(t *testing.T) {
 			if c := r.h.speech.cur; c == nil || c.text != replyB || c.sender != nil {
 				t.Fatal("B's reply is not being prepared at the swipe")
 			}
-			r.swipe(opStart)
+			r.swipe(OpStart)
 		}, []string{"sb none", "sa listening", "sa text " + said}, "To alice-mbp · web"},
 		{"a swipe while B's reply is said goes to B", func(r *fuRig) {
 			both(r)
 			r.speakUntil(r.saying(replyB), 10*time.Second)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 		}, []string{"sa none", "sb listening", "sb text " + said}, "To bob-laptop · infra"},
 		{"once B's reply was said, A's hook is let go and a swipe goes to B", func(r *fuRig) {
 			both(r)
@@ -410,13 +404,13 @@ func TestFollowUpGoesToTheReplyHeard(t *testing.T) {
 			if !slices.Equal(r.outs, []string{"sa none"}) {
 				t.Errorf("after both replies told the lan %q, want A's hook let go", r.outs)
 			}
-			r.swipe(opStart)
+			r.swipe(OpStart)
 		}, []string{"sa none", "sb listening", "sb text " + said}, "To bob-laptop · infra"},
 		{"a swipe before any reply is heard is no follow-up", func(r *fuRig) {
 			both(r)
-			r.h.abortSpeech() // A's reply cut short: not heard to its end
+			r.h.AbortSpeech() // A's reply cut short: not heard to its end
 			r.drain()
-			r.swipe(opStart)
+			r.swipe(OpStart)
 			r.speakUntil(func() bool { return r.h.speech.cur == nil }, 20*time.Second)
 		}, []string{"sa none", "sb none"}, ""},
 		{"something said after the reply: its hook is let go", func(r *fuRig) {
@@ -424,12 +418,12 @@ func TestFollowUpGoesToTheReplyHeard(t *testing.T) {
 			r.speakUntil(func() bool { return r.h.speech.cur == nil }, 10*time.Second)
 			r.h.say(utterance{kind: sayPrompt, text: "Claude wants to run a command."}, r.now)
 			r.speakUntil(func() bool { return r.h.speech.cur == nil }, 10*time.Second)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 		}, []string{"sa none"}, ""},
 		{"a reply that is not said is not offered", func(r *fuRig) {
 			r.h.cfg.speakAssistant = false
 			r.offer("sa", "alice-mbp", "web", replyA, w)
-			r.swipe(opStart)
+			r.swipe(OpStart)
 		}, []string{"sa none"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package dock
+package voice
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
-// notCaught is spoken when the answer was neither a clear yes nor a clear no.
-const notCaught = "I didn't catch that."
+// NotCaught is spoken when the answer was neither a clear yes nor a clear no.
+const NotCaught = "I didn't catch that."
 
 // notReachable is spoken when an answer came while the desktop's link was
 // down: it was not sent.
@@ -49,23 +49,23 @@ type voice struct {
 
 // Effects of voice approval, performed by the actor.
 type (
-	// sttOut runs the STT command on PCM (16 kHz mono s16le).
-	sttOut struct {
+	// STTOut runs the STT command on PCM (16 kHz mono s16le).
+	STTOut struct {
 		Job uint64
 		PCM []byte
 	}
-	// cancelSTTOut stops STT job Job.
-	cancelSTTOut struct{ Job uint64 }
+	// CancelSTTOut stops STT job Job.
+	CancelSTTOut struct{ Job uint64 }
 )
 
 // voiceAvailable reports whether conversation.start may end by listening.
-func (h *voicePart) voiceAvailable() bool {
-	return h.cfg.voice && h.out.negotiated().Peer.Has(wire.CapMicPCM) && h.out.oldestPrompt() != nil
+func (h *Part) voiceAvailable() bool {
+	return h.cfg.Voice && h.out.Negotiated().Peer.Has(wire.CapMicPCM) && h.out.OldestPrompt() != nil
 }
 
 // beginVoice waits for utterance utt (the summary) to end, then listens for an
 // answer about the prompt reqID. Any voice approval under way is cancelled.
-func (h *voicePart) beginVoice(utt uint64, reqID string, now time.Time) {
+func (h *Part) beginVoice(utt uint64, reqID string, now time.Time) {
 	v := &h.voice
 	h.cancelVoice(now)
 	v.phase, v.utt, v.prompt = voiceAwaitSpeech, utt, reqID
@@ -73,31 +73,31 @@ func (h *voicePart) beginVoice(utt uint64, reqID string, now time.Time) {
 
 // voiceSpoken is called when an utterance ends (or is dropped unsaid); ok is
 // true when it played to its SPEAKER_DONE. The microphone opens only after the summary was heard.
-func (h *voicePart) voiceSpoken(utt uint64, ok bool, now time.Time) {
+func (h *Part) voiceSpoken(utt uint64, ok bool, now time.Time) {
 	h.followUpSaid(utt, ok, now)
 	v := &h.voice
 	if v.phase != voiceAwaitSpeech || utt != v.utt {
 		return
 	}
 	if !ok {
-		h.cfg.log.Info("voice approval dropped: the summary was not spoken to its end")
+		h.cfg.Log.Info("voice approval dropped: the summary was not spoken to its end")
 		v.phase = voiceIdle
 		return
 	}
-	if v.prompt != followUpPrompt && h.out.promptByReq(v.prompt) == nil {
-		h.cfg.log.Info("voice approval dropped: the prompt was answered meanwhile")
+	if v.prompt != followUpPrompt && h.out.PromptByReq(v.prompt) == nil {
+		h.cfg.Log.Info("voice approval dropped: the prompt was answered meanwhile")
 		v.phase = voiceIdle
 		return
 	}
 	mic, err := session.NewMicReceiver(h.speech.newStream())
 	if err != nil {
-		h.cfg.log.Error("BUG: microphone session refused", "err", err)
+		h.cfg.Log.Error("BUG: microphone session refused", "err", err)
 		v.phase = voiceIdle
 		return
 	}
 	v.phase, v.mic, v.cancelled, v.pcm = voiceMic, mic, false, v.pcm[:0]
 	v.listenUntil = time.Time{}
-	h.out.mediaStarted()
+	h.out.MediaStarted()
 	h.flushVoice(now)
 }
 
@@ -106,20 +106,20 @@ func (h *voicePart) voiceSpoken(utt uint64, ok bool, now time.Time) {
 func (v *voice) holdsMedia() bool { return v.mic != nil }
 
 // voiceMaxPCM is the most audio kept: listenFor at 16 kHz, 16-bit.
-func (h *voicePart) voiceMaxPCM() int {
-	n := int(h.cfg.listenFor / (20 * time.Millisecond))
+func (h *Part) voiceMaxPCM() int {
+	n := int(h.cfg.ListenFor / (20 * time.Millisecond))
 	return max(n, 1) * session.MicFrameBytes
 }
 
 // flushVoice sends what the microphone session wants sent and moves on when it
 // is over.
-func (h *voicePart) flushVoice(now time.Time) {
+func (h *Part) flushVoice(now time.Time) {
 	v := &h.voice
 	if v.mic == nil {
 		return
 	}
 	for a, ok := v.mic.Next(now); ok; a, ok = v.mic.Next(now) {
-		h.out.sendControl(a.Frame())
+		h.out.SendControl(a.Frame())
 	}
 	if v.mic.State() != session.MicStopped {
 		return
@@ -132,34 +132,34 @@ func (h *voicePart) flushVoice(now time.Time) {
 			v.phase = voiceIdle
 		}
 	case err != nil && !errors.Is(err, session.ErrMicStopTimeout):
-		h.cfg.log.Warn("listening failed; nothing decided", "err", err)
+		h.cfg.Log.Warn("listening failed; nothing decided", "err", err)
 		v.phase = voiceIdle
 	case len(v.pcm) == 0:
-		h.cfg.log.Info("nothing heard; nothing decided")
+		h.cfg.Log.Info("nothing heard; nothing decided")
 		v.phase = voiceIdle
-		h.say(utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: NotCaught}, now)
 	default:
 		if err != nil {
-			h.cfg.log.Warn("CoreS3 did not confirm MIC_STOP; recognizing what was heard", "err", err)
+			h.cfg.Log.Warn("CoreS3 did not confirm MIC_STOP; recognizing what was heard", "err", err)
 		}
 		v.phase = voiceRecognizing
 		v.job++
-		h.out.effect(sttOut{Job: v.job, PCM: append([]byte(nil), v.pcm...)})
+		h.out.Effect(STTOut{Job: v.job, PCM: append([]byte(nil), v.pcm...)})
 	}
 }
 
-// micStarted handles MIC_STARTED; listening (and STATUS LISTENING) starts now.
-func (h *voicePart) micStarted(stream uint16, now time.Time) bool {
+// MicStarted handles MIC_STARTED; listening (and STATUS LISTENING) starts now.
+func (h *Part) MicStarted(stream uint16, now time.Time) bool {
 	v := &h.voice
 	if v.mic == nil || !v.mic.OnStarted(stream) {
 		return false
 	}
-	v.listenUntil = now.Add(h.cfg.listenFor)
+	v.listenUntil = now.Add(h.cfg.ListenFor)
 	return true
 }
 
-// micStopped handles MIC_STOPPED.
-func (h *voicePart) micStopped(stream uint16, now time.Time) bool {
+// MicStopped handles MIC_STOPPED.
+func (h *Part) MicStopped(stream uint16, now time.Time) bool {
 	v := &h.voice
 	if v.mic == nil || !v.mic.OnStopped(stream) {
 		return false
@@ -168,28 +168,28 @@ func (h *voicePart) micStopped(stream uint16, now time.Time) bool {
 	return true
 }
 
-// micError fails the microphone session an ERROR names.
-func (h *voicePart) micError(stream uint16, code wire.ErrorCode, now time.Time) bool {
+// MicError fails the microphone session an ERROR names.
+func (h *Part) MicError(stream uint16, code wire.ErrorCode, now time.Time) bool {
 	v := &h.voice
 	if v.mic == nil || !v.mic.OnError(stream, code) {
 		return false
 	}
-	h.cfg.log.Error("CoreS3 ERROR on the microphone stream", "stream", stream, "code", code.String())
+	h.cfg.Log.Error("CoreS3 ERROR on the microphone stream", "stream", stream, "code", code.String())
 	h.flushVoice(now)
 	return true
 }
 
-// micPCM takes one MICROPHONE_PCM frame; gaps of up to 10 frames are
+// MicPCM takes one MICROPHONE_PCM frame; gaps of up to 10 frames are
 // filled with silence, wrong frames dropped, and listening stops when
 // listenFor of audio is in.
-func (h *voicePart) micPCM(f wire.Frame, now time.Time) {
+func (h *Part) MicPCM(f wire.Frame, now time.Time) {
 	v := &h.voice
 	if v.mic == nil {
 		return
 	}
 	mf, err := v.mic.OnPCM(f.StreamID, f.Sequence, f.SampleRate, len(f.Payload))
 	if err != nil {
-		h.cfg.log.Warn("microphone frame refused", "err", err)
+		h.cfg.Log.Warn("microphone frame refused", "err", err)
 		h.flushVoice(now)
 		return
 	}
@@ -212,7 +212,7 @@ func (h *voicePart) micPCM(f wire.Frame, now time.Time) {
 	}
 }
 
-func (h *voicePart) voiceTick(now time.Time) {
+func (h *Part) VoiceTick(now time.Time) {
 	v := &h.voice
 	if v.phase == voiceAwaitSpeech && !h.speech.has(v.utt) {
 		v.phase = voiceIdle // dropped from the queue unspoken
@@ -238,7 +238,7 @@ func (v *voice) wake() (time.Time, bool) {
 
 // cancelVoice ends the voice approval without deciding: the microphone is
 // stopped (MIC_STOP until MIC_STOPPED) and STT is cancelled.
-func (h *voicePart) cancelVoice(now time.Time) {
+func (h *Part) cancelVoice(now time.Time) {
 	v := &h.voice
 	switch v.phase {
 	case voiceMic:
@@ -249,30 +249,30 @@ func (h *voicePart) cancelVoice(now time.Time) {
 			return
 		}
 	case voiceRecognizing:
-		h.out.effect(cancelSTTOut{Job: v.job})
+		h.out.Effect(CancelSTTOut{Job: v.job})
 	}
 	v.phase = voiceIdle
 }
 
-// voiceLost: the firmware dropped its sessions (new HELLO_ACK, unplug); it
+// VoiceLost: the firmware dropped its sessions (new HELLO_ACK, unplug); it
 // forgot the microphone, so no MIC_STOP is sent.
-func (h *voicePart) voiceLost() {
+func (h *Part) VoiceLost() {
 	v := &h.voice
 	if v.mic != nil {
 		v.mic.Reset()
 		v.mic = nil
 	}
 	if v.phase == voiceRecognizing {
-		h.out.effect(cancelSTTOut{Job: v.job})
+		h.out.Effect(CancelSTTOut{Job: v.job})
 	}
 	if v.phase != voiceIdle {
-		h.cfg.log.Info("voice approval cancelled: the CoreS3 lost its sessions")
+		h.cfg.Log.Info("voice approval cancelled: the CoreS3 lost its sessions")
 	}
 	v.phase = voiceIdle
 }
 
-// recognized takes the STT result of job and decides the prompt at most once.
-func (h *voicePart) recognized(job uint64, text string, err error, now time.Time) {
+// Recognized takes the STT result of job and decides the prompt at most once.
+func (h *Part) Recognized(job uint64, text string, err error, now time.Time) {
 	v := &h.voice
 	if v.phase != voiceRecognizing || job != v.job {
 		return // cancelled meanwhile
@@ -283,31 +283,31 @@ func (h *voicePart) recognized(job uint64, text string, err error, now time.Time
 		return
 	}
 	if err != nil {
-		h.cfg.log.Warn("speech recognition failed; nothing decided", "err", err)
-		h.say(utterance{kind: sayConversation, text: notCaught}, now)
+		h.cfg.Log.Warn("speech recognition failed; nothing decided", "err", err)
+		h.say(utterance{kind: sayConversation, text: NotCaught}, now)
 		return
 	}
 	verdict := parseVerdict(text)
-	h.cfg.log.Info("heard", "text", shorten(text, 80), "verdict", verdict.String())
+	h.cfg.Log.Info("heard", "text", Shorten(text, 80), "verdict", verdict.String())
 	if verdict == verdictNone {
-		h.say(utterance{kind: sayConversation, text: notCaught}, now)
+		h.say(utterance{kind: sayConversation, text: NotCaught}, now)
 		return
 	}
-	e := h.out.promptByReq(v.prompt)
-	if e == nil || e.decided {
-		h.cfg.log.Info("voice answer ignored: the prompt was answered meanwhile", "request", v.prompt)
+	e := h.out.PromptByReq(v.prompt)
+	if e == nil || e.Decided {
+		h.cfg.Log.Info("voice answer ignored: the prompt was answered meanwhile", "request", v.prompt)
 		return
 	}
-	if e.suspended {
+	if e.Suspended {
 		// The desktop is reconnecting: nothing can reach it, and
 		// approvals would refuse it. The user answers again once the
 		// prompt is back.
-		h.cfg.log.Info("voice answer not taken: the prompt's link is down", "request", v.prompt)
+		h.cfg.Log.Info("voice answer not taken: the prompt's link is down", "request", v.prompt)
 		h.say(utterance{kind: sayConversation, text: notReachable}, now)
 		return
 	}
-	e.decided = true
-	h.out.effect(decideOut{Source: e.prompt.Source, ID: e.prompt.ID,
+	h.out.MarkDecided(e.ReqID)
+	h.out.Effect(Decide{Source: e.Prompt.Source, ID: e.Prompt.ID,
 		Approve: verdict == verdictApprove, By: "voice"})
 }
 
@@ -326,7 +326,7 @@ func (v *voice) status() (wire.Status, bool) {
 }
 
 // convState is the conversation phase for conversation.result (spec §15.2).
-func (h *voicePart) convState() appevent.ConversationState {
+func (h *Part) convState() appevent.ConversationState {
 	v := &h.voice
 	switch {
 	case v.phase == voiceAwaitSpeech:
