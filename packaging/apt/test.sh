@@ -13,7 +13,15 @@ export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
 # shellcheck source=../testlib.sh
 . "$repo/packaging/testlib.sh"
 finish() { echo "apt repo: $passed passed, $failed failed"; [ "$failed" = 0 ]; exit; }
-command -v apt-ftparchive >/dev/null || { bad "apt-ftparchive: apt install apt-utils"; finish; }
+# What this calls; .ci/run installs each (.ci/check-tools.sh reads these lines).
+missing() { bad "$1 not found: ./.ci/run installs it (.ci/packages, .ci/tools)"; }
+command -v apt-ftparchive >/dev/null || missing apt-ftparchive
+command -v gpg >/dev/null || missing gpg
+command -v gpgv >/dev/null || missing gpgv
+command -v xz >/dev/null || missing xz
+command -v python3 >/dev/null || missing python3
+command -v dpkg-deb >/dev/null || missing dpkg-deb
+[ "$failed" = 0 ] || finish
 
 work=$(mktemp -d /tmp/claude-pi-apt-test.XXXXXX)
 server=
