@@ -6,6 +6,7 @@
 #   .ci/check-tools.sh --installed  also: each listed package is installed,
 #                                   each tool is on PATH and dpkg says it
 #                                   comes from the package .ci/tools names
+#                                   (or from one it depends on)
 #                                   (only a note unless CHECK_TOOLS_STRICT=1:
 #                                   a machine may have its own python3 first)
 #
@@ -98,7 +99,10 @@ if [ "${1:-}" = --installed ]; then
 		path=$(command -v "$t") || { bad "$t is not on PATH, though .ci/tools says $want gives it"; continue; }
 		[ "$want" = /usr/local/go ] && { ok; continue; }
 		got=$(owner "$path")
-		if [ "$got" = "$want" ]; then
+		# The package itself, or one it depends on (dbus gives dbus-daemon
+		# through the dbus-daemon package, python3 through python3-minimal).
+		if [ "$got" = "$want" ] || { [ -n "$got" ] && dpkg-query -W -f='${Depends}' "$want" 2>/dev/null |
+			tr ',|' '\n\n' | awk '{ print $1 }' | sed 's/:any$//' | grep -qx "$got"; }; then
 			ok
 		elif [ -n "${CHECK_TOOLS_STRICT:-}" ]; then
 			bad "$t ($path) comes from package ${got:-none}, not $want as .ci/tools says"
