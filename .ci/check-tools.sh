@@ -99,9 +99,9 @@ if [ "${1:-}" = --installed ]; then
 		path=$(command -v "$t") || { bad "$t is not on PATH, though .ci/tools says $want gives it"; continue; }
 		[ "$want" = /usr/local/go ] && { ok; continue; }
 		got=$(owner "$path")
-		# The package itself, or one it depends on (dbus gives dbus-daemon
+		# The package itself, or one it (pre-)depends on (dbus gives dbus-daemon
 		# through the dbus-daemon package, python3 through python3-minimal).
-		if [ "$got" = "$want" ] || { [ -n "$got" ] && dpkg-query -W -f='${Depends}' "$want" 2>/dev/null |
+		if [ "$got" = "$want" ] || { [ -n "$got" ] && dpkg-query -W -f='${Pre-Depends},${Depends}' "$want" 2>/dev/null |
 			tr ',|' '\n\n' | awk '{ print $1 }' | sed 's/:any$//' | grep -qx "$got"; }; then
 			ok
 		elif [ -n "${CHECK_TOOLS_STRICT:-}" ]; then
