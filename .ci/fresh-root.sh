@@ -15,7 +15,9 @@
 #    (rbind) mounted, a tmpfs /run, the host's resolv.conf, CI=true and
 #    CHECK_TOOLS_STRICT=1 (every tool must come from the package .ci/tools
 #    names). A policy-rc.d refuses to start services, so installing dbus or
-#    supervisor in the root starts no daemon beside the host's.
+#    supervisor in the root starts no daemon beside the host's. The host's
+#    local CA certificates (/usr/local/share/ca-certificates: a TLS-inspecting
+#    egress) are copied in; nothing else of the host's configuration is.
 #
 # Prints the wall time of the bootstrap and of the whole run; .ci/run prints
 # its stages' own. CI_STOP_AFTER and CI_GO_TEST pass through to .ci/run:
@@ -75,6 +77,15 @@ if [ -n "$made" ]; then
 	say "bootstrap: $(( $(date +%s) - tb ))s, $(du -sh "$root" | cut -f1)"
 	printf '#!/bin/sh\n# fresh-root.sh: no daemon starts inside the test root.\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 	chmod 0755 "$root/usr/sbin/policy-rc.d"
+	# A machine whose egress inspects TLS trusts that proxy's CA through
+	# /usr/local/share/ca-certificates (this one does); a CI machine there has
+	# it too, so the root gets the same, and ca-certificates, once .ci/run
+	# installs it, adds them to the root's store.
+	if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+		say "the host's local CA certificates: $(cd /usr/local/share/ca-certificates && echo *.crt)"
+		mkdir -p "$root/usr/local/share/ca-certificates"
+		cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+	fi
 	say "Go: the host's /usr/local/go ($(/usr/local/go/bin/go version | cut -d' ' -f3)), as the CI machine has it"
 	cp -a /usr/local/go "$root/usr/local/go"
 	say "a clean clone of $src at $ref"
