@@ -90,6 +90,8 @@ rm -rf "$dists.old"
 
 if [ -n "${ARCHIVE_KEYRING:-}" ]; then
 	cp "$ARCHIVE_KEYRING" claude-pi-archive-keyring.pgp
+elif [ -n "$resign" ] && [ -s claude-pi-archive-keyring.pgp ]; then
+	: # a re-sign keeps the published keyring (it may hold the next key too)
 else
 	gpg --batch --export "$SIGNING_KEY" > claude-pi-archive-keyring.pgp
 fi

@@ -133,6 +133,10 @@ check "release-repo.sh --resign: that repository is accepted again, its Packages
 	cp -a "$work/expired/dists/stable/main" "$work/main-before" && rel --resign "$work/expired" &&
 		diff -r "$work/main-before" "$work/expired/dists/stable/main" && accepted expired &&
 		[ "$(date -d "$(sed -n "s/^Valid-Until: //p" "$work/expired/dists/stable/Release")" +%s)" -gt "$(date -d "+$((days - 1)) days" +%s)" ]'
+check "release-repo.sh --resign keeps the published keyring (a rotation's two keys stay)" eval '
+	GNUPGHOME=$work/gnupg-other gpg --batch --export "$other" | cat "$work/keyring.pgp" - > "$work/two-keys.pgp" &&
+		cp "$work/two-keys.pgp" "$work/expired/claude-pi-archive-keyring.pgp" && rel --resign "$work/expired" &&
+		cmp "$work/two-keys.pgp" "$work/expired/claude-pi-archive-keyring.pgp"'
 check "release-repo.sh --resign of a directory with no repository: refused" eval '! rel --resign "$work/nothing"'
 
 # The preferences: every package but claude-pi from the project's origin or
