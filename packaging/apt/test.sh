@@ -190,4 +190,11 @@ site=$(. "$repo/packaging/release.conf" && repo_site)
 check "unattended-upgrades takes claude-pi by origin and site ($site), suite stable" bash -c '
 	apt-config -c "$1" dump | grep -qx "Unattended-Upgrade::Origins-Pattern:: \"origin=Claude_Pi,site=$2,suite=stable\";"' \
 	_ "$repo/image/rootfs/etc/apt/apt.conf.d/52claude-pi-unattended" "$site"
+# Debian's own unattended-upgrade script decides (fetched with apt-get
+# download and unpacked, never installed: installing it would turn on this
+# machine's own automatic upgrades), with python3-apt.
+uu_script() { (cd "$work" && apt-get download -qq unattended-upgrades) && dpkg-deb -x "$work"/unattended-upgrades_*.deb "$work/uu"; }
+check "unattended-upgrades' own matcher: Claude_Pi at $site allowed, at another site refused" eval '
+	uu_script && /usr/bin/python3 "$here/uu-match.py" "$work/uu/usr/bin/unattended-upgrade" \
+		"$repo/image/rootfs/etc/apt/apt.conf.d/52claude-pi-unattended" "$site"'
 finish
