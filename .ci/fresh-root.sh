@@ -99,6 +99,10 @@ if [ -n "$made" ]; then
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 
+# The root is bound onto itself, so that inside it "/" is a mount point, as
+# on a real machine: otherwise `unshare --mount` (image/test/firstboot-chroot.sh)
+# fails with "cannot change root filesystem propagation: Invalid argument".
+mount --bind "$root" "$root" && mount --make-private "$root" && mounts+=("$root")
 mount -t proc proc "$root/proc" && mounts+=("$root/proc")
 mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys" && mounts+=("$root/sys")
 mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" && mounts+=("$root/dev")
@@ -110,6 +114,7 @@ rc=0
 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 CI=true CHECK_TOOLS_STRICT=1 \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	${CI_STOP_AFTER:+CI_STOP_AFTER="$CI_STOP_AFTER"} ${CI_GO_TEST:+CI_GO_TEST="$CI_GO_TEST"} \
+	${CI_SKIP_BLUEZ_VM:+CI_SKIP_BLUEZ_VM="$CI_SKIP_BLUEZ_VM"} \
 	bash -c 'cd /root/claude-pi && ./.ci/run' || rc=$?
 say ".ci/run: exit $rc after $(( $(date +%s) - tr ))s; fresh-root total $(( $(date +%s) - t0 ))s"
 exit "$rc"
