@@ -98,4 +98,4 @@ fi
 sed -e "s|@URL@|$REPO_URL|" -e "s|@SUITE@|$REPO_SUITE|" -e "s|@COMPONENT@|$REPO_COMPONENT|" \
 	"$here/apt/claude-pi.sources.in" > claude-pi.sources
 sed -e "s|@SITE@|$(repo_site)|" -e "s|@ORIGIN@|$REPO_ORIGIN|" "$here/apt/claude-pi.pref.in" > claude-pi.pref
-echo "release-repo: $(find "$pool" -name '*.deb' | wc -l) .debs in $PWD, $dists signed by $SIGNING_KEY, $(grep '^Valid-Until:' "$dists/Release")"
+echo "release-repo: $(find pool -name '*.deb' | wc -l) .debs in $PWD, $dists signed by $SIGNING_KEY, $(grep '^Valid-Until:' "$dists/Release")"

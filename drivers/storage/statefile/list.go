@@ -47,16 +47,19 @@ func List(dataDir string) ([]Damage, error) {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b Damage) int {
-		if c := a.At.Compare(b.At); c != 0 {
-			return c
-		}
-		if a.seq != b.seq {
-			return a.seq - b.seq
-		}
-		return strings.Compare(a.Copy, b.Copy)
-	})
+	slices.SortFunc(out, byAge)
 	return out, errors.Join(errs...)
+}
+
+// byAge orders copies oldest first: by the stamp, then N, then the name.
+func byAge(a, b Damage) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return c
+	}
+	if a.seq != b.seq {
+		return a.seq - b.seq
+	}
+	return strings.Compare(a.Copy, b.Copy)
 }
 
 // parseCopy reads NAME.damaged-STAMP-N-REASON back into a Damage.

@@ -208,7 +208,7 @@ const maxCopies = 10000
 // setAside renames path to the first free PATH.damaged-STAMP-N-REASON.
 // The rename refuses to replace an existing name (renameNoReplace), so
 // two damages in the same second, or at a repeated boot time, keep both
-// copies.
+// copies. Then only the newest KeepCopies of path's copies stay (prune).
 func setAside(path string, reason Reason, at time.Time) (string, error) {
 	stamp := at.UTC().Format(stampLayout)
 	for n := nextCopy(path, stamp); n <= maxCopies; n++ {
@@ -223,6 +223,7 @@ func setAside(path string, reason Reason, at time.Time) (string, error) {
 		if err := storage.SyncDir(filepath.Dir(path)); err != nil {
 			return aside, err
 		}
+		prune(path)
 		return aside, nil
 	}
 	return "", fmt.Errorf("statefile: setting aside %s: %d copies already set aside at %s; remove some", path, maxCopies, stamp)

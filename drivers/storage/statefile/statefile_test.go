@@ -313,3 +313,63 @@ func TestListIgnoresOtherNames(t *testing.T) {
 		t.Errorf("List of a missing dir = %+v, %v", l, err)
 	}
 }
+
+// A file damaged again and again keeps only its newest KeepCopies copies,
+// whatever their second (a clock that jumps back after a boot orders by
+// the stamp, as List does); another file's copies are never touched.
+func TestOnlyTheNewestCopiesAreKept(t *testing.T) {
+	d := testDir(t)
+	at := stamp
+	d.Now = func() time.Time { return at }
+	if err := os.WriteFile(d.path("ui.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, dmg := d.Load("ui.json", 4096, func([]byte) error { return errors.New("bad") }); dmg == nil || dmg.AsideErr != nil {
+		t.Fatalf("ui.json: %v", dmg)
+	}
+	// The oldest damage is a stray directory, set aside as a directory.
+	if err := os.MkdirAll(filepath.Join(d.path("stats.json"), "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, dmg := d.Load("stats.json", 4096, func([]byte) error { return nil }); dmg == nil || dmg.Reason != Directory {
+		t.Fatalf("directory: %v", dmg)
+	}
+	const damages = KeepCopies + 3
+	for i := 1; i < damages; i++ {
+		at = stamp.Add(time.Duration(i) * time.Minute)
+		if i%2 == 0 {
+			at = stamp.Add(time.Duration(i-1) * time.Minute) // two in one minute's second
+		}
+		if err := os.WriteFile(d.path("stats.json"), fmt.Appendf(nil, "damage %d", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, dmg := d.Load("stats.json", 4096, func([]byte) error { return errors.New("bad") }); dmg == nil || dmg.AsideErr != nil {
+			t.Fatalf("damage %d: %v", i, dmg)
+		}
+	}
+	listed, err := List(d.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats []string
+	ui := 0
+	for _, l := range listed {
+		switch l.File {
+		case "ui.json":
+			ui++
+		case "stats.json":
+			b, err := os.ReadFile(l.Copy)
+			if err != nil {
+				t.Fatalf("%s: %v", l.Copy, err)
+			}
+			stats = append(stats, string(b))
+		}
+	}
+	want := []string{"damage 3", "damage 4", "damage 5", "damage 6", "damage 7"}
+	if strings.Join(stats, "|") != strings.Join(want, "|") {
+		t.Errorf("stats.json copies hold %q, want the newest %d: %q", stats, KeepCopies, want)
+	}
+	if ui != 1 {
+		t.Errorf("ui.json copies: %d, want its one copy kept", ui)
+	}
+}
