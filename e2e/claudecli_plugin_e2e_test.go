@@ -7,7 +7,9 @@ package e2e
 // terminal prompt then reaches the Pi, `claude mcp list` shows the
 // plugin's server connected, hook install refuses to add its hooks beside
 // the plugin's, and once the plugin is uninstalled no prompt reaches the
-// Pi and no claude-pi hook is left in the settings.
+// Pi and no claude-pi hook is left in the settings. Go is not on the PATH
+// the CLI and the plugin's commands see: a computer that installs the
+// plugin has no Go toolchain.
 
 import (
 	"os"
@@ -43,7 +45,12 @@ func TestClaudeCodePlugin(t *testing.T) {
 	config := a.pairByButton(t, "laptop")
 	a.awaitDock(t, "the dock's handshake")
 	r := &claudeRig{bin: bin, home: t.TempDir(), api: newFakeAPI(t), config: config, a: a, work: t.TempDir()}
-	path := "PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	path, goRan := pathWithoutGo(t, binDir)
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(goRan); err == nil {
+			t.Errorf("something ran go, which a computer with the plugin does not have: go %s", b)
+		}
+	})
 	claude := func(t *testing.T, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
@@ -129,4 +136,34 @@ func TestClaudeCodePlugin(t *testing.T) {
 			t.Fatalf("claude mcp list after uninstall:\n%s", out)
 		}
 	})
+}
+
+// pathWithoutGo is "PATH=" binDir then the test's PATH with every folder
+// that holds a go command left out, and, first of all, a folder whose go
+// records its arguments in the file goRan and fails: if Go and another
+// needed command share a folder (/usr/bin), the tripwire still catches a
+// call.
+func pathWithoutGo(t *testing.T, binDir string) (path, goRan string) {
+	t.Helper()
+	trip := t.TempDir()
+	goRan = filepath.Join(trip, "go-ran")
+	script := "#!/bin/sh\necho \"$*\" >> " + goRan + "\necho 'go: not installed on this computer' >&2\nexit 127\n"
+	if err := os.WriteFile(filepath.Join(trip, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{trip, binDir}
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if fi, err := os.Stat(filepath.Join(d, "go")); err == nil && !fi.IsDir() {
+			continue
+		}
+		dirs = append(dirs, d)
+	}
+	path = "PATH=" + strings.Join(dirs, string(os.PathListSeparator))
+	check := exec.Command("/bin/sh", "-c", "go version") // looked up on the new PATH
+	check.Env = []string{path}
+	if out, err := check.CombinedOutput(); err == nil {
+		t.Fatalf("go still runs on the plugin's PATH: %s", out)
+	}
+	_ = os.Remove(goRan) // the check's own call
+	return path, goRan
 }
