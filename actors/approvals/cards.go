@@ -79,9 +79,10 @@ func (f *CardFlow) Choose(qs []Question) (a *Answer, done bool) {
 }
 
 // CardText is what a card says: Title is the question's header, Choice
-// what approve would choose (first, so that it is on the first page
-// whatever the question's length), Detail the option's description and
-// the question, Verb what approve does ("choose", "toggle", "done").
+// what approve would choose (its own line above Detail, so that it is on
+// the first page whatever the question's length), Detail the question
+// then the option's description, Verb what approve does ("choose",
+// "toggle", "done").
 type CardText struct{ Title, Choice, Detail, Verb string }
 
 // Text is the card the flow is on. The strings are Claude's as they
@@ -92,7 +93,15 @@ func (f *CardFlow) Text(qs []Question) CardText {
 	if q.Header != "" {
 		c.Title = q.Header
 	}
+	// The question comes first: a card read on its own (the first one, or
+	// the page a long question leaves) must say what is being asked
+	// before what it answers; the choice itself is the card's big line.
 	var b strings.Builder
+	if len(qs) > 1 {
+		fmt.Fprintf(&b, "question %d of %d: ", f.Q+1, len(qs))
+	}
+	b.WriteString(q.Question)
+	b.WriteString("\n")
 	switch n := len(q.Options); {
 	case f.Card < n:
 		o := q.Options[f.Card]
@@ -129,11 +138,6 @@ func (f *CardFlow) Text(qs []Question) CardText {
 			b.WriteString("chosen: " + strings.Join(chosen, ", "))
 		}
 	}
-	b.WriteString("\n")
-	if len(qs) > 1 {
-		fmt.Fprintf(&b, "question %d of %d: ", f.Q+1, len(qs))
-	}
-	b.WriteString(q.Question)
 	c.Detail = b.String()
 	return c
 }

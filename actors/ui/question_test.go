@@ -43,7 +43,7 @@ func TestQuestionCardsStepAndChoose(t *testing.T) {
 	if d := pressShown(t, s, RoleDeny, t0); d != nil {
 		t.Fatalf("deny decided %+v", d)
 	}
-	if tool, hint, d, _ := questionCard(qs, s.flowFor(questionPrompt())); hint != "▸ SQLite" || tool != "DB" || d != "one file\n(option 2 of 3)\nquestion 1 of 2: Which database?" {
+	if tool, hint, d, _ := questionCard(qs, s.flowFor(questionPrompt())); hint != "▸ SQLite" || tool != "DB" || d != "question 1 of 2: Which database?\none file\n(option 2 of 3)" {
 		t.Fatalf("second card %q %q %q", tool, hint, d)
 	}
 	if d := pressShown(t, s, RoleApprove, t0); d != nil {

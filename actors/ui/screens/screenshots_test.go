@@ -75,7 +75,7 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 		"approval-question": func(d *image.RGBA) {
 			// A terminal's AskUserQuestion, one option per card (actors/ui/question.go).
 			r.Approval(d, ApprovalView{Tool: "DB", Age: 3 * time.Second, Source: "CLI engine · 9f3c2a10",
-				Hint: "▸ SQLite", Detail: "one file next to the binary, no server\n(option 2 of 3)\nquestion 1 of 2: Which database should the cache use?",
+				Hint: "▸ SQLite", Detail: "question 1 of 2: Which database should the cache use?\none file next to the binary, no server\n(option 2 of 3)",
 				Approve: "A", Deny: "B", ApproveVerb: "choose", DenyVerb: "next"})
 		},
 		"approval-question-desktop": func(d *image.RGBA) {
