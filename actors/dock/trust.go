@@ -1,7 +1,11 @@
 package dock
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,6 +114,33 @@ func loadTrust(dataDir string, opts Options, now time.Time) (*trust, error) {
 		return t, fmt.Errorf("dock: %w: accept the dock again on the Pi's screen", dmg)
 	}
 	return t, nil
+}
+
+// AcceptedSerials is the serial numbers of the docks dataDir's TrustFile
+// accepted, for `claude-pi doctor`. It only reads: a missing file is none,
+// a damaged one an error (the dock sets it aside when it starts).
+func AcceptedSerials(dataDir string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(dataDir, TrustFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxTrustFile {
+		return nil, fmt.Errorf("%s: %d bytes, limit %d", TrustFile, len(b), maxTrustFile)
+	}
+	var f trustFile
+	if err := statefile.DecodeJSON(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", TrustFile, err)
+	}
+	var serials []string
+	for _, d := range f.Docks {
+		if d.Serial != "" && len(d.Serial) <= maxSerial {
+			serials = append(serials, d.Serial)
+		}
+	}
+	return serials, nil
 }
 
 // identity is what a dock accepted for this run only is known by.

@@ -331,3 +331,35 @@ func TestStrangerBesideTheAcceptedDock(t *testing.T) {
 	}
 	noViolations(t, r.core)
 }
+
+// AcceptedSerials (doctor's view) reads back what accept saved, and only
+// reads: a damaged file is an error and stays where it is.
+func TestAcceptedSerialsReadsWhatAcceptSaved(t *testing.T) {
+	dir := t.TempDir()
+	if got, err := AcceptedSerials(dir); err != nil || len(got) != 0 {
+		t.Fatalf("no file: %q, %v; want none", got, err)
+	}
+	tr, err := loadTrust(dir, Options{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"3C84CE0012AB", "3C84CE0012AC"} {
+		if err := tr.accept(serial.Plugged{Path: "/dev/ttyACM0", Serial: s, VID: "303A", PID: "1001"}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := AcceptedSerials(dir)
+	if err != nil || strings.Join(got, ",") != "3C84CE0012AB,3C84CE0012AC" {
+		t.Fatalf("AcceptedSerials = %q, %v; want both accepted", got, err)
+	}
+	path := filepath.Join(dir, TrustFile)
+	if err := os.WriteFile(path, []byte(`{"docks":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AcceptedSerials(dir); err == nil {
+		t.Error("a damaged file read without an error")
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != `{"docks":` {
+		t.Errorf("the damaged file was moved or changed: %q, %v", b, err)
+	}
+}

@@ -55,13 +55,7 @@ func match(ports []*PortDetails, opts *Opts) (*PortDetails, error) {
 	if opts != nil {
 		want = opts.Serial
 	}
-	var found []*PortDetails
-	for _, p := range ports {
-		if isCoreS3(p) {
-			found = append(found, p)
-		}
-	}
-	sort.Slice(found, func(i, j int) bool { return found[i].Name < found[j].Name })
+	found := CoreS3Ports(ports)
 	if len(found) == 0 {
 		return nil, &notFound{fmt.Sprintf("no CoreS3 on USB (looking for %s:%s)", strings.ToLower(VID), PID)}
 	}
@@ -76,6 +70,20 @@ func match(ports []*PortDetails, opts *Opts) (*PortDetails, error) {
 		others = append(others, fmt.Sprintf("%s at %s", quoteSerial(p.SerialNumber), p.Name))
 	}
 	return nil, &notFound{fmt.Sprintf("CoreS3 with serial %q not found; found %s", want, strings.Join(others, ", "))}
+}
+
+// CoreS3Ports is every port among ports with the CoreS3's USB ids, by path.
+// Every ESP32-S3 board reports the same ids, so more than one may be a
+// stranger beside the dock (actors/dock's trust decides which is).
+func CoreS3Ports(ports []*PortDetails) []*PortDetails {
+	var found []*PortDetails
+	for _, p := range ports {
+		if isCoreS3(p) {
+			found = append(found, p)
+		}
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Name < found[j].Name })
+	return found
 }
 
 func quoteSerial(s string) string {

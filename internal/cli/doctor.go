@@ -2,15 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/boards"
 	"github.com/claude-pi/claude-pi/drivers/serial"
 	"github.com/claude-pi/claude-pi/drivers/updates"
@@ -70,6 +71,7 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	d := doctor{root: "/", enumerate: serial.SysfsEnumerator}
 	if cerr == nil {
 		d.dataDir, d.socket = appliance.AppliancePaths(c, appliance.ThisHost())
+		d.dockPort, d.dockSerial = c.Dock.Port, c.Dock.Serial
 	}
 	checks := d.run(p)
 	fmt.Fprintf(stdout, "system: %s\n", pisystem.Detect(d.root).Describe())
@@ -99,6 +101,9 @@ type doctor struct {
 	enumerate serial.Enumerator
 	socket    string // the running appliance's control socket; "" skips its services
 	dataDir   string // the appliance's, under root; "" skips the state files
+	// dockPort and dockSerial are the configuration's dock.port and
+	// dock.serial: naming the dock there is accepting it.
+	dockPort, dockSerial string
 }
 
 func (d doctor) path(p string) string { return filepath.Join(d.root, p) }
@@ -199,22 +204,78 @@ func (d doctor) audio(p boards.Profile, sys pisystem.System) check {
 func (d doctor) coreS3() check {
 	c := check{name: "CoreS3", optional: true}
 	ports, err := d.enumerate()
-	if err == nil {
-		p, ferr := serial.Find(&serial.Opts{Enumerate: func() ([]*serial.PortDetails, error) { return ports, nil }})
-		if ferr == nil {
-			c.ok = true
-			c.detail = p.Name
-			return c
-		}
-		err = ferr
-	}
-	c.detail = err.Error()
-	if errors.Is(err, serial.ErrNotFound) {
-		c.fix = "plug the M5Stack CoreS3 into a USB data port (not a charge-only cable); the appliance runs without the dock"
-	} else {
+	if err != nil {
+		c.detail = "serial: enumerating ports: " + err.Error()
 		c.fix = "cannot list serial ports: check /sys/class/tty is readable"
+		return c
+	}
+	boards := serial.CoreS3Ports(ports)
+	if len(boards) == 0 {
+		_, err := serial.Find(&serial.Opts{Enumerate: func() ([]*serial.PortDetails, error) { return ports, nil }})
+		c.detail = err.Error()
+		c.fix = "plug the M5Stack CoreS3 into a USB data port (not a charge-only cable); the appliance runs without the dock"
+		return c
+	}
+	if d.dataDir == "" {
+		c.ok = true
+		c.detail = portNames(boards)
+		return c
+	}
+	// Every ESP32-S3 has the CoreS3's ids: name the board the dock talks
+	// to (accepted on the Pi's screen, docks.json), never a stranger.
+	accepted, err := dock.AcceptedSerials(d.path(d.dataDir))
+	if err != nil {
+		c.detail = portNames(boards) + "; accepted docks unknown: " + err.Error()
+		c.fix = "restart claude-pi (it sets the damaged file aside), then accept the dock on the Pi's screen"
+		return c
+	}
+	if d.dockSerial != "" {
+		accepted = append(accepted, d.dockSerial)
+	}
+	var yes, no []string
+	for _, b := range boards {
+		name := fmt.Sprintf("%s (serial %q)", b.Name, b.SerialNumber)
+		if d.namedInConfig(b) || b.SerialNumber != "" && slices.Contains(accepted, b.SerialNumber) {
+			yes = append(yes, name)
+		} else {
+			no = append(no, name)
+		}
+	}
+	var parts []string
+	if len(yes) > 0 {
+		c.ok = true
+		parts = append(parts, "accepted: "+strings.Join(yes, ", "))
+	}
+	if len(no) > 0 {
+		parts = append(parts, "not accepted, so the dock does not talk to it: "+strings.Join(no, ", "))
+	}
+	c.detail = strings.Join(parts, "; ")
+	if !c.ok {
+		c.fix = "accept the CoreS3 on the Pi's screen when it shows \"New dock\" (replug it to be asked again), or name it in claude-pi.toml: dock.serial or dock.port"
 	}
 	return c
+}
+
+// namedInConfig: dock.port is this board's path, or a link to it
+// (/dev/serial/by-id/…).
+func (d doctor) namedInConfig(b *serial.PortDetails) bool {
+	if d.dockPort == "" {
+		return false
+	}
+	if d.dockPort == b.Name {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(d.path(d.dockPort))
+	return err == nil && real == d.path(b.Name)
+}
+
+// portNames is the boards' paths, comma-separated.
+func portNames(ps []*serial.PortDetails) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // configTxt checks for the lines setup writes, as that system needs them.

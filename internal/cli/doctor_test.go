@@ -274,3 +274,44 @@ func TestDoctorSaysHowTheBoardWasChosen(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Every ESP32-S3 has the CoreS3's USB ids: doctor names the board the
+// dock talks to (accepted in docks.json, or named by dock.port), never a
+// stranger at a lower path, and warns when none is accepted.
+func TestDoctorNamesTheAcceptedDockNotAStranger(t *testing.T) {
+	root := t.TempDir()
+	data := "/var/lib/claude-pi"
+	if err := os.MkdirAll(filepath.Join(root, data), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ports := func() ([]*serial.PortDetails, error) {
+		return []*serial.PortDetails{
+			{Name: "/dev/ttyACM1", IsUSB: true, VID: "303A", PID: "1001", SerialNumber: "DOCK"},
+			{Name: "/dev/ttyACM0", IsUSB: true, VID: "303a", PID: "1001", SerialNumber: "STRANGER"},
+		}, nil
+	}
+	d := doctor{root: root, dataDir: data, enumerate: ports}
+	c := d.coreS3()
+	if c.ok || !strings.Contains(c.detail, `not accepted, so the dock does not talk to it: /dev/ttyACM0 (serial "STRANGER"), /dev/ttyACM1 (serial "DOCK")`) || !strings.Contains(c.fix, "New dock") {
+		t.Errorf("nothing accepted: %+v", c)
+	}
+	if err := os.WriteFile(filepath.Join(root, data, "docks.json"), []byte(`{"docks":[{"serial":"DOCK","accepted":"2026-12-04T20:00:00Z"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = d.coreS3()
+	if !c.ok || !strings.HasPrefix(c.detail, `accepted: /dev/ttyACM1 (serial "DOCK"); not accepted, so the dock does not talk to it: /dev/ttyACM0 (serial "STRANGER")`) {
+		t.Errorf("DOCK accepted: %+v", c)
+	}
+	// dock.port names the stranger's path: naming it is accepting it.
+	d.dockPort = "/dev/ttyACM0"
+	if c = d.coreS3(); !c.ok || !strings.Contains(c.detail, `accepted: /dev/ttyACM0 (serial "STRANGER"), /dev/ttyACM1 (serial "DOCK")`) {
+		t.Errorf("dock.port: %+v", c)
+	}
+	if err := os.WriteFile(filepath.Join(root, data, "docks.json"), []byte(`{`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d.dockPort = ""
+	if c = d.coreS3(); c.ok || !strings.Contains(c.detail, "accepted docks unknown") {
+		t.Errorf("damaged docks.json: %+v", c)
+	}
+}
