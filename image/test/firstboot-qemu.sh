@@ -119,6 +119,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 # shellcheck source=../../packaging/testlib.sh
 . "$repo/packaging/testlib.sh"
 t_start=$SECONDS
@@ -170,6 +171,8 @@ build_guest() {
 		{ tail -n 20 "$tmp/assemble.log"; return 1; }
 	rm -rf "$tmp/root" "$tmp/boot"
 	rm -rf "$guest" && mv "$tmp" "$guest"
+	# Older guests (this script or the image files since changed): 270 MB each.
+	find "$cache" -maxdepth 1 -name 'firstboot-qemu-*' ! -name "$(basename "$guest")*" -exec rm -rf {} +
 	echo "firstboot qemu: guest built in $((SECONDS - t0))s ($(cat "$guest/versions.txt"))"
 }
 if [ ! -s "$guest/disk.img" ]; then
@@ -185,9 +188,8 @@ fi
 
 # ---- this run's card -----------------------------------------------------------
 disk=$work/disk.img
-cp --sparse=always "$guest/disk.img" "$disk"
-truncate -s +256M "$disk"
-sfdisk -J "$disk" > "$work/pt.json"
+cp --sparse=always "$guest/disk.img" "$disk" && truncate -s +256M "$disk" && sfdisk -J "$disk" > "$work/pt.json" ||
+	{ bad "firstboot qemu: copy the guest's disk from $guest to $work (space?)"; exit 1; }
 part_start() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["partitiontable"]["partitions"][int(sys.argv[2])]["start"] * 512)' "$work/pt.json" "$1"; }
 fat="$disk@@$(part_start 0)"
 ext="$disk?offset=$(part_start 1)"
@@ -204,7 +206,7 @@ rm claude-pi
 write $claude_pi claude-pi
 sif claude-pi mode 0100755
 EOF
-debugfs -w -f "$work/inject" "$ext" > "$work/inject.log" 2>&1
+debugfs -w -f "$work/inject" "$ext" > "$work/inject.log" 2>&1 || { bad "firstboot qemu: debugfs -w on the copy"; cat "$work/inject.log"; exit 1; }
 dfs() { debugfs -R "$1" "$ext" 2> /dev/null; }
 check "firstboot qemu: this tree's first-boot script and claude-pi on the guest's root" bash -c '
 	cmp <(debugfs -R "cat /usr/lib/claude-pi/firstboot" "$1" 2>/dev/null) "$2" &&
@@ -222,7 +224,8 @@ check "firstboot qemu: the fixture's user-data with only its ed25519 key swapped
 	[ "$(diff "$1" "$2" | grep -c "^[<>]")" = 2 ] && grep -qF "$3" "$2"' _ \
 	"$repo/protocols/firstboot/testdata/full/user-data" "$work/fat/user-data" "$pub"
 cp "$image/rootfs/boot/firmware/firstboot.txt" "$work/fat/"
-mcopy -i "$fat" "$work"/fat/{firstboot.txt,user-data,network-config,meta-data} ::/
+mcopy -i "$fat" "$work"/fat/{firstboot.txt,user-data,network-config,meta-data} ::/ ||
+	{ bad "firstboot qemu: mcopy Imager's files onto the card's FAT"; exit 1; }
 # fat_secrets: how many of five strings of Imager's files (the Wi-Fi key,
 # the hash, this run's key, the header, the instance id) the FAT
 # partition's raw bytes hold, deleted files' clusters included.
@@ -237,10 +240,12 @@ check "firstboot qemu: before the boot, all five on the raw partition (what the 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # gssh ARGS...: a command on the guest as Imager's user, with the key.
 gssh() {
-	timeout 60 ssh -q -p "$port" -i "$work/id" -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=10 \
+	timeout "${ssh_secs:-60}" ssh -q -p "$port" -i "$work/id" -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=10 \
 		-o UserKnownHostsFile="$work/known_hosts" -o StrictHostKeyChecking="${strict:-yes}" \
 		-o LogLevel=ERROR ada@127.0.0.1 "$@"
 }
+# gssh_slow: gssh for a command that waits on the guest for up to 2 minutes.
+gssh_slow() { ssh_secs=200 gssh "$@"; }
 boots=0 boot_secs=()
 # boot: starts QEMU on the disk and waits until gssh logs in (boot_secs
 # gets the seconds that took); 1 when QEMU stops first or time runs out.
@@ -317,8 +322,8 @@ check "firstboot qemu: time zone Europe/London, keyboard gb" gssh '
 # The network as the Pi's wlan0 meets it: hidden (found only with
 # scan_ssid), Imager's key (else the handshake fails), DHCP from the image's
 # 25-wireless.network.
-check "firstboot qemu: wlan0 joins Imager's hidden network with its key and gets an address (hostapd on a simulated radio)" gssh '
-	for i in $(seq 20); do
+check "firstboot qemu: wlan0 joins Imager's hidden network with its key and gets an address (hostapd on a simulated radio)" gssh_slow '
+	while [ $SECONDS -lt 120 ]; do
 		j=$(journalctl -b -o cat -u wpa_supplicant@wlan0.service)
 		grep -qF "Trying to associate with 02:00:00:00:01:00 (SSID='"'Home Network'"'" <<< "$j" &&
 			grep -q "WPA: Key negotiation completed" <<< "$j" && grep -q "CTRL-EVENT-CONNECTED" <<< "$j" &&
