@@ -294,7 +294,9 @@ PY
 	wait "$qpid" 2> /dev/null
 	qpid=
 }
-console_tail() { sed 's/^/     /' "$console" | tr -d '\r' | tail -n "${1:-40}"; }
+# console_tail [N]: the guest console's last N lines, without the
+# terminal queries agetty sends.
+console_tail() { tr -d '\r' < "$console" | sed -E 's/\x1b\[[0-9;?!]*[a-zA-Z]//g; s/^/     /' | tail -n "${1:-40}"; }
 
 log "boot 1: first boot (TCG, one vCPU; a few minutes on a loaded machine)"
 if ! strict=accept-new boot > "$work/boot.err" 2>&1; then
