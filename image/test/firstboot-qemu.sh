@@ -29,9 +29,9 @@
 # radio and router (brcmfmac, a regulatory domain that matters), a password
 # login (the fixture's hash is not of a known password).
 #
-# The guest is cached in $cache/firstboot-qemu-KEY (KEY: a hash of this
-# script, the image files baked into it and the mirror; about a minute to
-# build with a near mirror, two on a loaded machine);
+# The guest is cached in $cache/firstboot-qemu-KEY (KEY: a hash of the
+# functions here that build it, the image files baked into it and the
+# mirror; one to two and a half minutes to build on this loaded machine);
 # each run copies its disk and writes the current first-boot script and
 # claude-pi into the copy. Without an argument claude-pi is built here.
 # FIRSTBOOT_QEMU_ANALYZE=1 prints systemd-analyze's times after each login;
@@ -116,6 +116,7 @@ work=$(mktemp -d /var/tmp/claude-pi-fbqemu.XXXXXX)
 qpid=
 cleanup() {
 	[ -z "$qpid" ] || kill "$qpid" 2> /dev/null
+	[ -z "${port:-}" ] || ssh -q -o ControlPath="$work/ssh-%C" -O exit -p "$port" ada@127.0.0.1 2> /dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -133,12 +134,6 @@ fi
 [ -x "$claude_pi" ] || { bad "firstboot qemu: $claude_pi is not an executable claude-pi"; exit 1; }
 
 # ---- the cached guest --------------------------------------------------------
-key=$({
-	cat "$here/firstboot-qemu.sh"
-	for f in "${baked[@]}"; do cat "$image/rootfs/$f"; done
-	echo "$MIRROR"
-} | sha256sum | cut -c1-12)
-guest=$cache/firstboot-qemu-$key
 build_guest() {
 	local tmp=$guest.tmp kv t0=$SECONDS
 	rm -rf "$tmp" && mkdir -p "$tmp/boot"
@@ -175,6 +170,15 @@ build_guest() {
 	find "$cache" -maxdepth 1 -name 'firstboot-qemu-*' ! -name "$(basename "$guest")*" -exec rm -rf {} +
 	echo "firstboot qemu: guest built in $((SECONDS - t0))s ($(cat "$guest/versions.txt"))"
 }
+# The key: what builds the guest (bash prints the two functions without
+# their comments) and what it bakes in; test-only edits keep the guest.
+key=$({
+	declare -f guest_customize build_guest
+	echo "${baked[*]}"
+	for f in "${baked[@]}"; do cat "$image/rootfs/$f"; done
+	echo "$MIRROR"
+} | sha256sum | cut -c1-12)
+guest=$cache/firstboot-qemu-$key
 if [ ! -s "$guest/disk.img" ]; then
 	mkdir -p "$cache"
 	exec 9> "$guest.lock"
@@ -238,9 +242,12 @@ check "firstboot qemu: before the boot, all five on the raw partition (what the 
 
 # ---- booting ---------------------------------------------------------------------
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-# gssh ARGS...: a command on the guest as Imager's user, with the key.
+# gssh ARGS...: a command on the guest as Imager's user, with the key. The
+# first login of a boot stays open as the master the later ones share (a
+# key exchange under TCG takes seconds); it ends with the guest.
 gssh() {
 	timeout "${ssh_secs:-60}" ssh -q -p "$port" -i "$work/id" -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=10 \
+		-o ControlMaster=auto -o ControlPath="$work/ssh-%C" -o ControlPersist=yes \
 		-o UserKnownHostsFile="$work/known_hosts" -o StrictHostKeyChecking="${strict:-yes}" \
 		-o LogLevel=ERROR ada@127.0.0.1 "$@"
 }
@@ -258,7 +265,7 @@ boot() {
 		-drive file="$disk",if=virtio,format=raw,cache=writeback \
 		-nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-rng-pci \
 		-kernel "$guest/vmlinuz" -initrd "$guest/initrd.img" \
-		-append "root=LABEL=RASPIROOT rw rootwait fsck.repair=yes net.ifnames=0 console=ttyS0 panic=-1 quiet systemd.show_status=0" \
+		-append "root=LABEL=RASPIROOT rw rootwait fsck.repair=yes net.ifnames=0 console=ttyS0 panic=-1 mitigations=off quiet systemd.show_status=0" \
 		< /dev/null > "$work/qemu-$boots.log" 2>&1 &
 	qpid=$!
 	until gssh true 2> "$work/ssh-wait.err"; do
