@@ -137,8 +137,9 @@ fi
 build_guest() {
 	local tmp=$guest.tmp kv t0=$SECONDS
 	rm -rf "$tmp" && mkdir -p "$tmp/boot"
-	# The image's packages that first boot and the login use, the amd64
-	# kernel for Pi's.
+	# The image's packages that first boot and the login use (the amd64
+	# kernel in place of the Pi's), hostapd for the test's access point;
+	# no GPU, media, sound or real Wi-Fi drivers (mac80211_hwsim is kept).
 	FBQ_SELF=$here/firstboot-qemu.sh mmdebstrap --variant=minbase --mode=root --quiet \
 		--include=systemd-sysv,udev,kmod,zstd,initramfs-tools,linux-image-amd64,dbus,openssh-server,wpasupplicant,sudo,tzdata,fdisk,e2fsprogs,dosfstools,iproute2,hostname,hostapd \
 		--aptopt='APT::Install-Recommends "false"' --aptopt='Acquire::Languages "none"' \
