@@ -252,6 +252,7 @@ func (r *claudeRig) gone(t *testing.T, id string) {
 
 func TestClaudeCodeCLI(t *testing.T) {
 	e2e(t)
+	t.Parallel() // mostly waiting (timers, a real CLI): runs beside the other slow ones
 	bin := claudeBinary(t)
 	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
 		t.Fatalf("%s --version: %v\n%s", bin, err, out)

@@ -30,6 +30,7 @@ const followUpSentence = "now run the tests please"
 
 func TestClaudeCodeSpokenFollowUp(t *testing.T) {
 	e2e(t)
+	t.Parallel() // mostly waiting (timers, a real CLI): runs beside the other slow ones
 	bin := claudeBinary(t)
 	for _, tool := range []string{"espeak-ng", "pocketsphinx_continuous"} {
 		if _, err := exec.LookPath(tool); err != nil {

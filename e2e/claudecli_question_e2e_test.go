@@ -37,6 +37,7 @@ func askUserQuestion() toolCall {
 
 func TestClaudeCodeCLIQuestion(t *testing.T) {
 	e2e(t)
+	t.Parallel() // mostly waiting (timers, a real CLI): runs beside the other slow ones
 	bin := claudeBinary(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {

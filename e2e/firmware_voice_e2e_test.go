@@ -24,6 +24,7 @@ import (
 // says "yes", and the desktop gets exactly one approval.
 func TestFirmwareE2EVoiceApproval(t *testing.T) {
 	e2e(t)
+	t.Parallel() // mostly waiting (timers, a real CLI): runs beside the other slow ones
 	if _, err := exec.LookPath("espeak-ng"); err != nil && os.Getenv("CI") != "true" {
 		t.Skip("espeak-ng not installed (apt-get install espeak-ng)")
 	}

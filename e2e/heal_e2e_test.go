@@ -17,6 +17,7 @@ import (
 
 func TestFatalApprovalsComesBackWithThePromptSentMeanwhile(t *testing.T) {
 	e2e(t)
+	t.Parallel() // mostly waiting (timers, a real CLI): runs beside the other slow ones
 	retry := Duration(3 * time.Second)
 	a := startApplianceWith(t, func(c *Config) {
 		c.Services = map[string]ServiceConfig{"approvals": {RetryFatal: &retry}}

@@ -24,6 +24,7 @@ import (
 
 func TestMCPStackchanTools(t *testing.T) {
 	e2e(t)
+	t.Parallel() // mostly waiting (timers, a real CLI): runs beside the other slow ones
 	bin := claudeBinary(t)
 	core := startCoreSim(t)
 	r, cli := newClaudeRig(t, bin, core, nil)
