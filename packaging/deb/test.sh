@@ -222,6 +222,34 @@ suite_tests() {
 	check "$t upgrade: /var/lib/claude-pi kept" test -s "$root/var/lib/claude-pi/marker.json"
 	check "$t upgrade: still enabled" test -L "$root/etc/systemd/system/multi-user.target.wants/claude-pi.service"
 	check "$t doctor --board sim passes (no Bluetooth, no audio needed)" in_chroot claude-pi doctor --board sim
+	# Issue 36: the upgrade is recorded for health-check, which judges it
+	# (here claude-pi never ran: only dpkg's verdict counts) and keeps it.
+	rb=$root/var/lib/claude-pi/rollback
+	check "$t upgrade: recorded for the health check ($v1 to $v2, not running)" bash -c '
+		cat "$1/pending"; grep -qx "from=$2" "$1/pending" && grep -qx "to=$3" "$1/pending" && grep -qx "running=no" "$1/pending"' _ "$rb" "$v1" "$v2"
+	check "$t claude-pi-health-check.service verifies" bash -c '
+		chroot "$1" systemd-analyze verify --man=no /usr/lib/systemd/system/claude-pi-health-check.service > "$1/tmp/verify.log" 2>&1
+		rc=$?; cat "$1/tmp/verify.log"; [ $rc = 0 ] && ! grep -q "claude-pi-health-check.service:" "$1/tmp/verify.log"' _ "$root"
+	check "$t health-check: $v2 installed, not running before: kept" bash -c '
+		chroot "$1" /usr/lib/claude-pi/health-check && [ ! -e "$2/pending" ] && [ "$(chroot "$1" claude-pi --version)" = "claude-pi $3" ] &&
+		[ ! -e "$1/etc/apt/preferences.d/claude-pi-rollback" ] && [ ! -e "$2/rolled-back" ]' _ "$root" "$rb" "$v2"
+	# A failed check: $v2 was running before and its control socket never
+	# answers (no systemd here): $v1 comes back from its kept .deb, $v2 is
+	# pinned away, and $v1's postinst starts no check of its own.
+	cp "$deb1" "$rb/"
+	printf 'from=%s\nto=%s\nat=2026-12-04T00:00:00Z\nrunning=yes\n' "$v1" "$v2" > "$rb/pending"
+	check "$t health-check: $v2 fails (no control socket): rolled back to $v1" bash -c '
+		chroot "$1" env CLAUDE_PI_HEALTH_START=2 /usr/lib/claude-pi/health-check; rc=$?
+		[ $rc = 0 ] && [ "$(chroot "$1" dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $3" ]' _ "$root" "$rb" "$v1"
+	check "$t rolled back: the record says why, $v2 pinned to -1, nothing pending" bash -c '
+		cat "$2/rolled-back" "$1/etc/apt/preferences.d/claude-pi-rollback"
+		grep -qx "from=$4" "$2/rolled-back" && grep -qx "to=$3" "$2/rolled-back" && grep -q "^reason=not every service RUNNING" "$2/rolled-back" &&
+		grep -qx "Pin: version $4" "$1/etc/apt/preferences.d/claude-pi-rollback" && grep -qx "Pin-Priority: -1" "$1/etc/apt/preferences.d/claude-pi-rollback" &&
+		[ ! -e "$2/pending" ] && [ ! -e "$2/rolling-back" ]' _ "$root" "$rb" "$v1" "$v2"
+	check "$t doctor says the update to $v2 was rolled back" bash -c '
+		chroot "$1" claude-pi doctor --board sim 2>&1 | grep "claude-pi update"; chroot "$1" claude-pi doctor --board sim 2>&1 | grep -q "update to $2 rolled back"' _ "$root" "$v2"
+	check "$t recover: nothing to do after a finished rollback (silent)" bash -c '
+		out=$(chroot "$1" /usr/lib/claude-pi/recover 2>&1); echo "$out"; [ -z "$out" ]' _ "$root"
 
 	: > "$root/var/log/policy-rc.d.log"
 	check "$t remove" in_chroot dpkg -r claude-pi
@@ -233,7 +261,8 @@ suite_tests() {
 		! [ -e "$1/etc/claude-pi" ] && ! [ -e "$1/var/lib/claude-pi" ] &&
 			! [ -e "$1/etc/systemd/system/multi-user.target.wants/claude-pi.service" ] &&
 			! [ -e "$1/var/lib/systemd/deb-systemd-helper-enabled/claude-pi.service.dsh-also" ] &&
-			! [ -e "$1/etc/systemd/system/multi-user.target.wants/claude-pi-recover.service" ]' _ "$root"
+			! [ -e "$1/etc/systemd/system/multi-user.target.wants/claude-pi-recover.service" ] &&
+			! [ -e "$1/etc/apt/preferences.d/claude-pi-rollback" ]' _ "$root"
 	check "$t purge: dpkg knows nothing of it" bash -c '! chroot "$1" dpkg-query -W claude-pi 2>/dev/null' _ "$root"
 	check "$t purge: reinstall works (user exists already)" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
 	echo "     $suite: install/upgrade/remove/purge/reinstall in $(elapsed_since "$t0")"

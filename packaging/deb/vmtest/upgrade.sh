@@ -16,8 +16,18 @@
 #      it is answered. N+1 runs, every service RUNNING, the bonds, LAN
 #      identity and pairings, packs, stats and config byte for byte kept,
 #      and the update stamps are what `claude-pi doctor` reads.
+#      N+1's health check (claude-pi-health-check.service, its window
+#      shortened to 30 s to come up + 20 s RUNNING) passes: not rolled back.
 #      Then a repository with N+2 signed by another key: apt refuses it,
 #      N+1 still runs, nothing changed.
+#   3. (issue 36) A build that panics at start, installed by hand with
+#      apt-get: its check fails, N+1 is installed again from its kept .deb,
+#      the bad version is pinned away, doctor says "rolled back", state is
+#      unchanged, and nothing bounces. Then a build where one service (lan)
+#      fails at start, installed by apt-daily-upgrade: the power is cut
+#      while that rollback runs.
+#   4. claude-pi-recover finishes the cut rollback at boot; then a good
+#      version installs, passes, and clears the hold.
 # Ends with "deb-vmtest upgrade: N passed, M failed" and the runtime.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -27,17 +37,20 @@ finish() { say "upgrade: $passed passed, $failed failed in $(( $(date +%s) - t0 
 key=$(newkey "$work/gnupg" "Claude_Pi test archive key")
 evil=$(newkey "$work/gnupg-evil" "Not the project")
 GNUPGHOME=$work/gnupg gpg --batch --export "$key" > "$share/claude-pi-archive-keyring.pgp"
-v1=$("$repo/packaging/version") v2=$v1.1 v3=$v1.2
-say "building claude-pi $v1, $v2, $v3 (amd64)"
-for v in "$v1" "$v2" "$v3"; do
-	VERSION=$v OUT=$work/debs ARCHIVE_KEYRING=$share/claude-pi-archive-keyring.pgp "$repo/packaging/deb/build" amd64 > "$work/build.log" 2>&1 ||
+v1=$("$repo/packaging/version") v2=$v1.1 v3=$v1.2 v4=$v1.3 v5=$v1.4 v6=$v1.5
+say "building claude-pi $v1, $v2, $v3, $v4 (panics at start), $v5 (lan fails at start), $v6 (amd64)"
+for v in "$v1" "$v2" "$v3" "$v4:vmtest_panic" "$v5:vmtest_lanfail" "$v6"; do
+	tags=${v#*:}; [ "$tags" != "$v" ] || tags=
+	VERSION=${v%%:*} GO_TAGS=$tags OUT=$work/debs ARCHIVE_KEYRING=$share/claude-pi-archive-keyring.pgp "$repo/packaging/deb/build" amd64 > "$work/build.log" 2>&1 ||
 		{ cat "$work/build.log"; bad "build $v"; finish; }
 done
-rel() { REPO_ARCHS=amd64 REPO_URL=http://10.0.2.2:PORT/apt GNUPGHOME=$work/gnupg SIGNING_KEY=$key "$repo/packaging/release-repo.sh" "$share/apt" "$@" > /dev/null; }
+# relto DIR DEB...: the signed repository in the share's DIR with DEB added.
+relto() { local d=$1; shift; REPO_ARCHS=amd64 REPO_URL=http://10.0.2.2:PORT/apt GNUPGHOME=$work/gnupg SIGNING_KEY=$key "$repo/packaging/release-repo.sh" "$share/$d" "$@" > /dev/null; }
+rel() { relto apt "$@"; }
 rel "$work/debs/claude-pi_${v1}_amd64.deb" || { bad "release-repo.sh $v1"; finish; }
 serve
 fresh_disk
-printf 'v1=%s\nv2=%s\nv3=%s\n' "$v1" "$v2" "$v3" > "$share/versions"
+printf 'v1=%s\nv2=%s\nv3=%s\nv4=%s\nv5=%s\nv6=%s\n' "$v1" "$v2" "$v3" "$v4" "$v5" "$v6" > "$share/versions"
 
 say "boot 1: install $v1 from the signed repository (the two-step install)"
 cat > "$work/p1.sh" <<'P'
@@ -91,6 +104,9 @@ before=$(systemctl show -p MainPID --value claude-pi)
 cp /host/image/20auto-upgrades /host/image/52claude-pi-unattended /etc/apt/apt.conf.d/
 mkdir -p /etc/systemd/system/apt-daily-upgrade.service.d
 sed 's/--wait 1200/--wait 10/' /host/image/apt-daily-upgrade.conf > /etc/systemd/system/apt-daily-upgrade.service.d/claude-pi.conf
+# The health check's window shortened (60 s to come up, 180 s RUNNING).
+mkdir -p /etc/systemd/system/claude-pi-health-check.service.d
+printf '[Service]\nEnvironment=CLAUDE_PI_HEALTH_START=30 CLAUDE_PI_HEALTH_STAY=20\n' > /etc/systemd/system/claude-pi-health-check.service.d/test.conf
 systemctl daemon-reload
 check "apt-get update" apt-get update -q
 # A prompt pending all through the quiet check's wait: the run is skipped.
@@ -122,6 +138,13 @@ check "the update stamp doctor reads was touched (var/lib/apt/periodic)" sh -c '
 check "$v2: every service RUNNING" running 60
 check "bonds, LAN identity and pairings, packs, stats, config: all kept" eval 'snapshot > /tmp/after; diff /tmp/before /tmp/after'
 check "config: board and listen kept, no .dpkg-* beside it" sh -c 'grep -qx "board = \"sim\"" /etc/claude-pi/config.toml && ! ls /etc/claude-pi/*.dpkg-* 2>/dev/null'
+checked 300
+check "$v2 passed its health check: kept, not rolled back, nothing held" sh -c '
+	journalctl -b -u claude-pi-health-check -o cat | grep -q "claude-pi $1 is healthy" &&
+	[ "$(dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $1" ] &&
+	[ ! -e /var/lib/claude-pi/rollback/rolled-back ] && [ ! -e /etc/apt/preferences.d/claude-pi-rollback ] && [ ! -e /var/lib/claude-pi/rollback/pending ]' _ "$v2"
+check "$v1's and $v2's .debs kept for a rollback, from apt's cache" sh -c '
+	[ -s /var/lib/claude-pi/rollback/claude-pi_$1_amd64.deb ] && [ -s /var/lib/claude-pi/rollback/claude-pi_$2_amd64.deb ]' _ "$v1" "$v2"
 # Then a repository with N+2 signed by another key.
 snapshot > /tmp/before
 sed -i "s|/apt$|/apt-evil|" /etc/apt/sources.list.d/claude-pi.sources
@@ -135,4 +158,83 @@ mkdir -p "$share/image"
 cp "$repo/image/rootfs/etc/apt/apt.conf.d/20auto-upgrades" "$repo/image/rootfs/etc/apt/apt.conf.d/52claude-pi-unattended" "$share/image/"
 cp "$repo/image/rootfs/etc/systemd/system/apt-daily-upgrade.service.d/claude-pi.conf" "$share/image/apt-daily-upgrade.conf"
 boot "$work/p2.sh"; tally
+[ "$failed" = 0 ] || finish
+
+# Issue 36: the repository gains a build that panics at start, then one
+# whose lan service fails at start, then a good one (each a copy, so the
+# guest moves from one to the next by its .sources).
+cp -a "$share/apt" "$share/apt-b4"; relto apt-b4 "$work/debs/claude-pi_${v4}_amd64.deb"
+cp -a "$share/apt-b4" "$share/apt-b5"; relto apt-b5 "$work/debs/claude-pi_${v5}_amd64.deb"
+cp -a "$share/apt-b5" "$share/apt-g6"; relto apt-g6 "$work/debs/claude-pi_${v6}_amd64.deb"
+say "boot 3: $v4 (panics at start) by hand: rolled back to $v2; $v5 (lan fails) by apt-daily-upgrade: the power cut mid-rollback"
+cat > "$work/p3.sh" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+rb=/var/lib/claude-pi/rollback
+check "$v2 started at boot, every service RUNNING" running 90
+sed -i "s|/apt-evil$|/apt-b4|" /etc/apt/sources.list.d/claude-pi.sources
+check "apt-get update" apt-get update -q
+sleep 3; snapshot > /var/tmp/before
+apt-get install -y -q claude-pi > /tmp/install.log 2>&1; echo "     apt-get install claude-pi ($v4): exit $?"
+t=$(date +%s)
+checked 400
+echo "     from the end of apt-get to the end of the rollback: $(( $(date +%s) - t ))s"
+check "$v4 failed its check and was rolled back: $v2 installed, configured and running" sh -c '
+	journalctl -b -u claude-pi-health-check -o cat | grep -q "claude-pi $2 failed its check" &&
+	[ "$(dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $1" ] && [ "$(claude-pi --version)" = "claude-pi $1" ]' _ "$v2" "$v4"
+check "every service RUNNING ($v2)" running 60
+check "the record says: $v4 rolled back to $v2, and why" sh -c 'cat $0/rolled-back; grep -qx "from=$2" $0/rolled-back && grep -qx "to=$1" $0/rolled-back && grep -q "^reason=." $0/rolled-back' $rb "$v2" "$v4"
+check "doctor says "update to $v4 rolled back"" sh -c 'claude-pi doctor 2>&1 | tee /dev/stderr | grep -q "update to $0 rolled back"' "$v4"
+check "$v4 held: apt pins it to -1; apt-get upgrades nothing" sh -c '
+	grep -qx "Pin: version $2" /etc/apt/preferences.d/claude-pi-rollback && apt-cache policy claude-pi | grep -q "Candidate: $1" &&
+	apt-get install -y -q --only-upgrade claude-pi && [ "$(claude-pi --version)" = "claude-pi $1" ]' _ "$v2" "$v4"
+check "no bounce: one check ran, none pending, no rollback under way" sh -c '
+	[ "$(journalctl -b -u claude-pi-health-check -o cat | grep -c "checking the upgrade")" = 1 ] && [ ! -e $0/pending ] && [ ! -e $0/rolling-back ]' $rb
+check "every state file unchanged" eval 'snapshot | diff /var/tmp/before -'
+# The lan build by the nightly path; the host cuts the power 8 s into its rollback.
+sed -i "s|/apt-b4$|/apt-b5|" /etc/apt/sources.list.d/claude-pi.sources
+apt-get update -q > /dev/null 2>&1
+systemctl start --no-block apt-daily-upgrade.service
+i=0; while [ ! -e $rb/rolling-back ] && [ $i -lt 3000 ]; do sleep 0.2; i=$((i + 1)); done
+if [ -e $rb/rolling-back ]; then
+	echo "     $v5 failed its check after $((i / 5))s: $(grep reason= $rb/rolling-back)"
+	touch /host/ready; sync; sleep 300
+fi
+bad "$v5 was never rolled back (no $rb/rolling-back in 600 s)"; systemctl status claude-pi-health-check --no-pager | tail -n 20
+P
+# The host cuts the power VMTEST_ROLLBACK_CUT seconds after the phase sees
+# the rollback of $v5 begin (rolling-back written): the check of dpkg's
+# idleness takes 5 s, so 8 s lands in dpkg's reinstall of $v2.
+boot "$work/p3.sh" "${VMTEST_ROLLBACK_CUT:-8}"
+log3=$share/out/phase-$boots.log
+cat "$log3" 2>/dev/null
+passed=$((passed + $(grep -c '^ok ' "$log3" 2>/dev/null || true)))
+failed=$((failed + $(grep -c '^FAIL ' "$log3" 2>/dev/null || true)))
+grep -q "failed its check after" "$log3" 2>/dev/null || bad "boot 3: the power was not cut during a rollback"
+[ "$failed" = 0 ] || finish
+P4=$work/p4.sh
+cat > "$P4" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+rb=/var/lib/claude-pi/rollback
+check "the cut rollback was finished at boot by claude-pi-recover" sh -c '
+	journalctl -b -u claude-pi-recover -o cat | tee /dev/stderr | grep -q "a rollback of claude-pi was cut"'
+check "$v2 installed, configured, dpkg clean" sh -c '[ "$(dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $1" ] && [ -z "$(dpkg --audit)" ]' _ "$v2"
+check "every service RUNNING ($v2)" running 120
+check "the record says $v5 rolled back; $v4 and $v5 held" sh -c 'grep -qx "from=$1" $0/rolled-back && [ ! -e $0/rolling-back ] &&
+	grep -qx "Pin: version $2" /etc/apt/preferences.d/claude-pi-rollback && grep -qx "Pin: version $1" /etc/apt/preferences.d/claude-pi-rollback' $rb "$v5" "$v4"
+check "every state file unchanged" eval 'snapshot | diff /var/tmp/before -'
+# A good version: installs past the hold, passes, clears it.
+sed -i "s|/apt-b5$|/apt-g6|" /etc/apt/sources.list.d/claude-pi.sources
+check "apt-get update" apt-get update -q
+check "apt-get install claude-pi: $v6" sh -c 'apt-get install -y -q claude-pi && [ "$(claude-pi --version)" = "claude-pi $0" ]' "$v6"
+checked 300
+check "$v6 passed its check: the hold and the record cleared" sh -c '
+	journalctl -b -u claude-pi-health-check -o cat | grep -q "claude-pi $1 is healthy" &&
+	[ ! -e /etc/apt/preferences.d/claude-pi-rollback ] && [ ! -e $0/rolled-back ] && [ ! -e $0/pending ]' $rb "$v6"
+check "doctor: no upgrade rolled back" sh -c 'claude-pi doctor 2>&1 | grep -q "no upgrade rolled back"'
+check "every service RUNNING ($v6), every state file unchanged" eval 'running 30 && snapshot | diff /var/tmp/before -'
+P
+say "boot 4: the cut rollback finished at boot; then $v6 installs and clears the hold"
+boot "$P4"; tally
 finish
