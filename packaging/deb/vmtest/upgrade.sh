@@ -217,6 +217,8 @@ cat > "$P4" <<'P'
 . /host/phase-lib.sh
 . /host/versions
 rb=/var/lib/claude-pi/rollback
+i=0; while [ "$(systemctl show -p ActiveState --value claude-pi-recover.service)" = activating ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
+echo "     claude-pi-recover: $(systemctl show -p Result --value claude-pi-recover.service), $i s after this phase began"
 check "the cut rollback was finished at boot by claude-pi-recover" sh -c '
 	journalctl -b -u claude-pi-recover -o cat | tee /dev/stderr | grep -q "a rollback of claude-pi was cut"'
 check "$v2 installed, configured, dpkg clean" sh -c '[ "$(dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $1" ] && [ -z "$(dpkg --audit)" ]' _ "$v2"
