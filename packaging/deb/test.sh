@@ -243,7 +243,7 @@ suite_tests() {
 		[ $rc = 0 ] && [ "$(chroot "$1" dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $3" ]' _ "$root" "$rb" "$v1"
 	check "$t rolled back: the record says why, $v2 pinned to -1, nothing pending" bash -c '
 		cat "$2/rolled-back" "$1/etc/apt/preferences.d/claude-pi-rollback"
-		grep -qx "from=$4" "$2/rolled-back" && grep -qx "to=$3" "$2/rolled-back" && grep -q "^reason=not every service RUNNING" "$2/rolled-back" &&
+		grep -qx "from=$4" "$2/rolled-back" && grep -qx "to=$3" "$2/rolled-back" && grep -q "^reason=claude-pi.service does not stay up (not running in 2 s)" "$2/rolled-back" &&
 		grep -qx "Pin: version $4" "$1/etc/apt/preferences.d/claude-pi-rollback" && grep -qx "Pin-Priority: -1" "$1/etc/apt/preferences.d/claude-pi-rollback" &&
 		[ ! -e "$2/pending" ] && [ ! -e "$2/rolling-back" ]' _ "$root" "$rb" "$v1" "$v2"
 	check "$t doctor says the update to $v2 was rolled back" bash -c '
