@@ -7,7 +7,7 @@
 #   bash .ci/claude-code.sh          install if missing, print the binary's path
 #   bash .ci/claude-code.sh --path   print the path if installed, else exit 1
 set -euo pipefail
-version=2.1.328
+version=2.1.332
 case "$(uname -s)-$(uname -m)" in
 Linux-x86_64) platform=linux-x64 ;;
 Linux-aarch64) platform=linux-arm64 ;;

@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -37,7 +37,7 @@ func TestHostilePairingCannotTakeTheApproveButton(t *testing.T) {
 	e2e(t)
 	a := startApplianceWith(t, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	addr := a.lanAddr(t)
-	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
 	d.SetPrompt("req_bash", "Bash", "rm -rf build")
 	a.awaitPrompt(t, "req_bash")
 
@@ -95,7 +95,7 @@ func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
 	e2e(t)
 	e2e(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
+	d := a.Dial(t, &fakedesktop.Options{StatusEvery: -1})
 	ctx := context.Background()
 	pack := filepath.Join(t.TempDir(), "frog")
 	writeGIFPack(t, pack, "frog", 2)
@@ -114,11 +114,11 @@ func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
 	if err := gif.EncodeAll(&bomb, g); err != nil {
 		t.Fatal(err)
 	}
-	err := d.PushFiles(ctx, "bomb", []desktop.PackFile{
+	err := d.PushFiles(ctx, "bomb", []fakedesktop.PackFile{
 		{Name: "idle.gif", Data: bomb.Bytes()},
 		{Name: "manifest.json", Data: []byte(`{"name":"bomb","states":{"idle":"idle.gif"}}`)},
 	})
-	var pe *desktop.PushError
+	var pe *fakedesktop.PushError
 	if !errors.As(err, &pe) || pe.Step != "char_end" || pe.Ack == nil || !strings.Contains(pe.Ack.Error, "too large to load") {
 		t.Fatalf("push of the GIF bomb: %v, want char_end refused as too large to load", err)
 	}
@@ -133,10 +133,10 @@ func TestHostileGIFBombRefusedAtCharEnd(t *testing.T) {
 // flood sends n heartbeats, each with a new Bash prompt (ids tag-0 ..
 // tag-(n-1)), as fast as the link takes them, and returns when the
 // writer's last byte left (its last write returned: the desktop's send
-// buffer is BLE-sized, desktop.WriteBuffer) and the last prompt's id. The desktop's own heartbeats,
+// buffer is BLE-sized, fakedesktop.WriteBuffer) and the last prompt's id. The desktop's own heartbeats,
 // which may land anywhere in the flood, carry the last prompt too, so
 // the newest snapshot is that prompt whatever the order.
-func flood(t testing.TB, d *desktop.Desktop, n int, tag string) (time.Time, string) {
+func flood(t testing.TB, d *fakedesktop.Desktop, n int, tag string) (time.Time, string) {
 	t.Helper()
 	prompt := func(i int) *pbuddy.Prompt {
 		return &pbuddy.Prompt{ID: fmt.Sprintf("%s-%d", tag, i), Tool: "Bash", Hint: fmt.Sprintf("make -j%d", i)}
@@ -161,7 +161,7 @@ func flood(t testing.TB, d *desktop.Desktop, n int, tag string) (time.Time, stri
 func TestHostileHeartbeatFlood(t *testing.T) {
 	e2e(t)
 	a := startApplianceWith(t, nil)
-	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Ada", StatusEvery: -1})
 	// What the appliance keeps after a flood does not grow with it: the
 	// live heap after 20,000 heartbeats is within a few MB of that after
 	// 2,000 (the flood's lines, if kept, would be 2.5 MB alone).
@@ -227,7 +227,7 @@ func BenchmarkHeartbeatFlood(b *testing.B) {
 
 func benchFlood(b *testing.B, n int) {
 	a := startApplianceWith(b, nil)
-	d := a.Dial(b, &desktop.Options{Owner: "Ada", StatusEvery: -1})
+	d := a.Dial(b, &fakedesktop.Options{Owner: "Ada", StatusEvery: -1})
 	before := rssMB(b)
 	peak := before
 	stop := make(chan struct{})

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -21,8 +22,8 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/ui"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -117,8 +118,7 @@ func (p *killableRun) shownPrompt(t *testing.T) string {
 // and of an approval, and starts it again on the same data.
 func TestHostileSIGKILL(t *testing.T) {
 	e2e(t)
-	bin := filepath.Join(t.TempDir(), "claude-pi")
-	appliancetest.Build(t, bin)
+	bin := claudePi(t)
 	t.Run("during pack installs", func(t *testing.T) { killDuringPackInstalls(t, bin) })
 	t.Run("while approving", func(t *testing.T) { killWhileApproving(t, bin) })
 }
@@ -144,7 +144,7 @@ func killDuringPackInstalls(t *testing.T, bin string) {
 		return dir, files
 	}
 	p := startProcess(t, bin, data)
-	d := p.Dial(t, &desktop.Options{StatusEvery: -1})
+	d := p.Dial(t, &fakedesktop.Options{StatusEvery: -1})
 	dir, installed := pack("p0")
 	before := d.Counters().LinesSent
 	if err := d.PushPack(context.Background(), dir); err != nil {
@@ -189,7 +189,7 @@ func killDuringPackInstalls(t *testing.T, bin string) {
 			<-pushed // fails: the link is gone
 		}
 		p = startProcess(t, bin, data)
-		d = p.Dial(t, &desktop.Options{StatusEvery: -1})
+		d = p.Dial(t, &fakedesktop.Options{StatusEvery: -1})
 		got := checkInstalled(t, data, installed, next)
 		switch {
 		case acked && !maps.EqualFunc(got, next, bytes.Equal):
@@ -231,10 +231,39 @@ func checkInstalled(t *testing.T, data string, old, next map[string][]byte) map[
 		}
 		got[f.Name()] = b
 	}
-	if !maps.EqualFunc(got, old, bytes.Equal) && !maps.EqualFunc(got, next, bytes.Equal) {
-		t.Fatalf("the installed pack is neither the old one nor the new one: %d files", len(got))
+	// The name the pack was pushed under is swapped in with its files
+	// (storage.PackStore's label), so it must name the same pack: old
+	// files under the new name would be a torn install too.
+	label, ok := got[".pack.json"]
+	if !ok {
+		t.Fatalf("the installed pack has no .pack.json: %d files", len(got))
+	}
+	delete(got, ".pack.json")
+	var want map[string][]byte
+	switch {
+	case maps.EqualFunc(got, old, bytes.Equal):
+		want = old
+	case maps.EqualFunc(got, next, bytes.Equal):
+		want = next
+	default:
+		t.Fatalf("the installed pack is neither the old one nor the new one: %d files besides .pack.json", len(got))
+	}
+	if labelled, pushed := packNameOf(t, label), packNameOf(t, want["manifest.json"]); labelled != pushed {
+		t.Fatalf("the installed pack's files are %q's but .pack.json names %q", pushed, labelled)
 	}
 	return got
+}
+
+// packNameOf is the "name" of a manifest.json or a .pack.json.
+func packNameOf(t *testing.T, b []byte) string {
+	t.Helper()
+	var v struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil || v.Name == "" {
+		t.Fatalf("no name in %q: %v", b, err)
+	}
+	return v.Name
 }
 
 // decisionLog counts the permission lines every desktop connection got,
@@ -244,7 +273,7 @@ type decisionLog struct {
 	n  map[string]int
 }
 
-func (l *decisionLog) watch(d *desktop.Desktop) {
+func (l *decisionLog) watch(d *fakedesktop.Desktop) {
 	go func() {
 		for {
 			select {
@@ -291,8 +320,8 @@ func (l *decisionLog) check(t *testing.T, ids []string) {
 func killWhileApproving(t *testing.T, bin string) {
 	data := t.TempDir()
 	p := startProcess(t, bin, data)
-	opts := func(r *desktop.Resume) *desktop.Options {
-		return &desktop.Options{Owner: "Ada", StatusEvery: -1, Keepalive: 300 * time.Millisecond, Resume: r}
+	opts := func(r *fakedesktop.Resume) *fakedesktop.Options {
+		return &fakedesktop.Options{Owner: "Ada", StatusEvery: -1, Keepalive: 300 * time.Millisecond, Resume: r}
 	}
 	var log decisionLog
 	d := p.Dial(t, opts(nil))
@@ -340,8 +369,8 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 			c.Services[s] = ServiceConfig{MaxRestarts: &restarts, BackoffMin: &lo, BackoffMax: &hi}
 		}
 	})
-	opts := func(r *desktop.Resume) *desktop.Options {
-		return &desktop.Options{Owner: "Ada", StatusEvery: -1, Keepalive: 200 * time.Millisecond, Resume: r}
+	opts := func(r *fakedesktop.Resume) *fakedesktop.Options {
+		return &fakedesktop.Options{Owner: "Ada", StatusEvery: -1, Keepalive: 200 * time.Millisecond, Resume: r}
 	}
 	var log decisionLog
 	d := a.Dial(t, opts(nil))
@@ -355,7 +384,7 @@ func TestHostileServiceKillsWhileAnswering(t *testing.T) {
 		}
 		r := d.Resume()
 		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			nd, err := desktop.DialOptions(context.Background(), a.NUS, opts(r))
+			nd, err := fakedesktop.DialOptions(context.Background(), a.NUS, opts(r))
 			if err == nil {
 				t.Cleanup(func() { nd.Close() })
 				d = nd

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -29,7 +29,7 @@ import (
 
 // stillDecides: the desktop's status poll is answered and a prompt is
 // decided by A.
-func stillDecides(t *testing.T, a *rig, d *desktop.Desktop, id string) {
+func stillDecides(t *testing.T, a *rig, d *fakedesktop.Desktop, id string) {
 	t.Helper()
 	if st := d.PollStatus(context.Background()); st.Err != nil {
 		t.Fatalf("status after the abuse: %v", st.Err)
@@ -49,7 +49,7 @@ func stillDecides(t *testing.T, a *rig, d *desktop.Desktop, id string) {
 func TestHostileNUSInput(t *testing.T) {
 	e2e(t)
 	a := startApplianceWith(t, nil)
-	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	rng := rand.New(rand.NewPCG(19, 19))
 	garbage := make([]byte, 1<<20)
 	for i := range garbage {
@@ -85,12 +85,12 @@ func TestHostileConnectLoops(t *testing.T) {
 		c.Close()
 	}
 	// The last drop may not be seen yet: a dial is refused until it is.
-	var d *desktop.Desktop
+	var d *fakedesktop.Desktop
 	supervisortest.Within(t, 10*time.Second, "a desktop to connect after the loops", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
-		d, err = desktop.DialOptions(ctx, a.NUS, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+		d, err = fakedesktop.DialOptions(ctx, a.NUS, &fakedesktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 		return err == nil
 	})
 	t.Cleanup(func() { d.Close() })
@@ -102,11 +102,11 @@ func TestHostileConnectLoops(t *testing.T) {
 func TestHostilePushes(t *testing.T) {
 	e2e(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	ctx := context.Background()
 	for _, name := range []string{"../../etc/passwd", "/etc/passwd", "a/../../b", `..\x`, "\x00.gif", strings.Repeat("a", 300)} {
-		err := d.PushFiles(ctx, "evil", []desktop.PackFile{{Name: name, Data: []byte("x")}})
-		var pe *desktop.PushError
+		err := d.PushFiles(ctx, "evil", []fakedesktop.PackFile{{Name: name, Data: []byte("x")}})
+		var pe *fakedesktop.PushError
 		if !errors.As(err, &pe) || pe.Step != "file" {
 			t.Errorf("push of %q: %v, want file refused", name, err)
 		}
@@ -197,7 +197,7 @@ func TestHostileDockSerial(t *testing.T) {
 	e2e(t)
 	core := docktest.New(t, wire.FirmwareCaps)
 	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
-	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Ada", StatusEvery: -1, Debounce: 10 * time.Millisecond})
 	supervisortest.Within(t, 15*time.Second, "the dock's handshake", func() bool {
 		dk, _ := a.APIState(t)["dock"].(map[string]any)
 		return dk != nil && dk["ready"] == true

@@ -2,7 +2,7 @@ package e2e
 
 // End-to-end tests of the Hardware Buddy in sim, in process: the real
 // actor tree from serveWith, its sim NUS link and web API, and the demo
-// desktop (boards/sim/desktop) as the Claude desktop app. Run with -race.
+// desktop (internal/appliance/appliancetest/fakedesktop) as the Claude desktop app. Run with -race.
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/ui"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -52,9 +52,9 @@ func (a *rig) awaitPrompt(t testing.TB, id string) approvals.PromptView {
 
 // oneDecision waits for exactly one permission line and makes sure no
 // second one follows within quiet.
-func oneDecision(t *testing.T, d *desktop.Desktop, quiet time.Duration) desktop.Permission {
+func oneDecision(t *testing.T, d *fakedesktop.Desktop, quiet time.Duration) fakedesktop.Permission {
 	t.Helper()
-	var p desktop.Permission
+	var p fakedesktop.Permission
 	select {
 	case p = <-d.Decisions():
 	case <-time.After(5 * time.Second):
@@ -64,7 +64,7 @@ func oneDecision(t *testing.T, d *desktop.Desktop, quiet time.Duration) desktop.
 	return p
 }
 
-func noDecision(t *testing.T, d *desktop.Desktop, quiet time.Duration) {
+func noDecision(t *testing.T, d *fakedesktop.Desktop, quiet time.Duration) {
 	t.Helper()
 	select {
 	case p := <-d.Decisions():
@@ -87,7 +87,7 @@ func mixedID() string {
 func TestBuddyE2EApprovals(t *testing.T) {
 	e2e(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: 200 * time.Millisecond, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: 200 * time.Millisecond, Debounce: 20 * time.Millisecond})
 
 	t.Run("A approves a 200-character Unicode id byte for byte", func(t *testing.T) {
 		id := mixedID()
@@ -173,7 +173,7 @@ func TestBuddyE2EApprovals(t *testing.T) {
 			d.SetPrompt(id, "Bash", "make")
 			a.awaitPrompt(t, id)
 			go sys.Root.Send(supervisor.ServicePID(sys, "approvals"),
-				approvals.Decide{Source: "desktop", ID: id, Decision: pbuddy.Deny, By: "CoreS3"})
+				approvals.Decide{Source: "desktop", ID: id, Decision: approvals.Deny, By: "CoreS3"})
 			a.Press(t, "A")
 			if p := oneDecision(t, d, 300*time.Millisecond); p.ID != id {
 				t.Fatalf("got %s, want one decision for %s", p.Line, id)
@@ -194,7 +194,7 @@ func TestBuddyE2EApprovals(t *testing.T) {
 func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 	e2e(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
+	d := a.Dial(t, &fakedesktop.Options{StatusEvery: -1})
 	d.SetPrompt("req_lost", "Bash", "rm -rf build")
 	first := a.awaitPrompt(t, "req_lost")
 	resume := d.Resume()
@@ -221,12 +221,12 @@ func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 	// The desktop reconnects (the sim link serves the next central). Its
 	// keepalive is an hour here, so that the test says when the first
 	// heartbeat goes.
-	var d2 *desktop.Desktop
+	var d2 *fakedesktop.Desktop
 	supervisortest.Within(t, 5*time.Second, "reconnect", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
-		d2, err = desktop.DialOptions(ctx, a.NUS, &desktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
+		d2, err = fakedesktop.DialOptions(ctx, a.NUS, &fakedesktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
 		return err == nil
 	})
 	defer d2.Close()
@@ -257,7 +257,7 @@ func TestBuddyE2EReconnectingPrompt(t *testing.T) {
 func TestBuddyE2EReconnectPromptAnsweredMeanwhile(t *testing.T) {
 	e2e(t)
 	a := startAppliance(t, t.TempDir())
-	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
+	d := a.Dial(t, &fakedesktop.Options{StatusEvery: -1})
 	d.SetPrompt("req_elsewhere", "Edit", "main.go")
 	a.awaitPrompt(t, "req_elsewhere")
 	resume := d.Resume()
@@ -265,7 +265,7 @@ func TestBuddyE2EReconnectPromptAnsweredMeanwhile(t *testing.T) {
 	a.linkDown(t)
 	supervisortest.Within(t, 5*time.Second, "reconnecting… on the screen", func() bool { return a.UIView(t).Reconnecting })
 	resume.Prompt = nil // answered on the desktop while the link was down
-	d2 := a.Dial(t, &desktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
+	d2 := a.Dial(t, &fakedesktop.Options{StatusEvery: -1, Keepalive: time.Hour, Resume: resume})
 	if err := d2.Heartbeat(); err != nil {
 		t.Fatal(err)
 	}

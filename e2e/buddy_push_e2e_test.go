@@ -17,7 +17,7 @@ import (
 	"time"
 
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -78,7 +78,7 @@ func TestBuddyE2EFolderPush(t *testing.T) {
 	e2e(t)
 	dataDir := t.TempDir()
 	a := startAppliance(t, dataDir)
-	d := a.Dial(t, &desktop.Options{StatusEvery: -1})
+	d := a.Dial(t, &fakedesktop.Options{StatusEvery: -1})
 	ctx := context.Background()
 
 	pack := filepath.Join(t.TempDir(), "folder-name")
@@ -88,7 +88,7 @@ func TestBuddyE2EFolderPush(t *testing.T) {
 	}
 	supervisortest.Within(t, 5*time.Second, "pack installed", func() bool { return buddyState(t, a).Pack == "frog" })
 	// Every file arrived byte for byte somewhere under the data dir.
-	_, files, err := desktop.ReadPack(pack)
+	_, files, err := fakedesktop.ReadPack(pack)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +101,8 @@ func TestBuddyE2EFolderPush(t *testing.T) {
 	}
 
 	for _, bad := range []string{"../x", "a/b"} {
-		err := d.PushFiles(ctx, "bad", []desktop.PackFile{{Name: bad, Data: []byte("x")}})
-		var pe *desktop.PushError
+		err := d.PushFiles(ctx, "bad", []fakedesktop.PackFile{{Name: bad, Data: []byte("x")}})
+		var pe *fakedesktop.PushError
 		if !errors.As(err, &pe) || pe.Step != "file" || pe.Ack == nil || pe.Ack.OK || pe.Ack.Error == "" {
 			t.Errorf("push of %q: %v, want file refused with an error", bad, err)
 		}
@@ -140,7 +140,7 @@ func TestBuddyE2EStatsSurviveRestart(t *testing.T) {
 	e2e(t)
 	dataDir := t.TempDir()
 	status := func(a *rig) pbuddy.StatusAck {
-		d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
+		d := a.Dial(t, &fakedesktop.Options{Owner: "Ada", StatusEvery: -1})
 		defer d.Close()
 		r := d.PollStatus(context.Background())
 		if r.Err != nil {
@@ -151,7 +151,7 @@ func TestBuddyE2EStatsSurviveRestart(t *testing.T) {
 		return r.Status
 	}
 	a := startAppliance(t, dataDir)
-	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Ada", StatusEvery: -1})
 	for i, button := range []string{"A", "A", "B"} {
 		id := fmt.Sprint("req_stats_", i)
 		d.SetPrompt(id, "Bash", "true")
@@ -159,12 +159,12 @@ func TestBuddyE2EStatsSurviveRestart(t *testing.T) {
 		a.Press(t, button)
 		oneDecision(t, d, 50*time.Millisecond)
 	}
-	d.Update(func(s *desktop.Session) { s.Tokens = 1000 })    // baseline
-	d.Update(func(s *desktop.Session) { s.Tokens = 121_000 }) // debounced into one beat
+	d.Update(func(s *fakedesktop.Session) { s.Tokens = 1000 })    // baseline
+	d.Update(func(s *fakedesktop.Session) { s.Tokens = 121_000 }) // debounced into one beat
 	time.Sleep(300 * time.Millisecond)
-	d.Update(func(s *desktop.Session) { s.Tokens = 1000 })
+	d.Update(func(s *fakedesktop.Session) { s.Tokens = 1000 })
 	time.Sleep(300 * time.Millisecond)
-	d.Update(func(s *desktop.Session) { s.Tokens = 121_000 })
+	d.Update(func(s *fakedesktop.Session) { s.Tokens = 121_000 })
 	time.Sleep(300 * time.Millisecond)
 	d.Close()
 	a.linkDown(t)
@@ -192,7 +192,7 @@ func TestBuddyE2ELatency(t *testing.T) {
 		t.Skip("measurement")
 	}
 	a := startAppliance(t, t.TempDir())
-	d := a.Dial(t, &desktop.Options{StatusEvery: -1, Debounce: time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{StatusEvery: -1, Debounce: time.Millisecond})
 	const n = 100
 	var total, press []time.Duration
 	for i := range n {
@@ -203,7 +203,7 @@ func TestBuddyE2ELatency(t *testing.T) {
 		if _, _, err := a.Board.Buttons.Press("A", 0); err != nil {
 			t.Fatal(err)
 		}
-		var p desktop.Permission
+		var p fakedesktop.Permission
 		select {
 		case p = <-d.Decisions():
 		case <-time.After(5 * time.Second):

@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -68,8 +67,7 @@ func installHooks(t *testing.T, hook string) string {
 // into a fresh HOME.
 func newClaudeRig(t *testing.T, bin string, core *coreSim, configure func(*Config)) (r *claudeRig, cli string) {
 	t.Helper()
-	cli = filepath.Join(t.TempDir(), "claude-pi")
-	appliancetest.Build(t, cli)
+	cli = claudePi(t)
 	a := startApplianceWith(t, func(c *Config) {
 		c.LAN.Listen = "127.0.0.1:0"
 		c.Dock.Port, c.TTS.Engine = core.bridge.HostPath(), "off"

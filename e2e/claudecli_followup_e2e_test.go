@@ -103,9 +103,11 @@ func TestClaudeCodeSpokenFollowUp(t *testing.T) {
 			return len(p) >= 2
 		})
 		// Claude Code hands the block's reason on as "Stop hook
-		// feedback:\n" and the reason; a follow-up has no line breaks.
+		// feedback:\n" and the reason, on a line of its own (a follow-up
+		// has no line breaks); since 2.1.33x inside a <system-reminder>
+		// that tells Claude a hook's relayed words are data.
 		if !slices.ContainsFunc(next.texts, func(s string) bool {
-			return s[strings.LastIndexByte(s, '\n')+1:] == text && strings.Contains(s, "Stop hook")
+			return slices.Contains(strings.Split(s, "\n"), text) && strings.Contains(s, "Stop hook")
 		}) {
 			t.Errorf("the follow-up request's user texts %q lack the heard %q", next.texts, text)
 		}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	"github.com/claude-pi/claude-pi/internal/cli/clitest"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
@@ -167,7 +167,7 @@ func TestCLIE2E(t *testing.T) {
 	})
 
 	t.Run("a BLE prompt and two CLI prompts: three decisions in arrival order", func(t *testing.T) {
-		d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
+		d := a.Dial(t, &fakedesktop.Options{Owner: "Ada", StatusEvery: time.Second, Debounce: 20 * time.Millisecond})
 		d.SetPrompt("req_ble", "Write", "docs/README.md")
 		a.awaitPrompt(t, "req_ble")
 		h1 := startHook(dir, nil, cliSession(hookPermissionJSON, "11111111-aaaa"))

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
@@ -26,11 +26,11 @@ func TestDockE2EApproval(t *testing.T) {
 	// The voice is off: the CoreS3 side of speech has its own tests in
 	// actors/dock.
 	a := startApplianceWith(t, func(c *Config) { c.Dock.Port, c.TTS.Engine = core.Path(), "off" })
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	a.awaitDock(t, "the dock's handshake")
 
-	d.Update(func(s *desktop.Session) { s.Total, s.Running = 1, 1 })
+	d.Update(func(s *fakedesktop.Session) { s.Total, s.Running = 1, 1 })
 	supervisortest.Within(t, 5*time.Second, "task.status running", func() bool {
 		ts := docktest.Of[appevent.TaskStatus](core)
 		return len(ts) > 0 && ts[len(ts)-1].State == appevent.TaskRunning
@@ -62,7 +62,7 @@ func TestDockE2EApproval(t *testing.T) {
 	d.ClearPrompt()
 	supervisortest.Within(t, 5*time.Second, "approval.resolved", func() bool { return len(docktest.Of[appevent.ApprovalResolved](core)) > 0 })
 
-	d.Update(func(s *desktop.Session) { s.Running = 0 })
+	d.Update(func(s *fakedesktop.Session) { s.Running = 0 })
 	supervisortest.Within(t, 5*time.Second, "task.status idle", func() bool {
 		ts := docktest.Of[appevent.TaskStatus](core)
 		return len(ts) > 0 && ts[len(ts)-1].State == appevent.TaskIdle

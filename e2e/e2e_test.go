@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -29,10 +28,8 @@ func TestEndToEnd(t *testing.T) {
 	ctl := needBinaryAndSupervisorctl(t)
 
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "claude-pi")
-	appliancetest.Build(t, bin)
-	stripped := filepath.Join(dir, "claude-pi-stripped")
-	appliancetest.Build(t, stripped, `-ldflags=-s -w`)
+	bin := claudePi(t)
+	stripped := claudePi(t, `-ldflags=-s -w`) // only measured: the size the .deb ships
 	for _, b := range []string{bin, stripped} {
 		if fi, err := os.Stat(b); err == nil {
 			t.Logf("binary size %s: %.1f MiB", filepath.Base(b), float64(fi.Size())/(1<<20))

@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
+	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
 // firmwareDock starts cores3-sim and the appliance with its --dock-port on
@@ -67,7 +68,7 @@ func TestFirmwareE2EHandshake(t *testing.T) {
 func TestFirmwareE2EApproval(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "off")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	id := mixedID()
 	from := core.mark()
@@ -115,7 +116,7 @@ func TestFirmwareE2EApproval(t *testing.T) {
 func TestFirmwareE2ESpeech(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "espeak-ng")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	from := core.mark()
 	turn := `{"evt":"turn","role":"assistant","content":[{"type":"text","text":"Hello there. This is Claude."}]}` + "\n"
@@ -147,8 +148,8 @@ func TestFirmwareE2ESpeech(t *testing.T) {
 func TestFirmwareE2EConversation(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "espeak-ng")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
-	d.Update(func(s *desktop.Session) { s.Total, s.Running = 1, 1 })
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d.Update(func(s *fakedesktop.Session) { s.Total, s.Running = 1, 1 })
 	core.await(10*time.Second, 0, "task running", func(l uiLine) bool { return l.is("ui", "task") && l.is("state", "running") })
 
 	from := core.mark()
@@ -178,7 +179,7 @@ func TestFirmwareE2EConversation(t *testing.T) {
 func TestFirmwareE2EResetWhilePortOpen(t *testing.T) {
 	e2e(t)
 	core, a := firmwareDock(t, "off")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
 
 	from := core.mark()
 	core.send("unplug")
@@ -194,5 +195,56 @@ func TestFirmwareE2EResetWhilePortOpen(t *testing.T) {
 	core.send("touch ok")
 	if p := oneDecision(t, d, 0); p.ID != "req_after_reset" || p.Decision != pbuddy.Once {
 		t.Fatalf("got %s, want once for req_after_reset", p.Line)
+	}
+}
+
+// TestFirmwareE2EReplugGetsThePendingSet (issue 32.6): the CoreS3 shows
+// prompt 1 and loses USB; prompt 1 is decided on the Pi and prompt 2
+// arrives. When USB comes back the Pi notices from what the CoreS3 sends
+// (no frame of the Pi's first), and the CoreS3 then shows prompt 2, never
+// prompt 1 with working buttons.
+func TestFirmwareE2EReplugGetsThePendingSet(t *testing.T) {
+	e2e(t)
+	core, a := firmwareDock(t, "off")
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+
+	from := core.mark()
+	d.SetPrompt("req_one", "Bash", "make one")
+	core.await(15*time.Second, from, "prompt 1 on the CoreS3", func(l uiLine) bool {
+		return l.is("ui", "approval") && strings.Contains(l.str("body"), "make one") && l.M["buttons"] == true
+	})
+	core.send("unplug")
+	core.await(5*time.Second, from, "link disconnected", func(l uiLine) bool { return l.is("ui", "link") && l.is("state", "disconnected") })
+	a.Press(t, "A")
+	if p := oneDecision(t, d, 0); p.ID != "req_one" || p.Decision != pbuddy.Once {
+		t.Fatalf("got %s, want once for req_one decided on the Pi", p.Line)
+	}
+	d.SetPrompt("req_two", "Bash", "make two")
+	supervisortest.Within(t, 10*time.Second, "prompt 2 alone pending on the Pi", func() bool {
+		v := a.UIView(t)
+		return len(v.Prompts) == 1 && v.Prompts[0].ID == "req_two"
+	})
+
+	i := core.mark()
+	plugged := time.Now()
+	core.send("plug")
+	// The CoreS3 says at once that it has no session, so the Pi's HELLO
+	// follows the plug (before, the Pi noticed at its next frame).
+	core.await(5*time.Second, i, "link ready again", func(l uiLine) bool {
+		return l.is("ui", "link") && l.is("state", "ready")
+	})
+	ready := time.Since(plugged)
+	j, _ := core.await(10*time.Second, i, "prompt 2 on the CoreS3", func(l uiLine) bool {
+		return l.is("ui", "approval") && strings.Contains(l.str("body"), "make two") && l.M["buttons"] == true
+	})
+	t.Logf("replug: link ready %v after the plug, prompt 2 shown %v after it", ready, time.Since(plugged))
+	for _, l := range core.since(i)[:j-i] {
+		if l.is("ui", "approval") && strings.Contains(l.str("body"), "make one") && l.M["buttons"] == true {
+			t.Errorf("after the replug the CoreS3 offered the decided prompt 1: %s", l.Raw)
+		}
+	}
+	core.send("touch ok")
+	if p := oneDecision(t, d, 0); p.ID != "req_two" || p.Decision != pbuddy.Once {
+		t.Fatalf("got %s, want once for req_two", p.Line)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
@@ -42,8 +42,8 @@ func TestFirmwareE2EVoiceApproval(t *testing.T) {
 		c.Voice.STTCommand, c.Voice.ListenSeconds = "sh '"+script+"' yes '"+dir+"'", 1
 	})
 	a.awaitDock(t, "the dock's handshake in /api/state")
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
-	d.Update(func(s *desktop.Session) { s.Total, s.Running, s.Waiting = 1, 1, 1 })
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: time.Hour, Debounce: 20 * time.Millisecond})
+	d.Update(func(s *fakedesktop.Session) { s.Total, s.Running, s.Waiting = 1, 1, 1 })
 	from := core.mark()
 	d.SetPrompt("toolu_voice", "Bash", "npm test")
 	core.await(10*time.Second, from, "the approval screen", func(l uiLine) bool { return l.is("ui", "approval") })

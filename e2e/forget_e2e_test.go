@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/ui"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -28,7 +28,7 @@ func TestForgetPairingFromButtonsE2E(t *testing.T) {
 
 	// With a prompt pending nothing reaches the forget screen: the Links
 	// page never shows, and a hold decides nothing either.
-	d := a.Dial(t, &desktop.Options{StatusEvery: 200 * time.Millisecond, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{StatusEvery: 200 * time.Millisecond, Debounce: 20 * time.Millisecond})
 	d.SetPrompt("req_forget", "Bash", "git push")
 	a.awaitPrompt(t, "req_forget")
 	a.Press(t, "X")

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/ui"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -23,7 +23,7 @@ func TestFatalApprovalsComesBackWithThePromptSentMeanwhile(t *testing.T) {
 	})
 	// The keepalive is longer than the test: the prompt's one heartbeat
 	// goes to dead letters, and only approvals' Resend brings it back.
-	d := a.Dial(t, &desktop.Options{Owner: "Ada", StatusEvery: -1, Keepalive: 25 * time.Second})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Ada", StatusEvery: -1, Keepalive: 25 * time.Second})
 	var log decisionLog
 	log.watch(d)
 

@@ -3,13 +3,11 @@ package e2e
 import (
 	"bufio"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -22,8 +20,7 @@ import (
 // a p99: go test -run '^$' -bench BenchmarkHookProcess -benchtime 100x ./e2e
 func BenchmarkHookProcess(b *testing.B) {
 	b.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
-	bin := filepath.Join(b.TempDir(), "claude-pi")
-	appliancetest.Build(b, bin)
+	bin := claudePi(b)
 	a := startApplianceWith(b, func(c *Config) { c.LAN.Listen = "127.0.0.1:0" })
 	dir := a.pairByButton(b, "bench")
 	var toScreen, toOutput []time.Duration

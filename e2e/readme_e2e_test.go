@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/internal/appliance"
-	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -83,15 +82,8 @@ func TestReadmeTryItWithoutHardware(t *testing.T) {
 	lines := codeLines(section)
 
 	// A binary others may run (the permission check below runs it as
-	// nobody), built once.
-	binDir, err := os.MkdirTemp("", "claude-pi-readme-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(binDir) })
-	os.Chmod(binDir, 0o755)
-	bin := filepath.Join(binDir, "claude-pi")
-	appliancetest.Build(t, bin)
+	// nobody), built once per run.
+	bin := claudePi(t)
 
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
@@ -255,7 +247,7 @@ func TestReadmeTryItWithoutHardware(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(filepath.Dir(locked), 0o755)
-	nobody := exec.Command(bin, "--http", "off", "--nus-listen", "127.0.0.1:0", "--control-socket", filepath.Join(binDir, "s.sock"))
+	nobody := exec.Command(bin, "--http", "off", "--nus-listen", "127.0.0.1:0", "--control-socket", filepath.Join(filepath.Dir(locked), "s.sock"))
 	nobody.Env = []string{"HOME=" + locked, "PATH=" + os.Getenv("PATH")}
 	if os.Geteuid() == 0 {
 		// root writes anywhere; the user who cannot is nobody.

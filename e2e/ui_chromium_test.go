@@ -1,7 +1,7 @@
 package e2e
 
 // A headless Chromium loads the sim page of an in-process appliance while
-// the demo desktop (boards/sim/desktop) holds a prompt; the page's own
+// the demo desktop (internal/appliance/appliancetest/fakedesktop) holds a prompt; the page's own
 // script clicks A (?autopress=A: pointer down and up on the button, the
 // same handlers a user's click runs), and the permission line must reach
 // the desktop over the sim NUS link. The page runs in a 390 px frame
@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
@@ -36,7 +36,7 @@ func TestSimPageApprovesInChromium(t *testing.T) {
 		t.Skipf("no %s (apt-get install chromium)", chromiumPath)
 	}
 	a := startAppliance(t, t.TempDir())
-	d := a.Dial(t, &desktop.Options{Owner: "Felix", StatusEvery: 500 * time.Millisecond, Debounce: 20 * time.Millisecond})
+	d := a.Dial(t, &fakedesktop.Options{Owner: "Felix", StatusEvery: 500 * time.Millisecond, Debounce: 20 * time.Millisecond})
 	id := "req_chromium_✓"
 	d.SetPrompt(id, "Bash", "rm -rf build/")
 	a.awaitPrompt(t, id)

@@ -35,9 +35,17 @@ var layer = map[string]int{
 	// internal/mcpserver is `claude-pi mcp` on the developer's computer: a
 	// LAN client of the Pi, beside the hook's, under the command table.
 	"internal/mcpserver": 3,
+	// internal/client is a computer's state and its way to a paired Pi,
+	// internal/clientcli the commands the computer-side binary has
+	// (cmd/claude-pi): below the appliance, which neither may import.
+	"internal/client":    2,
+	"internal/clientcli": 4,
 	"internal/appliance": 4,
 	"internal/cli":       5,
 	"main":               6,
+	// cmd/claude-pi is the computer's main: a top layer like the root's,
+	// kept off the appliance by its imports' layers and TestDeps.
+	"cmd": 6,
 }
 
 // layerOf is the layer of the package at dir (relative to the root).
@@ -45,7 +53,7 @@ func layerOf(dir string) (string, int, bool) {
 	if dir == "." {
 		return "main", layer["main"], true
 	}
-	for _, key := range []string{"internal/appliance", "internal/cli", "internal/pisystem", "internal/mcpserver"} {
+	for _, key := range []string{"internal/appliance", "internal/clientcli", "internal/client", "internal/cli", "internal/pisystem", "internal/mcpserver"} {
 		if dir == key || strings.HasPrefix(dir, key+"/") {
 			return key, layer[key], true
 		}
@@ -227,4 +235,69 @@ func TestRootHoldsOnlyMain(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "main.go")); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestClientNeverReachesTheAppliance: the computer's side (internal/client,
+// internal/clientcli, cmd/) imports nothing of the appliance, tests
+// included, so that the computer's claude-pi builds without it. Layers
+// already keep internal/client and internal/clientcli below it; this names
+// the rule, and covers cmd/, whose layer alone would allow it.
+func TestClientNeverReachesTheAppliance(t *testing.T) {
+	goFiles(t, func(rel string, f *ast.File) {
+		dir := path.Dir(rel)
+		if !strings.HasPrefix(dir+"/", "internal/client/") && !strings.HasPrefix(dir+"/", "internal/clientcli/") && !strings.HasPrefix(dir, "cmd/") {
+			return
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			pkg, ok := strings.CutPrefix(p, module)
+			if !ok {
+				continue
+			}
+			for _, banned := range []string{"actors/", "boards/", "internal/appliance/", "internal/cli/", "supervisor/"} {
+				if strings.HasPrefix(pkg+"/", banned) && !(strings.HasSuffix(rel, "_test.go") && pkg == "internal/cli/clitest") {
+					t.Errorf("%s imports %s: the computer's side must not reach the appliance (%s)", rel, p, banned)
+				}
+			}
+		}
+	})
+}
+
+// narrowRule forbids one folder (and those under it) an import the layers
+// alone would allow: a part that must not learn another's vocabulary.
+type narrowRule struct {
+	from, to string // folders relative to the root; to covers those under it
+	why      string
+}
+
+var narrowRules = []narrowRule{
+	{"actors/approvals", "protocols", "approvals speaks its own language (approvals.Decision); each codec translates at its own edge"},
+	{"actors/lan", "protocols/buddy", "the lan never touches BLE; it translates approvals.Decision to the hook's behavior"},
+	{"protocols/hookbridge", "protocols/buddy", "the hook's codec needs nothing of the BLE one"},
+	{"boards/sim", "internal/appliance/webapi", "the sim board is only a board: the /api/state schema and its server live in internal/appliance/webapi"},
+	{"boards/sim", "protocols", "the sim board is only a board: the fake Claude desktop lives in internal/appliance/appliancetest/fakedesktop"},
+	{"actors/dock/voice", "actors/dock", "voice is below the dock: it reaches the host only through voice.Sink, which the host implements"},
+}
+
+// under reports whether dir is folder or below it.
+func under(dir, folder string) bool { return dir == folder || strings.HasPrefix(dir, folder+"/") }
+
+// TestNarrowRules: each rule of narrowRules holds for the program's files;
+// a test may import the other vocabulary to check a translation against it.
+func TestNarrowRules(t *testing.T) {
+	goFiles(t, func(rel string, f *ast.File) {
+		dir := path.Dir(rel)
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			pkg, ok := strings.CutPrefix(p, module)
+			if !ok {
+				continue
+			}
+			for _, r := range narrowRules {
+				if under(dir, r.from) && under(pkg, r.to) && !strings.HasSuffix(rel, "_test.go") {
+					t.Errorf("%s imports %s: %s", rel, p, r.why)
+				}
+			}
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -72,5 +73,40 @@ func TestProtocolsHoldNoIO(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Fatalf("checked only %d files: is the walk rooted at protocols/?", checked)
+	}
+}
+
+// TestReadmeListsEveryPackage: protocols/README.md names each package here
+// (as `path`), so the list cannot fall behind the folder again.
+func TestReadmeListsEveryPackage(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := map[string]bool{}
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			if dir := filepath.ToSlash(filepath.Dir(path)); dir != "." {
+				pkgs[dir] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("found only %d packages: is the walk rooted at protocols/?", len(pkgs))
+	}
+	for p := range pkgs {
+		if !strings.Contains(string(readme), "`"+p+"`") {
+			t.Errorf("protocols/README.md does not name `%s`: add a line saying what it is", p)
+		}
 	}
 }

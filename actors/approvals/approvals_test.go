@@ -11,7 +11,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -108,7 +107,7 @@ func TestRacingSourcesYieldOneDecision(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := r.sys.Root.RequestFuture(r.approvalPID, Decide{Source: "desktop", ID: "req_1", Decision: pbuddy.Once, By: by}, 5*time.Second).Result()
+			res, err := r.sys.Root.RequestFuture(r.approvalPID, Decide{Source: "desktop", ID: "req_1", Decision: AllowOnce, By: by}, 5*time.Second).Result()
 			if err == nil {
 				results[i] = res.(DecideResult)
 			}
@@ -129,7 +128,7 @@ func TestRacingSourcesYieldOneDecision(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("buddy got %#v, want exactly one Decided", got)
 	}
-	if d := got[0].(Decided); d.ID != "req_1" || d.Decision != pbuddy.Once {
+	if d := got[0].(Decided); d.ID != "req_1" || d.Decision != AllowOnce {
 		t.Errorf("Decided %+v", d)
 	}
 }
@@ -145,7 +144,7 @@ func TestRefusedDecisionsSendNothing(t *testing.T) {
 		{"stale id", "req_1", "not pending", func() { r.set(desk("req_3")) }},
 	} {
 		tc.setup()
-		res := r.decide(Decide{Source: "desktop", ID: tc.id, Decision: pbuddy.Once, By: "Claude_Pi"})
+		res := r.decide(Decide{Source: "desktop", ID: tc.id, Decision: AllowOnce, By: "Claude_Pi"})
 		if res.OK || !strings.Contains(res.Err, tc.want) {
 			t.Errorf("%s: %+v, want refusal containing %q", tc.name, res, tc.want)
 		}
@@ -164,7 +163,7 @@ func TestResolutionAndLinkEvents(t *testing.T) {
 	if got := r.uiEvents(); len(got) != 3 {
 		t.Fatalf("events %#v, want LinkChanged + 2 PromptAppeared", got)
 	}
-	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: pbuddy.Deny, By: "CoreS3"}); !res.OK {
+	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: Deny, By: "CoreS3"}); !res.OK {
 		t.Fatal(res.Err)
 	}
 	r.set(desk())
@@ -194,7 +193,7 @@ func TestResolutionAndLinkEvents(t *testing.T) {
 func TestRearmAfterFiveSeconds(t *testing.T) {
 	r := newRig(t)
 	r.set(desk("a"))
-	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi"}); !res.OK {
+	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi"}); !res.OK {
 		t.Fatal(res.Err)
 	}
 	r.uiEvents()
@@ -208,7 +207,7 @@ func TestRearmAfterFiveSeconds(t *testing.T) {
 	if len(got) != 1 || got[0].(PromptRearmed).Prompt.ID != "a" {
 		t.Fatalf("after 5 s: %#v, want PromptRearmed", got)
 	}
-	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi"}); !res.OK {
+	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi"}); !res.OK {
 		t.Fatalf("decide after re-arm: %+v", res)
 	}
 	if got := r.decisions(); len(got) != 2 {
@@ -220,7 +219,7 @@ func TestLongUnicodeIDReachesOwnerVerbatim(t *testing.T) {
 	r := newRig(t)
 	id := longID()
 	r.set(SetPrompts{Source: "desktop", LinkUp: true, Prompts: []Prompt{{ID: id, Tool: "Bash"}}})
-	if res := r.decide(Decide{Source: "desktop", ID: id, Decision: pbuddy.Once, By: "Claude_Pi"}); !res.OK {
+	if res := r.decide(Decide{Source: "desktop", ID: id, Decision: AllowOnce, By: "Claude_Pi"}); !res.OK {
 		t.Fatal(res.Err)
 	}
 	got := r.decisions()
@@ -260,7 +259,7 @@ func TestDescriptionAndStopCancelsTimer(t *testing.T) {
 	if p, _ := r.tree.Process("approvals"); p.Description != "1 pending: Bash (desktop), 12 s" {
 		t.Errorf("description %q", p.Description)
 	}
-	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi"}); !res.OK {
+	if res := r.decide(Decide{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi"}); !res.OK {
 		t.Fatal(res.Err)
 	}
 	if err := r.tree.StopProcess("approvals", true); err != nil {
@@ -300,7 +299,7 @@ func BenchmarkActorRoundTrip(b *testing.B) {
 	defer tree.Shutdown(ctx)
 	sys, pid := tree.System(), supervisor.ServicePID(tree.System(), "approvals")
 	with, without := desk("req_0123456789abcdef"), desk()
-	d := Decide{Source: "desktop", ID: "req_0123456789abcdef", Decision: pbuddy.Once, By: "Claude_Pi"}
+	d := Decide{Source: "desktop", ID: "req_0123456789abcdef", Decision: AllowOnce, By: "Claude_Pi"}
 	b.ReportAllocs()
 	for b.Loop() {
 		sys.Root.Send(pid, with)
@@ -322,7 +321,7 @@ func TestHoldRefusesThenGoneWhenTheTimerFires(t *testing.T) {
 	if len(got) != 2 || got[0] != (LinkChanged{Source: "desktop"}) || got[1].(PromptReconnecting).Prompt.ID != "a" {
 		t.Fatalf("drop with a hold: %#v, want LinkChanged and PromptReconnecting", got)
 	}
-	res := r.decide(Decide{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi"})
+	res := r.decide(Decide{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi"})
 	if res.OK || !strings.Contains(res.Err, "waiting for its source to reconnect") {
 		t.Fatalf("decide while held: %+v, want a refusal that says why", res)
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // FuzzState plays random operation sequences (each byte pair is one
@@ -63,9 +61,9 @@ func FuzzState(f *testing.F) {
 				out = s.setPrompts(m, now)
 			case 1: // decide id arg&3
 				var err error
-				d := pbuddy.Deny
+				d := Deny
 				if arg&4 != 0 {
-					d = pbuddy.Once
+					d = AllowOnce
 				}
 				id := fmt.Sprint("id", arg&3)
 				wasArmed := armed[k{src, id}]
@@ -185,7 +183,7 @@ func BenchmarkSetPromptsDecide(b *testing.B) {
 	s := newState()
 	with := desk("req_0123456789abcdef")
 	without := desk()
-	d := Decide{Source: "desktop", ID: "req_0123456789abcdef", Decision: pbuddy.Once, By: "Claude_Pi"}
+	d := Decide{Source: "desktop", ID: "req_0123456789abcdef", Decision: AllowOnce, By: "Claude_Pi"}
 	now := t0
 	for b.Loop() {
 		s.setPrompts(with, now)

@@ -11,8 +11,6 @@ package approvals
 import (
 	"strconv"
 	"time"
-
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // ServiceName is the approvals service's name in the supervision tree.
@@ -43,7 +41,37 @@ type Prompt struct {
 	// Arrived is when approvals first saw the prompt; set by the actor
 	// when the source leaves it zero.
 	Arrived time.Time
+	// Questions, when set, make the prompt an AskUserQuestion: it is
+	// answered with Decide.Answer, not once/deny. A pointer keeps Prompt
+	// comparable.
+	Questions *Questions
 }
+
+// Questions are the questions of an AskUserQuestion prompt, checked by
+// the source, which translates them from its codec at its edge (lan from
+// hookbridge): approvals speaks its own language, and imports no codec.
+type Questions struct{ List []Question }
+
+// Question is one question and its options, text exactly as the agent
+// wrote it: the screens escape what they cannot show.
+type Question struct {
+	Question    string
+	Header      string
+	Options     []Choice
+	MultiSelect bool
+}
+
+// Choice is one option of a Question.
+type Choice struct {
+	Label       string
+	Description string
+}
+
+// Answer is the answer to a prompt with Questions: per question, the
+// indices of the chosen options (checkChoices). Nil Choices
+// is "answer at the computer": the source is told to leave the question
+// to its own dialog.
+type Answer struct{ Choices [][]int }
 
 // SetPrompts is the COMPLETE current set of prompts for one source. Prompts
 // not seen before appear; known ones missing from the set are resolved.
@@ -68,10 +96,14 @@ type SetPrompts struct {
 // If the sender is known it gets a DecideResult.
 type Decide struct {
 	Source, ID string
-	// Decision is buddy.Once or buddy.Deny; nothing else can be expressed.
-	Decision pbuddy.Decision
+	// Decision is AllowOnce or Deny; nothing else can be expressed.
+	Decision Decision
 	// By names the input: "Claude_Pi" (Pi button), "CoreS3", "voice".
 	By string
+	// Answer answers a prompt with Questions, and must be set for one
+	// (Decision is then ignored, and recorded as buddy.Once); it is
+	// refused for any other prompt.
+	Answer *Answer
 }
 
 // DecideResult answers a Decide: OK when the decision was forwarded, else
@@ -85,11 +117,13 @@ type DecideResult struct {
 // "desktop", the buddy service), which writes the permission line.
 type Decided struct {
 	Source, ID string
-	Decision   pbuddy.Decision
+	Decision   Decision
 	By         string
 	// Attempt numbers the decisions handed over for this prompt, from 1
 	// (a re-armed prompt can be decided again); a Delivery names it.
 	Attempt int
+	// Answer is Decide.Answer, for a prompt with Questions.
+	Answer *Answer
 }
 
 // Delivery is the owner's report on one Decided: whether its answer went
@@ -125,7 +159,7 @@ type PromptView struct {
 	// "sent…" instead of the buttons.
 	Decided bool
 	// Decision and By are set when Decided.
-	Decision pbuddy.Decision
+	Decision Decision
 	By       string
 	// DecidedAt is when the decision was taken (zero when not Decided).
 	DecidedAt time.Time
@@ -148,7 +182,7 @@ type PromptAppeared struct{ Prompt Prompt }
 // source drops it.
 type PromptDecided struct {
 	Prompt   Prompt
-	Decision pbuddy.Decision
+	Decision Decision
 	By       string
 }
 

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 // RearmAfter is how long a decided prompt may stay in its source's set
@@ -25,6 +23,12 @@ var (
 	// ErrReconnecting: the source's link is down; nothing could be sent,
 	// and the source has not yet confirmed the prompt is still pending.
 	ErrReconnecting = errors.New("prompt is waiting for its source to reconnect")
+	// ErrQuestion: a question is answered with an Answer, not once/deny.
+	ErrQuestion = errors.New("prompt is a question: answer it with its options")
+	// ErrNotAQuestion: an Answer for a prompt that asks no question.
+	ErrNotAQuestion = errors.New("prompt asks no question: decide it with once or deny")
+	// ErrBadAnswer: the choices do not fit the prompt's questions.
+	ErrBadAnswer = errors.New("answer does not fit the questions")
 )
 
 // key identifies a prompt: ids are only unique within their source.
@@ -34,7 +38,7 @@ type key struct{ source, id string }
 type entry struct {
 	p         Prompt
 	decided   bool // a decision is in flight; further ones are refused
-	decision  pbuddy.Decision
+	decision  Decision
 	by        string
 	decidedAt time.Time
 	// attempts counts the decisions handed to the owner (Decided.Attempt),
@@ -54,7 +58,7 @@ type entry struct {
 // attempt is one decision handed to the owner and not reported dropped.
 type attempt struct {
 	n        int
-	decision pbuddy.Decision
+	decision Decision
 	by       string
 	// confirmed: the owner reported it went out (Delivery.Sent).
 	confirmed bool
@@ -213,7 +217,7 @@ func resolved(e *entry, linkUp bool) PromptResolved {
 	switch {
 	case ours == nil:
 		return PromptResolved{Prompt: e.p, How: AnsweredElsewhere}
-	case ours.decision == pbuddy.Once:
+	case ours.decision == AllowOnce:
 		return PromptResolved{Prompt: e.p, How: ApprovedHere, By: ours.by}
 	}
 	return PromptResolved{Prompt: e.p, How: DeniedHere, By: ours.by}
@@ -237,13 +241,63 @@ func (s *state) decide(m Decide, now time.Time) ([]any, error) {
 		return nil, fmt.Errorf("%s %q: %w (%s by %s %v ago)", m.Source, m.ID, ErrAlreadyDecided,
 			e.decision, e.by, now.Sub(e.decidedAt).Round(100*time.Millisecond))
 	}
+	if err := checkAnswer(e.p, m); err != nil {
+		return nil, fmt.Errorf("%s %q: %w", m.Source, m.ID, err)
+	}
+	if m.Answer != nil {
+		m.Decision = AllowOnce
+	}
 	e.decided, e.decision, e.by, e.decidedAt = true, m.Decision, m.By, now
 	e.attempts++
 	e.out = append(e.out, attempt{n: e.attempts, decision: m.Decision, by: m.By})
 	return []any{
-		&Decided{Source: m.Source, ID: m.ID, Decision: m.Decision, By: m.By, Attempt: e.attempts},
+		&Decided{Source: m.Source, ID: m.ID, Decision: m.Decision, By: m.By, Attempt: e.attempts, Answer: m.Answer},
 		PromptDecided{Prompt: e.p, Decision: m.Decision, By: m.By},
 	}, nil
+}
+
+// checkAnswer refuses a decision that does not fit the prompt: a
+// question needs an Answer whose choices fit its questions, anything
+// else must not have one.
+func checkAnswer(p Prompt, m Decide) error {
+	switch {
+	case p.Questions == nil && m.Answer != nil:
+		return ErrNotAQuestion
+	case p.Questions == nil:
+		return nil
+	case m.Answer == nil:
+		return ErrQuestion
+	case m.Answer.Choices == nil:
+		return nil // answer at the computer
+	}
+	if err := checkChoices(p.Questions.List, m.Answer.Choices); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadAnswer, err)
+	}
+	return nil
+}
+
+// checkChoices says whether choices answer qs: one list per question,
+// exactly one option for a single-select question and at least one for a
+// multi-select one, each an option of its question and none repeated.
+// (The hook checks them again against its own copy of the questions.)
+func checkChoices(qs []Question, choices [][]int) error {
+	if len(choices) != len(qs) {
+		return fmt.Errorf("%d answers for %d questions", len(choices), len(qs))
+	}
+	for i, c := range choices {
+		q := qs[i]
+		if len(c) == 0 || (!q.MultiSelect && len(c) != 1) {
+			return fmt.Errorf("question %d answered with %d options", i+1, len(c))
+		}
+		seen := map[int]bool{}
+		for _, j := range c {
+			if j < 0 || j >= len(q.Options) || seen[j] {
+				return fmt.Errorf("question %d: option index %d is not one of its %d options, or repeats", i+1, j, len(q.Options))
+			}
+			seen[j] = true
+		}
+	}
+	return nil
 }
 
 // delivery applies the owner's report on one attempt. A report for a

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 )
 
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -36,7 +34,7 @@ type op struct {
 }
 
 func TestState(t *testing.T) {
-	dec := func(id string, d pbuddy.Decision, by string) *Decide {
+	dec := func(id string, d Decision, by string) *Decide {
 		return &Decide{Source: "desktop", ID: id, Decision: d, By: by}
 	}
 	set := func(m SetPrompts) *SetPrompts { return &m }
@@ -58,51 +56,51 @@ func TestState(t *testing.T) {
 		}},
 		{"approved here", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "Claude_Pi"}}},
 		}},
 		{"denied here", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Deny, "CoreS3"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Deny, By: "CoreS3", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Deny, By: "CoreS3"}}},
+			{decide: dec("a", Deny, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: Deny, By: "CoreS3", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: Deny, By: "CoreS3"}}},
 			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "CoreS3"}}},
 		}},
 		{"second decision refused", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
-			{decide: dec("a", pbuddy.Deny, "CoreS3"), err: ErrAlreadyDecided},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
+			{decide: dec("a", Deny, "CoreS3"), err: ErrAlreadyDecided},
 		}},
 		{"no prompt, unknown id, stale id", []op{
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), err: ErrNoPrompt},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), err: ErrNoPrompt},
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("b", pbuddy.Once, "Claude_Pi"), err: ErrUnknownPrompt},
+			{decide: dec("b", AllowOnce, "Claude_Pi"), err: ErrUnknownPrompt},
 			{set: set(desk("b")), want: []any{
 				PromptAppeared{pr("b")}, PromptResolved{Prompt: pr("a"), How: AnsweredElsewhere}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), err: ErrUnknownPrompt},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), err: ErrUnknownPrompt},
 		}},
 		{"re-arm after 5 s, decide again", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			{at: RearmAfter - time.Millisecond, tick: true},
 			{at: RearmAfter, tick: true, want: []any{PromptRearmed{pr("a")}}},
 			{at: RearmAfter, tick: true},
-			{at: 6 * time.Second, decide: dec("a", pbuddy.Deny, "voice"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Deny, By: "voice", Attempt: 2},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Deny, By: "voice"}}},
+			{at: 6 * time.Second, decide: dec("a", Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: Deny, By: "voice", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: Deny, By: "voice"}}},
 			{at: 7 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "voice"}}},
 		}},
 		{"re-armed then dropped still counts as ours", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "CoreS3"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "CoreS3", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "CoreS3"}}},
+			{decide: dec("a", AllowOnce, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "CoreS3", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "CoreS3"}}},
 			{at: 5 * time.Second, tick: true, want: []any{PromptRearmed{pr("a")}}},
 			{at: 6 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "CoreS3"}}},
 		}},
@@ -110,59 +108,59 @@ func TestState(t *testing.T) {
 		// dropped: its next set must not make the Pi claim the answer.
 		{"dropped, then answered on the desktop: not ours", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			// It certainly never left: the buttons come back at once.
 			{report: dropped("a", 1), want: []any{PromptRearmed{pr("a")}}},
 			{at: time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: AnsweredElsewhere}}},
 		}},
 		{"confirmed sent: ours", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Deny, "CoreS3"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Deny, By: "CoreS3", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Deny, By: "CoreS3"}}},
+			{decide: dec("a", Deny, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: Deny, By: "CoreS3", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: Deny, By: "CoreS3"}}},
 			{report: went("a", 1)},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), err: ErrAlreadyDecided},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), err: ErrAlreadyDecided},
 			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "CoreS3"}}},
 		}},
 		{"dropped, re-decided, sent: the second answer is ours", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			{report: dropped("a", 1), want: []any{PromptRearmed{pr("a")}}},
-			{decide: dec("a", pbuddy.Deny, "voice"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Deny, By: "voice", Attempt: 2},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Deny, By: "voice"}}},
+			{decide: dec("a", Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: Deny, By: "voice", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: Deny, By: "voice"}}},
 			{report: went("a", 2)},
 			{set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "voice"}}},
 		}},
 		{"a late drop report of a re-armed attempt leaves the newer one in flight", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			{at: RearmAfter, tick: true, want: []any{PromptRearmed{pr("a")}}},
-			{at: RearmAfter, decide: dec("a", pbuddy.Deny, "voice"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Deny, By: "voice", Attempt: 2},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Deny, By: "voice"}}},
+			{at: RearmAfter, decide: dec("a", Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: Deny, By: "voice", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: Deny, By: "voice"}}},
 			{at: RearmAfter, report: dropped("a", 1)},
-			{at: RearmAfter, decide: dec("a", pbuddy.Once, "Claude_Pi"), err: ErrAlreadyDecided},
+			{at: RearmAfter, decide: dec("a", AllowOnce, "Claude_Pi"), err: ErrAlreadyDecided},
 			{at: 6 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: DeniedHere, By: "voice"}}},
 		}},
 		// A set that drops the prompt while the newer attempt is still
 		// unreported was read before that line was written (resolved).
 		{"a confirmed answer wins over a newer unreported one", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			{report: went("a", 1)},
 			{at: RearmAfter, tick: true, want: []any{PromptRearmed{pr("a")}}},
-			{at: RearmAfter, decide: dec("a", pbuddy.Deny, "voice"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Deny, By: "voice", Attempt: 2},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Deny, By: "voice"}}},
+			{at: RearmAfter, decide: dec("a", Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: Deny, By: "voice", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: Deny, By: "voice"}}},
 			{at: 6 * time.Second, set: set(desk()), want: []any{PromptResolved{Prompt: pr("a"), How: ApprovedHere, By: "Claude_Pi"}}},
 		}},
 		{"a report on a prompt no longer pending changes nothing", []op{
@@ -173,12 +171,12 @@ func TestState(t *testing.T) {
 		}},
 		{"link down clears as gone", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			{set: &SetPrompts{Source: "desktop"}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptResolved{Prompt: pr("a"), How: Gone}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), err: ErrNoPrompt},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), err: ErrNoPrompt},
 			{set: &SetPrompts{Source: "desktop"}},
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 		}},
@@ -186,15 +184,15 @@ func TestState(t *testing.T) {
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
 			{at: time.Second, set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(16 * time.Second)}}},
-			{at: 2 * time.Second, decide: dec("a", pbuddy.Once, "Claude_Pi"), err: ErrReconnecting},
-			{at: 3 * time.Second, decide: dec("a", pbuddy.Deny, "CoreS3"), err: ErrReconnecting},
+			{at: 2 * time.Second, decide: dec("a", AllowOnce, "Claude_Pi"), err: ErrReconnecting},
+			{at: 3 * time.Second, decide: dec("a", Deny, "CoreS3"), err: ErrReconnecting},
 			{at: 14 * time.Second, tick: true},
 			// The first heartbeat after the reconnect: same id, same arrival.
 			{at: 15 * time.Second, set: set(desk("a")), want: []any{up, PromptRestored{pr("a")}}},
 			{at: 16 * time.Second, tick: true},
-			{at: 16 * time.Second, decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{at: 16 * time.Second, decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 		}},
 		{"held, then the source no longer lists it", []op{
 			{set: set(desk("a", "b")), want: []any{up, PromptAppeared{pr("a")}, PromptAppeared{pr("b")}}},
@@ -213,7 +211,7 @@ func TestState(t *testing.T) {
 			{at: 10 * time.Second, set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}},
 			{at: 15*time.Second - time.Millisecond, tick: true},
 			{at: 15 * time.Second, tick: true, want: []any{PromptResolved{Prompt: pr("a"), How: Gone}}},
-			{at: 16 * time.Second, decide: dec("a", pbuddy.Once, "Claude_Pi"), err: ErrNoPrompt},
+			{at: 16 * time.Second, decide: dec("a", AllowOnce, "Claude_Pi"), err: ErrNoPrompt},
 			// A heartbeat after that is a new appearance.
 			{at: 17 * time.Second, set: set(desk("a")), want: []any{up, PromptAppeared{Prompt{Source: "desktop", ID: "a", Tool: "Bash", Arrived: t0.Add(17 * time.Second)}}}},
 		}},
@@ -225,25 +223,25 @@ func TestState(t *testing.T) {
 		}},
 		{"decided before the drop: never re-armed while held", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			{at: time.Second, set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(16 * time.Second)}}},
 			{at: RearmAfter, tick: true},
 			{at: 8 * time.Second, tick: true},
-			{at: 9 * time.Second, decide: dec("a", pbuddy.Deny, "voice"), err: ErrReconnecting},
+			{at: 9 * time.Second, decide: dec("a", Deny, "voice"), err: ErrReconnecting},
 			// Still listed after the reconnect: the line never arrived.
 			{at: 10 * time.Second, set: set(desk("a")), want: []any{up, PromptRestored{pr("a")}, PromptRearmed{pr("a")}}},
-			{at: 11 * time.Second, decide: dec("a", pbuddy.Deny, "voice"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Deny, By: "voice", Attempt: 2},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Deny, By: "voice"}}},
+			{at: 11 * time.Second, decide: dec("a", Deny, "voice"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: Deny, By: "voice", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: Deny, By: "voice"}}},
 		}},
 		{"decided before the drop, landed: resolved as ours", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "CoreS3"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "CoreS3", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "CoreS3"}}},
+			{decide: dec("a", AllowOnce, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "CoreS3", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "CoreS3"}}},
 			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
 			{at: 9 * time.Second, set: set(desk()), want: []any{
@@ -252,24 +250,24 @@ func TestState(t *testing.T) {
 		// buddy got the decision just as the link dropped, and dropped it.
 		{"dropped while held: re-armed once the source lists it again", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
 			// Not answerable until the source confirms it: no re-arm yet.
 			{report: dropped("a", 1)},
-			{at: time.Second, decide: dec("a", pbuddy.Deny, "CoreS3"), err: ErrReconnecting},
+			{at: time.Second, decide: dec("a", Deny, "CoreS3"), err: ErrReconnecting},
 			{at: 9 * time.Second, set: set(desk("a")), want: []any{up, PromptRestored{pr("a")}, PromptRearmed{pr("a")}}},
-			{at: 10 * time.Second, decide: dec("a", pbuddy.Deny, "CoreS3"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Deny, By: "CoreS3", Attempt: 2},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Deny, By: "CoreS3"}}},
+			{at: 10 * time.Second, decide: dec("a", Deny, "CoreS3"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: Deny, By: "CoreS3", Attempt: 2},
+				PromptDecided{Prompt: pr("a"), Decision: Deny, By: "CoreS3"}}},
 		}},
 		{"dropped while held, answered on the desktop meanwhile: not ours", []op{
 			{set: set(desk("a")), want: []any{up, PromptAppeared{pr("a")}}},
-			{decide: dec("a", pbuddy.Once, "Claude_Pi"), want: []any{
-				&Decided{Source: "desktop", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: pr("a"), Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: dec("a", AllowOnce, "Claude_Pi"), want: []any{
+				&Decided{Source: "desktop", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: pr("a"), Decision: AllowOnce, By: "Claude_Pi"}}},
 			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
 			{report: dropped("a", 1)},
@@ -283,9 +281,9 @@ func TestState(t *testing.T) {
 				PromptAppeared{Prompt{Source: "cli:1", ID: "a", Tool: "Edit", Arrived: t0}}}},
 			{set: &SetPrompts{Source: "desktop", Hold: 15 * time.Second}, want: []any{
 				LinkChanged{Source: "desktop"}, PromptReconnecting{Prompt: pr("a"), Until: t0.Add(15 * time.Second)}}},
-			{decide: &Decide{Source: "cli:1", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi"}, want: []any{
-				&Decided{Source: "cli:1", ID: "a", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1},
-				PromptDecided{Prompt: Prompt{Source: "cli:1", ID: "a", Tool: "Edit", Arrived: t0}, Decision: pbuddy.Once, By: "Claude_Pi"}}},
+			{decide: &Decide{Source: "cli:1", ID: "a", Decision: AllowOnce, By: "Claude_Pi"}, want: []any{
+				&Decided{Source: "cli:1", ID: "a", Decision: AllowOnce, By: "Claude_Pi", Attempt: 1},
+				PromptDecided{Prompt: Prompt{Source: "cli:1", ID: "a", Tool: "Edit", Arrived: t0}, Decision: AllowOnce, By: "Claude_Pi"}}},
 		}},
 		{"prompts of a link going down are ignored", []op{
 			{set: &SetPrompts{Source: "desktop", Prompts: []Prompt{{ID: "a"}}}},
@@ -335,7 +333,7 @@ func TestStatePendingAndRearmDeadline(t *testing.T) {
 	if _, ok := s.nextDeadline(); ok {
 		t.Fatal("nextDeadline with nothing decided")
 	}
-	if _, err := s.decide(Decide{Source: "desktop", ID: "b", Decision: pbuddy.Once, By: "CoreS3"}, t0.Add(time.Second)); err != nil {
+	if _, err := s.decide(Decide{Source: "desktop", ID: "b", Decision: AllowOnce, By: "CoreS3"}, t0.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if next, ok := s.nextDeadline(); !ok || !next.Equal(t0.Add(time.Second+RearmAfter)) {
@@ -345,7 +343,7 @@ func TestStatePendingAndRearmDeadline(t *testing.T) {
 	if len(p.Prompts) != 2 || p.Prompts[0].ID != "a" || p.Prompts[1].ID != "b" {
 		t.Fatalf("pending order %+v", p.Prompts)
 	}
-	if p.Prompts[0].Decided || !p.Prompts[1].Decided || p.Prompts[1].By != "CoreS3" || p.Prompts[1].Decision != pbuddy.Once {
+	if p.Prompts[0].Decided || !p.Prompts[1].Decided || p.Prompts[1].By != "CoreS3" || p.Prompts[1].Decision != AllowOnce {
 		t.Fatalf("pending decided flags %+v", p.Prompts)
 	}
 	if got := s.describe(t0.Add(12 * time.Second)); got != "2 pending: Bash (desktop), 12 s" {
@@ -371,14 +369,14 @@ func TestStateKeepsLongUnicodeIDVerbatim(t *testing.T) {
 	id := longID()
 	s := newState()
 	s.setPrompts(SetPrompts{Source: "desktop", LinkUp: true, Prompts: []Prompt{{ID: id}}}, t0)
-	out, err := s.decide(Decide{Source: "desktop", ID: id, Decision: pbuddy.Once, By: "Claude_Pi"}, t0)
+	out, err := s.decide(Decide{Source: "desktop", ID: id, Decision: AllowOnce, By: "Claude_Pi"}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := out[0].(*Decided); d.ID != id {
 		t.Fatalf("id changed: %q", d.ID)
 	}
-	if _, err := s.decide(Decide{Source: "desktop", ID: id[:len(id)-1], Decision: pbuddy.Once}, t0); !errors.Is(err, ErrUnknownPrompt) {
+	if _, err := s.decide(Decide{Source: "desktop", ID: id[:len(id)-1], Decision: AllowOnce}, t0); !errors.Is(err, ErrUnknownPrompt) {
 		t.Fatalf("a truncated id must not match: %v", err)
 	}
 }

@@ -20,12 +20,12 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/storage"
 	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -263,7 +263,7 @@ func (a *Actor) perform(effs []effect) {
 		case sendLine:
 			a.system.Root.Send(a.blePID, bleactor.Send{Line: e.line})
 		case sendDecision:
-			a.system.Root.Send(a.blePID, bleactor.Send{Line: pbuddy.EncodePermission(e.d.ID, e.d.Decision), Receipt: e.d})
+			a.system.Root.Send(a.blePID, bleactor.Send{Line: pbuddy.EncodePermission(e.d.ID, wireDecision(e.d.Decision)), Receipt: e.d})
 		case report:
 			// At once, ahead of any set still queued: a set built from a
 			// heartbeat read before the line was written must not be
@@ -389,4 +389,13 @@ func (a *Actor) damaged(dmg *statefile.Damage) bool {
 	}
 	a.h.Logger().Error("a kept file was damaged; starting fresh", "file", dmg.File, "reason", string(dmg.Reason), "err", dmg)
 	return true
+}
+
+// wireDecision is the edge where approvals' decision becomes the BLE
+// permission line's (buddy spec §7.1): the only place the two meet.
+func wireDecision(d approvals.Decision) pbuddy.Decision {
+	if d.Allows() {
+		return pbuddy.Once
+	}
+	return pbuddy.Deny
 }

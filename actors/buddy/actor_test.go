@@ -53,7 +53,7 @@ func TestActorPromptIDVerbatim(t *testing.T) {
 	if len(p.Prompts) != 1 || p.Prompts[0].ID != id || p.Prompts[0].Source != Source || !p.LinkUp {
 		t.Fatalf("SetPrompts = %+v", p)
 	}
-	h.send(approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Once, By: "Claude_Pi"})
+	h.send(approvals.Decided{Source: Source, ID: id, Decision: approvals.AllowOnce, By: "Claude_Pi"})
 	l := h.nextLine()
 	if want := `{"cmd":"permission","id":` + quoted + `,"decision":"once"}` + "\n"; string(l) != want {
 		t.Fatalf("permission line\n got %q\nwant %q", l, want)
@@ -96,7 +96,7 @@ func TestActorLivenessTimeoutClearsPrompt(t *testing.T) {
 	}
 	// A decision now is dropped, not written into a dead link, and
 	// approvals hears so.
-	h.send(approvals.Decided{Source: Source, ID: "p1", Decision: pbuddy.Once, Attempt: 1})
+	h.send(approvals.Decided{Source: Source, ID: "p1", Decision: approvals.AllowOnce, Attempt: 1})
 	if r := h.nextReport(); r.ID != "p1" || r.Attempt != 1 || r.Sent || r.Err == "" {
 		t.Fatalf("report = %+v, want attempt 1 of p1 dropped", r)
 	}
@@ -116,14 +116,14 @@ func TestActorReportsWhetherPermissionLineWentOut(t *testing.T) {
 	h.line(`{"total":1,"running":1,"waiting":1,"msg":"approve: Bash","entries":[],"tokens":1,"tokens_today":1,"prompt":{"id":"req_9","tool":"Bash","hint":"ls"}}`)
 	h.nextPrompts()
 	h.drop.Store(true)
-	h.send(approvals.Decided{Source: Source, ID: "req_9", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1})
+	h.send(approvals.Decided{Source: Source, ID: "req_9", Decision: approvals.AllowOnce, By: "Claude_Pi", Attempt: 1})
 	h.nextLine()
 	if r := h.nextReport(); r != (approvals.Delivery{Source: Source, ID: "req_9", Attempt: 1,
 		Err: "ble: no central subscribed to TX notifications"}) {
 		t.Fatalf("report = %+v, want attempt 1 dropped with the link's reason", r)
 	}
 	h.drop.Store(false)
-	h.send(approvals.Decided{Source: Source, ID: "req_9", Decision: pbuddy.Deny, By: "CoreS3", Attempt: 2})
+	h.send(approvals.Decided{Source: Source, ID: "req_9", Decision: approvals.Deny, By: "CoreS3", Attempt: 2})
 	if l := h.nextLine(); string(l) != string(pbuddy.EncodePermission("req_9", pbuddy.Deny)) {
 		t.Fatalf("line = %q", l)
 	}
@@ -276,7 +276,7 @@ func TestActorStatsSurviveRestart(t *testing.T) {
 	if st := h.mustState(); st.Stats.Lvl != 1 {
 		t.Fatalf("after 50,000: %+v", st.Stats)
 	}
-	h.send(approvals.Decided{Source: Source, ID: "p57000", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1})
+	h.send(approvals.Decided{Source: Source, ID: "p57000", Decision: approvals.AllowOnce, By: "Claude_Pi", Attempt: 1})
 	h.nextLine()
 	h.nextReport() // the approval counts once the link's receipt is handled
 	h.restart()

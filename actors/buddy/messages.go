@@ -3,9 +3,9 @@ package buddy
 import (
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 // ServiceName is the buddy service's name in the supervision tree.

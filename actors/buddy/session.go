@@ -10,9 +10,9 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 // LinkTimeout is how long the desktop may stay silent before it counts as
@@ -483,7 +483,7 @@ func (s *session) sent(m bleactor.Sent, now time.Time) []effect {
 	if s.snap != nil && s.snap.Prompt != nil && s.snap.Prompt.ID == d.ID {
 		arrived = s.arrived
 	}
-	if d.Decision == pbuddy.Once {
+	if d.Decision.Allows() {
 		s.stats.Approve(d.ID, arrived, now)
 	} else {
 		s.stats.Deny(d.ID)

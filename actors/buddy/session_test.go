@@ -12,10 +12,10 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush"
 	"github.com/claude-pi/claude-pi/protocols/buddy/folderpush/memfs"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 var t0 = time.Date(2026, 4, 9, 10, 40, 0, 0, time.UTC)
@@ -44,7 +44,7 @@ func lines(effs []effect) []string {
 		case sendLine:
 			out = append(out, string(l.line))
 		case sendDecision:
-			out = append(out, string(pbuddy.EncodePermission(l.d.ID, l.d.Decision)))
+			out = append(out, string(pbuddy.EncodePermission(l.d.ID, wireDecision(l.d.Decision))))
 		case saveIdentity:
 			// The ack a working save sends (identitySaved;
 			// TestSessionAcksOnlyWhatWasSaved has the failing one).
@@ -277,7 +277,7 @@ func TestSessionDecided(t *testing.T) {
 	id := strings.Repeat("é🙂\"\\a", 40) // 200 characters of mixed Unicode
 	s, _ := newTestSession(t)
 	s.line([]byte(`{"total":1,"running":0,"waiting":1,"msg":"m","entries":[],"tokens":1,"tokens_today":1,"prompt":{"id":`+jsonQuote(id)+`,"tool":"Bash","hint":""}}`), t0)
-	d := approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 1}
+	d := approvals.Decided{Source: Source, ID: id, Decision: approvals.AllowOnce, By: "Claude_Pi", Attempt: 1}
 	got := lines(s.decided(d, t0.Add(3*time.Second)))
 	if len(got) != 1 || got[0] != string(pbuddy.EncodePermission(id, pbuddy.Once)) {
 		t.Fatalf("lines = %q", got)
@@ -291,11 +291,11 @@ func TestSessionDecided(t *testing.T) {
 		t.Fatalf("stats = %+v, want appr 1 vel 3", r)
 	}
 	// Another source, or no link: nothing is sent.
-	if got := lines(s.decided(approvals.Decided{Source: "cli:x", ID: id, Decision: pbuddy.Deny}, t0)); len(got) != 0 {
+	if got := lines(s.decided(approvals.Decided{Source: "cli:x", ID: id, Decision: approvals.Deny}, t0)); len(got) != 0 {
 		t.Fatalf("other source sent %q", got)
 	}
 	s.linkState(bleactor.LinkState{})
-	effs := s.decided(approvals.Decided{Source: Source, ID: id, Decision: pbuddy.Deny, Attempt: 2}, t0)
+	effs := s.decided(approvals.Decided{Source: Source, ID: id, Decision: approvals.Deny, Attempt: 2}, t0)
 	if got := lines(effs); len(got) != 0 {
 		t.Fatalf("sent %q with the link down", got)
 	}
@@ -309,7 +309,7 @@ func TestSessionDecided(t *testing.T) {
 // the line went out or not.
 func TestSessionSentReports(t *testing.T) {
 	s, _ := newTestSession(t)
-	d := approvals.Decided{Source: Source, ID: "req_1", Decision: pbuddy.Once, By: "Claude_Pi", Attempt: 3}
+	d := approvals.Decided{Source: Source, ID: "req_1", Decision: approvals.AllowOnce, By: "Claude_Pi", Attempt: 3}
 	for _, m := range []bleactor.Sent{{Receipt: d, Err: "ble: no central subscribed to TX notifications"}, {Receipt: d, OK: true}} {
 		want := approvals.Delivery{Source: Source, ID: "req_1", Attempt: 3, Sent: m.OK, Err: m.Err}
 		if r := reports(s.sent(m, t0)); len(r) != 1 || r[0] != want {

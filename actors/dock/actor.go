@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,10 +18,9 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
-	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/serial"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -81,8 +82,13 @@ type Actor struct {
 	fails   int // opening failures in a row, for the back-off
 	port    *serial.Port
 	opening bool
-	device  *serial.Plugged // the CoreS3 the watcher sees (or the --dock-port path)
-	parser  wire.Parser
+	// plugged is every ESP32-S3 the watcher lists, by path: they all
+	// report 303a:1001, so the accepted CoreS3 may have strangers beside it.
+	plugged map[string]serial.Plugged
+	// device is the accepted CoreS3 the dock talks to (or the --dock-port
+	// path); nil while none is plugged. A stranger never becomes it.
+	device *serial.Plugged
+	parser wire.Parser
 
 	timerStop func() bool
 	timerAt   time.Time
@@ -137,25 +143,25 @@ func (a *Actor) Receive(c actor.Context) {
 		a.turn(m, now)
 	case lan.State:
 		a.host.lanState(m, now)
-	case dockapi.GetCatalog:
+	case lan.GetCatalog:
 		a.getCatalog(c, m)
-	case dockapi.CallTool:
+	case lan.CallTool:
 		a.callTool(c, m, now)
 	case holdExpired:
 		a.answerHeld(c, m.at)
 	case lan.Reply:
 		// A terminal session's reply is said like the desktop's turns; a
-		// follow-up answers it only if it is said (followup.go).
-		before := a.host.speech.nextUtt
+		// follow-up answers it only if it is said (voice/followup.go).
+		before := a.host.NextUtt()
 		if text, err := json.Marshal(m.Text); err == nil {
 			a.turn(Turn{Role: "assistant", Content: text}, now)
 		}
-		a.host.followUpReply(m, a.host.speech.queuedSince(before), now)
+		a.host.FollowUpReply(m, a.host.QueuedSince(before), now)
 
 	case AcceptDock:
 		a.accept(m, now)
 	case RefuseDock:
-		if a.asking() && a.device.Serial == m.Serial {
+		if d, _, _ := a.asker(); d != nil && d.Serial == m.Serial {
 			a.trust.refused[m.Serial] = true
 			a.h.Logger().Info("CoreS3 refused on the Pi's screen; replug it to be asked again", "serial", shownSerial(m.Serial))
 		}
@@ -164,9 +170,12 @@ func (a *Actor) Receive(c actor.Context) {
 		if m.at.Equal(a.timerAt) {
 			a.timerStop, a.timerAt = nil, time.Time{}
 		}
+		if a.port != nil {
+			a.receive(nil, now) // a cut-off frame may be due to be given up on
+		}
 		a.host.tick(now)
 	case hotplug:
-		a.hotplug(m.ev)
+		a.hotplug(m.ev, now)
 	case opened:
 		a.opened(m, now)
 	case openFailed:
@@ -187,13 +196,13 @@ func (a *Actor) Receive(c actor.Context) {
 			a.lost(m.err, now)
 		}
 	case synthResult:
-		a.host.synthDone(m.utt, m.index, m.pcm, m.err, now)
+		a.host.SynthDone(m.utt, m.index, m.pcm, m.err, now)
 	case sttResult:
 		if cancel, ok := a.stts[m.job]; ok {
 			cancel()
 			delete(a.stts, m.job)
 		}
-		a.host.recognized(m.job, m.text, m.err, now)
+		a.host.Recognized(m.job, m.text, m.err, now)
 	default:
 		return
 	}
@@ -206,6 +215,7 @@ func (a *Actor) start(c actor.Context) {
 	a.synths = make(map[uint64]synthCtx)
 	a.stts = make(map[uint64]context.CancelFunc)
 	a.calls = make(map[string]*actor.PID)
+	a.plugged = make(map[string]serial.Plugged)
 	token := make([]byte, 4)
 	_, _ = rand.Read(token)
 	trust, err := loadTrust(a.opts.DataDir, a.opts, a.opts.Now())
@@ -214,12 +224,14 @@ func (a *Actor) start(c actor.Context) {
 	}
 	a.trust = trust
 	a.host = newHost(hostConfig{
+		Config: voice.Config{
+			SpeakConversation: !a.opts.MuteConversation, HasTTS: a.opts.Synth != nil,
+			Token: hex.EncodeToString(token), Log: a.h.Logger(),
+			// A display-only dock decides nothing, by tap or by voice.
+			Voice: len(a.opts.STT) > 0 && a.opts.Synth != nil && !a.opts.DisplayOnly, ListenFor: a.opts.ListenFor,
+		},
 		speakPrompts: !a.opts.MutePrompts, speakAssistant: !a.opts.MuteAssistant,
-		speakConversation: !a.opts.MuteConversation, hasTTS: a.opts.Synth != nil,
-		assistantMax: a.opts.AssistantMax, token: hex.EncodeToString(token), log: a.h.Logger(),
-		// A display-only dock decides nothing, by tap or by voice.
-		voice: len(a.opts.STT) > 0 && a.opts.Synth != nil && !a.opts.DisplayOnly, listenFor: a.opts.ListenFor,
-		displayOnly: a.opts.DisplayOnly, volume: a.opts.Volume,
+		assistantMax: a.opts.AssistantMax, displayOnly: a.opts.DisplayOnly, volume: a.opts.Volume,
 	})
 	self := supervisor.ServicePID(a.system, a.h.Name())
 	c.Send(supervisor.ServicePID(a.system, a.opts.Approvals), supervisor.Subscribe{PID: self})
@@ -242,27 +254,94 @@ func (a *Actor) start(c actor.Context) {
 	}()
 }
 
-func (a *Actor) hotplug(ev serial.Event) {
+// hotplug keeps every plugged board apart: only the loss of the device in
+// use closes the port, and a stranger only ever asks on the Pi's screen.
+func (a *Actor) hotplug(ev serial.Event, now time.Time) {
+	log := a.h.Logger()
 	switch e := ev.(type) {
 	case serial.Plugged:
-		a.h.Logger().Info("CoreS3 plugged", "path", e.Path, "serial", e.Serial)
-		a.device, a.fails = &e, 0
-		if !a.trust.trusted(e) {
-			a.h.Logger().Info("new CoreS3: accept it on the Pi's screen before it gets any prompt", "serial", shownSerial(e.Serial))
+		a.plugged[e.Path] = e
+		switch v, _ := a.trust.check(e); {
+		case v != known:
+			log.Info("board plugged that is not an accepted CoreS3: it gets nothing unless accepted on the Pi's screen",
+				"path", e.Path, "serial", shownSerial(e.Serial), "usb", shownLooks(looksOf(e)))
+		case a.device == nil:
+			log.Info("CoreS3 plugged", "path", e.Path, "serial", e.Serial)
+		default:
+			log.Info("another accepted CoreS3 plugged; it takes over when the one in use is unplugged", "path", e.Path, "inUse", a.device.Path)
+		}
+		a.adopt(now)
+	case serial.Unplugged:
+		gone, ok := a.plugged[e.Path]
+		if !ok {
 			return
 		}
-		if a.port == nil && !a.opening {
-			a.gen++
-			a.open()
+		delete(a.plugged, e.Path)
+		if !a.pluggedSerial(gone.Serial) {
+			a.trust.unplugged(gone)
 		}
-	case serial.Unplugged:
-		if a.device != nil && a.device.Path == e.Path {
-			a.h.Logger().Info("CoreS3 unplugged", "path", e.Path)
-			a.trust.unplugged(a.device.Serial)
-			a.device = nil
-			a.lost(nil, a.opts.Now())
+		if a.device == nil || a.device.Path != e.Path {
+			log.Info("board unplugged; the CoreS3 in use is not affected", "path", e.Path)
+			return
+		}
+		log.Info("CoreS3 unplugged", "path", e.Path)
+		a.device = nil
+		a.lost(nil, now)
+		a.adopt(now)
+	}
+}
+
+// pluggedSerial reports whether a board with serial sn is still plugged.
+func (a *Actor) pluggedSerial(sn string) bool {
+	for _, d := range a.plugged {
+		if d.Serial == sn {
+			return true
 		}
 	}
+	return false
+}
+
+// pluggedPaths is the plugged boards' paths in order: the lowest path is
+// taken first, so the choice is stable across events.
+func (a *Actor) pluggedPaths() []string {
+	return slices.Sorted(maps.Keys(a.plugged))
+}
+
+// adopt starts talking to an accepted plugged board when the dock has none.
+func (a *Actor) adopt(now time.Time) {
+	if a.device != nil || a.opts.Port != "" || a.stopped {
+		return
+	}
+	for _, path := range a.pluggedPaths() {
+		d := a.plugged[path]
+		if !a.trust.trusted(d) {
+			continue
+		}
+		if err := a.trust.recordLooks(d, now); err != nil {
+			a.h.Logger().Warn("accepted dock's USB names not recorded", "err", err)
+		}
+		a.device, a.fails = &d, 0
+		a.gen++
+		a.open()
+		return
+	}
+}
+
+// asker is the board the Pi's screen asks about: the first plugged one
+// (by path) that is new or looks different and was not refused, with the
+// trustVerdict and, for a different one, how it looked when accepted.
+func (a *Actor) asker() (*serial.Plugged, trustVerdict, looks) {
+	if a.opts.Port != "" {
+		return nil, known, looks{}
+	}
+	for _, path := range a.pluggedPaths() {
+		d := a.plugged[path]
+		v, was := a.trust.check(d)
+		if (v == unknown || v == different) && !a.trust.refused[d.Serial] {
+			return &d, v, was
+		}
+	}
+	return nil, known, looks{}
 }
 
 // open opens the current device in a goroutine (the settle pause is 0.5 s),
@@ -315,8 +394,11 @@ func (a *Actor) opened(m opened, now time.Time) {
 	a.host.attach(now)
 }
 
+// receive parses what the CoreS3 sent; data may be nil when only time
+// passed. The parser gives up on a cut-off frame wire.StaleAfter after its
+// first byte (wire's README, "Cut-off frames").
 func (a *Actor) receive(data []byte, now time.Time) {
-	a.parser.Feed(data)
+	a.parser.FeedAt(now, data)
 	for f, ok := a.parser.Next(); ok; f, ok = a.parser.Next() {
 		a.host.frame(f, now)
 	}
@@ -381,26 +463,29 @@ func (a *Actor) openFailed(err error) {
 	a.retryAfter(d)
 }
 
-// asking reports whether a plugged CoreS3 waits for the Pi's screen.
+// asking reports whether a plugged board waits for the Pi's screen.
 func (a *Actor) asking() bool {
-	return a.device != nil && !a.trust.trusted(*a.device) && !a.trust.refused[a.device.Serial]
+	d, _, _ := a.asker()
+	return d != nil
 }
 
-// accept takes the Pi screen's yes for the dock waiting there, remembers
-// it and opens it.
+// accept takes the Pi screen's yes for the board asking there and
+// remembers it. It is used at once unless the dock already talks to an
+// accepted CoreS3, which keeps running.
 func (a *Actor) accept(m AcceptDock, now time.Time) {
-	if !a.asking() || a.device.Serial != m.Serial {
+	d, _, _ := a.asker()
+	if d == nil || d.Serial != m.Serial {
 		a.h.Logger().Info("dock acceptance for a dock no longer asking ignored", "serial", shownSerial(m.Serial))
 		return
 	}
-	if err := a.trust.accept(m.Serial, now); err != nil {
+	if err := a.trust.accept(*d, now); err != nil {
 		a.h.Logger().Warn("accepted dock not remembered", "err", err)
 	}
-	a.h.Logger().Info("CoreS3 accepted on the Pi's screen", "serial", shownSerial(m.Serial))
-	if a.port == nil && !a.opening {
-		a.gen++
-		a.open()
+	a.h.Logger().Info("CoreS3 accepted on the Pi's screen", "serial", shownSerial(m.Serial), "path", d.Path)
+	if a.device != nil && a.device.Path != d.Path {
+		a.h.Logger().Info("the CoreS3 in use keeps running; the accepted one takes over when it is unplugged", "inUse", a.device.Path)
 	}
+	a.adopt(now)
 }
 
 // reload re-reads what can change without a restart: dock.volume.
@@ -422,11 +507,11 @@ func (a *Actor) reload() {
 }
 
 func (a *Actor) buddyState(s buddyactor.State, now time.Time) {
-	d := desk{known: true, connected: s.Connected}
+	d := voice.Desk{Known: true, Connected: s.Connected}
 	if s.Snapshot != nil {
-		d.total, d.running, d.waiting, d.msg = int(s.Snapshot.Total), int(s.Snapshot.Running), int(s.Snapshot.Waiting), s.Snapshot.Msg
+		d.Total, d.Running, d.Waiting, d.Msg = int(s.Snapshot.Total), int(s.Snapshot.Running), int(s.Snapshot.Waiting), s.Snapshot.Msg
 	}
-	a.host.desk = d
+	a.host.SetDesk(d)
 	a.host.updateTask(now)
 }
 
@@ -434,8 +519,8 @@ func (a *Actor) turn(t Turn, now time.Time) {
 	if t.Role != "assistant" || !a.host.cfg.speakAssistant {
 		return
 	}
-	if text := assistantText(t.Content, a.opts.AssistantMax); text != "" {
-		a.host.say(utterance{kind: sayAssistant, text: text}, now)
+	if text := voice.AssistantText(t.Content, a.opts.AssistantMax); text != "" {
+		a.host.SayAssistant(text, now)
 	}
 }
 
@@ -461,7 +546,7 @@ func (a *Actor) flush(c actor.Context) {
 	a.answerHeld(c, time.Time{})
 	a.plan()
 	a.h.SetDescription(a.describe())
-	a.markSpeaking(a.host.speech.cur != nil)
+	a.markSpeaking(a.host.Speaking())
 	if st := a.state(); st != a.published {
 		a.published = st
 		a.subs.Publish(c, st)
@@ -485,21 +570,18 @@ func (a *Actor) effect(c actor.Context, e any) {
 			a.h.Logger().Error("BUG: a display-only dock's decision dropped", "source", e.Source, "id", e.ID)
 			return
 		}
-		d := pbuddy.Deny
-		if e.Approve {
-			d = pbuddy.Once
-		}
+		d := approvals.DecisionOf(e.Approve) // the edge: the wire's bool
 		by := e.By
 		if by == "" {
 			by = "CoreS3"
 		}
 		c.Send(supervisor.ServicePID(a.system, a.opts.Approvals),
-			approvals.Decide{Source: e.Source, ID: e.ID, Decision: d, By: by})
+			approvals.Decide{Source: e.Source, ID: e.ID, Decision: d, By: by, Answer: e.Answer})
 	case toolResultOut:
 		a.toolResult(c, e.Result)
-	case sttOut:
+	case voice.STTOut:
 		a.recognize(e)
-	case cancelSTTOut:
+	case voice.CancelSTTOut:
 		if cancel, ok := a.stts[e.Job]; ok {
 			cancel()
 			delete(a.stts, e.Job)
@@ -511,7 +593,7 @@ func (a *Actor) effect(c actor.Context, e any) {
 			sc.cancel()
 			delete(a.synths, e.Utt)
 		}
-	case followUpOut:
+	case voice.FollowUpOut:
 		c.Send(supervisor.ServicePID(a.system, a.opts.LAN), lan.FollowUp(e))
 	case closeOut:
 		a.h.Logger().Error("CoreS3 handshake failed; retrying", "err", e.Err, "after", a.opts.Retry)
@@ -549,6 +631,9 @@ func (a *Actor) synthesize(s synthOut) {
 // plan keeps one timer armed for the host's next deadline.
 func (a *Actor) plan() {
 	at, ok := a.host.wake()
+	if d, waiting := a.parser.Deadline(); waiting && a.port != nil && (!ok || d.Before(at)) {
+		at, ok = d, true
+	}
 	if a.stopped || !ok {
 		a.cancelTimer()
 		return
@@ -572,42 +657,57 @@ func (a *Actor) cancelTimer() {
 // describe is the supervisorctl line, e.g. "CoreS3 303a:1001 SN 3C84…,
 // EVENT ready, speaking".
 func (a *Actor) describe() string {
-	if a.device == nil {
-		return "waiting for a CoreS3"
-	}
-	name := "CoreS3 on " + a.device.Path
-	if a.device.VID != "" {
-		name = "CoreS3 " + strings.ToLower(a.device.VID+":"+a.device.PID)
-		if sn := a.device.Serial; sn != "" {
-			if r := []rune(sn); len(r) > 4 {
-				sn = string(r[:4]) + "…"
-			}
-			name += " SN " + sn
+	if a.device != nil {
+		if a.port == nil {
+			return boardName(*a.device) + ", opening"
 		}
+		return boardName(*a.device) + ", " + a.host.activity()
 	}
-	if a.port == nil {
-		switch {
-		case a.asking():
-			return name + ", waiting to be accepted on the Pi's screen"
-		case !a.trust.trusted(*a.device):
-			return name + ", refused on the Pi's screen (replug it to be asked again)"
+	if d, v, _ := a.asker(); d != nil {
+		if v == different {
+			return boardName(*d) + ", an accepted serial number under other USB names: waiting to be accepted again on the Pi's screen"
 		}
-		return name + ", opening"
+		return boardName(*d) + ", waiting to be accepted on the Pi's screen"
 	}
-	return name + ", " + a.host.activity()
+	for _, path := range a.pluggedPaths() {
+		d := a.plugged[path]
+		if v, _ := a.trust.check(d); v == unshowable {
+			return boardName(d) + ", serial number too long to show on the Pi's screen (name it in dock.serial to use it)"
+		}
+		return boardName(d) + ", refused on the Pi's screen (replug it to be asked again)"
+	}
+	return "waiting for a CoreS3"
+}
+
+// boardName is a plugged board for the description.
+func boardName(d serial.Plugged) string {
+	if d.VID == "" {
+		return "CoreS3 on " + d.Path
+	}
+	name := "CoreS3 " + strings.ToLower(d.VID+":"+d.PID)
+	if sn := shownSerial(d.Serial); d.Serial != "" {
+		if r := []rune(sn); len(r) > 4 {
+			sn = string(r[:4]) + "…"
+		}
+		name += " SN " + sn
+	}
+	return name
 }
 
 func (a *Actor) state() State {
 	// A closed port is never ready, even before the host notices (Stopping).
 	up := a.port != nil
 	s := State{Connected: up, Ready: up && a.host.phase == ready, Event: up && a.host.eventReady(),
-		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.speech.maxCreditWait,
+		Description: a.describe(), Pending: a.host.mirror.count(), MaxCreditWait: a.host.MaxCreditWait(),
 		DisplayOnly: a.opts.DisplayOnly}
 	if a.device != nil {
 		s.Path, s.Serial = a.device.Path, a.device.Serial
 	}
-	if a.asking() {
-		s.NewDock = NewDock{Asking: true, Serial: a.device.Serial, Shown: shownSerial(a.device.Serial)}
+	if d, v, was := a.asker(); d != nil {
+		s.NewDock = NewDock{Asking: true, Serial: d.Serial, Shown: shownSerial(d.Serial), Looks: shownLooks(looksOf(*d))}
+		if v == different {
+			s.NewDock.Was = shownLooks(was)
+		}
 	}
 	return s
 }

@@ -12,7 +12,14 @@
 // contract pins the HELLO payload and the firmware never looks at the host's
 // bit 6. Firmware without EVENT is accepted audio-only.
 //
-// Voice approval (voice.go, stt.go): with an STT command configured and a
+// The host keeps the port, HELLO, the wire and EVENT, the approvals
+// mirror and trust. Its voice part (package voice: speech, voice, STT,
+// follow-ups and the conversation) is embedded in it as a voice.Part and
+// reaches it only through voice.Sink (voicesink.go), as the mirror does
+// through mirrorSink; internal/layout_test.go keeps voice from importing
+// the dock.
+//
+// Voice approval (voice/voice.go, stt.go): with an STT command configured and a
 // firmware with MICROPHONE_PCM, the SPEAKER_DONE of a conversation summary
 // that asked about a pending prompt opens the microphone (16 kHz, spec §11),
 // records up to ListenFor, and runs the command on a WAV; yes-words approve

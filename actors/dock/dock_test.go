@@ -145,7 +145,7 @@ func TestHandshakeWithGarbageAndApprovalRoundTrip(t *testing.T) {
 		r.core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Approve))
 	}
 	waitFor(t, "a Decide", func() bool { return len(r.appr.decides()) > 0 })
-	r.send(approvals.PromptDecided{Prompt: prompt, Decision: pbuddy.Once, By: "CoreS3"})
+	r.send(approvals.PromptDecided{Prompt: prompt, Decision: approvals.AllowOnce, By: "CoreS3"})
 	r.send(approvals.PromptResolved{Prompt: prompt, How: approvals.ApprovedHere, By: "CoreS3"})
 	waitFor(t, "approval.resolved", func() bool { return len(eventsOf[appevent.ApprovalResolved](r.core)) > 0 })
 	// A late response for the resolved request gets approval.resolved again.
@@ -161,7 +161,7 @@ func TestHandshakeWithGarbageAndApprovalRoundTrip(t *testing.T) {
 	if len(d) != 1 {
 		t.Fatalf("%d Decides, want exactly 1: %+v", len(d), d)
 	}
-	if d[0] != (approvals.Decide{Source: "desktop", ID: "toolu_01ABC", Decision: pbuddy.Once, By: "CoreS3"}) {
+	if d[0] != (approvals.Decide{Source: "desktop", ID: "toolu_01ABC", Decision: approvals.AllowOnce, By: "CoreS3"}) {
 		t.Errorf("Decide = %+v", d[0])
 	}
 	for _, res := range eventsOf[appevent.ApprovalResolved](r.core) {
@@ -198,7 +198,7 @@ func TestApprovalResendSuspendAndDeny(t *testing.T) {
 	waitFor(t, "re-presented", func() bool { return len(eventsOf[appevent.ApprovalRequest](r.core)) == n+1 })
 	r.core.Send(appevent.NewApprovalResponse(req.RequestID, appevent.Decline))
 	waitFor(t, "a Decide", func() bool { return len(r.appr.decides()) == 1 })
-	if d := r.appr.decides()[0]; d.Decision != pbuddy.Deny || d.By != "CoreS3" {
+	if d := r.appr.decides()[0]; d.Decision != approvals.Deny || d.By != "CoreS3" {
 		t.Errorf("Decide = %+v", d)
 	}
 	r.send(approvals.PromptResolved{Prompt: edit, How: approvals.DeniedHere, By: "CoreS3"})
@@ -269,7 +269,7 @@ func TestTapWhileReconnectingIsNotSent(t *testing.T) {
 	tapped(appevent.Decline)
 	supervisortest.Sync(t, r.tree, "approvals")
 	d := r.appr.decides()
-	if len(d) != 1 || d[0] != (approvals.Decide{Source: "desktop", ID: prompt.ID, Decision: pbuddy.Deny, By: "CoreS3"}) {
+	if len(d) != 1 || d[0] != (approvals.Decide{Source: "desktop", ID: prompt.ID, Decision: approvals.Deny, By: "CoreS3"}) {
 		t.Fatalf("Decides after the restore = %+v, want one deny by CoreS3", d)
 	}
 	noViolations(t, r.core)

@@ -1,6 +1,7 @@
 package dock
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -45,6 +46,25 @@ type fakeCore struct {
 	// answered with MIC_STOPPED; later ones crossed that answer in flight.
 	micStopsAnswered int
 	pcmBytes         int64
+
+	// others are boards the fake sysfs lists beside the CoreS3 (other
+	// ESP32-S3s, all 303a:1001); set with setOthers.
+	othersMu sync.Mutex
+	others   []*serial.PortDetails
+}
+
+// setOthers replaces the boards listed beside the CoreS3.
+func (f *fakeCore) setOthers(ps ...*serial.PortDetails) {
+	f.othersMu.Lock()
+	defer f.othersMu.Unlock()
+	f.others = ps
+}
+
+// stranger is an ESP32-S3 that is not the fake CoreS3: same USB ids, its
+// own path and serial number, the CoreS3's USB strings.
+func stranger(path, sn string) *serial.PortDetails {
+	return &serial.PortDetails{Name: path, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: sn,
+		Product: fakeProduct, Manufacturer: fakeManufacturer}
 }
 
 func newFakeCore(t testing.TB, caps wire.Caps) *fakeCore {
@@ -67,17 +87,24 @@ func (f *fakeCore) plug() { f.Plug() }
 // unplug detaches it: the host's next read fails as on a USB detach.
 func (f *fakeCore) unplug() { f.Unplug() }
 
-// enumerate is the fake sysfs: one CoreS3 while plugged.
+// enumerate is the fake sysfs: one CoreS3 while plugged, and the others.
 func (f *fakeCore) enumerate() ([]*serial.PortDetails, error) {
-	path := f.Path()
-	if path == "" {
-		return nil, nil
+	f.othersMu.Lock()
+	out := append([]*serial.PortDetails(nil), f.others...)
+	f.othersMu.Unlock()
+	if path := f.Path(); path != "" {
+		out = append(out, &serial.PortDetails{Name: path, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: fakeSerial,
+			Product: fakeProduct, Manufacturer: fakeManufacturer})
 	}
-	return []*serial.PortDetails{{Name: path, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: fakeSerial}}, nil
+	return out, nil
 }
 
-// fakeSerial is the fake CoreS3's USB serial number.
-const fakeSerial = "3C84CE0012AB"
+// The fake CoreS3's USB serial number and strings (an ESP32-S3's own).
+const (
+	fakeSerial       = "3C84CE0012AB"
+	fakeProduct      = "USB JTAG/serial debug unit"
+	fakeManufacturer = "Espressif"
+)
 
 // snapshot runs fn under the lock the hooks run under, for assertions.
 func (f *fakeCore) snapshot(fn func()) { f.Locked(fn) }

@@ -1,6 +1,7 @@
 package dock
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -35,12 +36,18 @@ func FuzzHostFrames(f *testing.F) {
 		for fr, ok := p.Next(); ok; fr, ok = p.Next() {
 			now = now.Add(10 * time.Millisecond)
 			h.frame(fr, now)
-			if h.speech.cur != nil && h.speech.cur.inflight {
-				h.synthDone(h.speech.cur.id, h.speech.cur.next-1, make([]byte, 9600), nil, now)
+			for _, e := range h.takeEffects() {
+				if s, ok := e.(synthOut); ok {
+					h.SynthDone(s.Utt, s.Index, make([]byte, 9600), nil, now)
+				}
 			}
 		}
 		h.tick(now.Add(time.Second))
 		out := h.takeTx()
+		if !bytes.HasPrefix(out, wire.AppendFill(nil)) {
+			t.Fatal("host did not start with the fill that idles the CoreS3's parser")
+		}
+		out = out[wire.FillLen:]
 		var q wire.Parser
 		q.Feed(out)
 		for _, ok := q.Next(); ok; _, ok = q.Next() {

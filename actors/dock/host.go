@@ -3,10 +3,10 @@ package dock
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/event"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/realtime"
@@ -39,35 +39,22 @@ const (
 var errHandshakeTimeout = errors.New("dock: no valid HELLO_ACK within 8s of the first HELLO")
 
 // hostConfig is what the pure host needs from Options.
+// Its voice.Config is the voice part's, which reads it through a pointer.
 type hostConfig struct {
-	speakPrompts, speakAssistant, speakConversation bool
-	hasTTS                                          bool
-	voice                                           bool          // an STT command is configured
-	listenFor                                       time.Duration // longest answer recorded
-	assistantMax                                    int           // runes spoken of one assistant text
-	token                                           string        // per-incarnation part of our requestIds
-	displayOnly                                     bool          // dock.approvals = false
-	volume                                          *int          // dock.volume, nil = not sent
-	log                                             *slog.Logger
+	voice.Config
+	speakPrompts, speakAssistant bool
+	assistantMax                 int  // runes spoken of one assistant text
+	displayOnly                  bool // dock.approvals = false
+	volume                       *int // dock.volume, nil = not sent
 }
 
 // Effects the actor performs after each host call (beside writing tx).
 type (
-	// decideOut asks the actor to send approvals.Decide{By: By or "CoreS3"}.
-	decideOut struct {
-		Source, ID string
-		Approve    bool
-		By         string // "" means "CoreS3"
-	}
-	// synthOut asks for one sentence of utterance Utt at Rate.
-	synthOut struct {
-		Utt   uint64
-		Index int
-		Text  string
-		Rate  int
-	}
-	// cancelSynthOut cancels the synthesis of utterance Utt.
-	cancelSynthOut struct{ Utt uint64 }
+	// decideOut (the mirror's and voice's), synthOut and cancelSynthOut
+	// (voice's) are the voice package's effects.
+	decideOut      = voice.Decide
+	synthOut       = voice.SynthOut
+	cancelSynthOut = voice.CancelSynthOut
 	// closeOut asks the actor to close the port and retry after a back-off.
 	closeOut struct{ Err error }
 )
@@ -95,16 +82,15 @@ type host struct {
 
 	mirror mirror
 	task   taskState
-	conv   convCache
-	speech speech
-	voice  voice
-	desk   desk
 	terms  terminals
+	// Part is speech, voice, STT, follow-ups and the conversation
+	// (package voice), behind its voice.Sink, which is this host
+	// (voicesink.go).
+	voice.Part
 	// rt is the session layer (Stack-chan's tools, tools.go);
 	// toolsVersion counts its catalog changes.
 	rt           *realtime.Host
 	toolsVersion uint64
-	fu           followUp
 
 	tx      []byte
 	effects []any
@@ -115,10 +101,10 @@ func newHost(cfg hostConfig) *host {
 	if cfg.volume != nil {
 		cfg.volume = new(*cfg.volume) // the caller's variable is not ours to keep
 	}
-	h := &host{cfg: cfg, rt: realtime.NewHost("pi-" + cfg.token)}
-	h.mirror.init(h, cfg.displayOnly, cfg.log)
-	h.task.out, h.task.token = h, cfg.token
-	h.conv.init()
+	h := &host{cfg: cfg, rt: realtime.NewHost("pi-" + cfg.Token)}
+	h.mirror.init(h, cfg.displayOnly, cfg.Log)
+	h.task.out, h.task.token = h, cfg.Token
+	h.Part = voice.New(h, &h.cfg.Config)
 	return h
 }
 
@@ -128,6 +114,10 @@ func (h *host) eventReady() bool { return h.phase == ready && h.neg.Event }
 // attach starts the handshake on a freshly opened port.
 func (h *host) attach(now time.Time) {
 	h.dropSessions(now)
+	// The CoreS3's parser may still hold part of a frame from before (our
+	// restart, a failed write): the fill completes it, so HELLO is read
+	// as HELLO (wire's README, "Cut-off frames").
+	h.tx = wire.AppendFill(h.tx)
 	h.phase, h.helloStart, h.helloNext = handshake, now, now
 	h.ctrlSeq = 0
 	h.tick(now)
@@ -143,9 +133,9 @@ func (h *host) detach(now time.Time) {
 // partial EVENT messages. Approvals and task status are re-sent once EVENT
 // is ready again.
 func (h *host) dropSessions(now time.Time) {
-	h.speechLost(now)
-	h.voiceLost()
-	h.followUpLost()
+	h.SpeechLost(now)
+	h.VoiceLost()
+	h.FollowUpLost()
 	h.reasm.Reset()
 	h.ids, h.lastEvent = event.IDs{}, 0
 	h.mirror.transportLost()
@@ -174,10 +164,10 @@ func (h *host) tick(now time.Time) {
 	h.mirror.tick(now)
 	h.updateTask(now)
 	h.task.tick(now)
-	h.voiceTick(now)
+	h.VoiceTick(now)
 	h.rt.Tick(now)
-	h.followUpTick(now)
-	h.pumpSpeech(now)
+	h.FollowUpTick(now)
+	h.PumpSpeech(now)
 	h.updateStatus()
 }
 
@@ -197,10 +187,8 @@ func (h *host) wake() (time.Time, bool) {
 		consider(h.mirror.wake())
 		consider(h.task.wake())
 		consider(h.terms.endsAt, !h.terms.endsAt.IsZero())
-		consider(h.speech.wake())
-		consider(h.voice.wake())
+		consider(h.Wake())
 		consider(h.rt.Wake())
-		consider(h.fu.wake())
 	}
 	return at, !at.IsZero()
 }
@@ -214,7 +202,7 @@ func (h *host) frame(f wire.Frame, now time.Time) {
 		h.eventFrame(f, now)
 	case wire.TypeMicPCM:
 		if h.phase == ready {
-			h.micPCM(f, now)
+			h.MicPCM(f, now)
 			h.updateStatus()
 		}
 	default:
@@ -233,30 +221,30 @@ func (h *host) control(f wire.Frame, now time.Time) {
 		return
 	}
 	if h.phase != ready {
-		h.cfg.log.Debug("control frame before HELLO_ACK ignored", "code", code.String())
+		h.cfg.Log.Debug("control frame before HELLO_ACK ignored", "code", code.String())
 		return
 	}
 	switch code {
 	case wire.CtrlSpeakerCredit:
 		inc, err := wire.ParseCredit(f.Payload)
 		if err != nil {
-			h.cfg.log.Warn("bad SPEAKER_CREDIT ignored", "stream", f.StreamID, "err", err)
+			h.cfg.Log.Warn("bad SPEAKER_CREDIT ignored", "stream", f.StreamID, "err", err)
 			return
 		}
-		h.speakerCredit(f.StreamID, inc, now)
+		h.SpeakerCredit(f.StreamID, inc, now)
 	case wire.CtrlSpeakerDone:
-		h.speakerDone(f.StreamID, now)
+		h.SpeakerDone(f.StreamID, now)
 	case wire.CtrlMicStarted:
-		if !h.micStarted(f.StreamID, now) {
-			h.cfg.log.Debug("stale MIC_STARTED ignored", "stream", f.StreamID)
+		if !h.MicStarted(f.StreamID, now) {
+			h.cfg.Log.Debug("stale MIC_STARTED ignored", "stream", f.StreamID)
 		}
 	case wire.CtrlMicStopped:
-		if !h.micStopped(f.StreamID, now) {
-			h.cfg.log.Debug("stale MIC_STOPPED ignored", "stream", f.StreamID)
+		if !h.MicStopped(f.StreamID, now) {
+			h.cfg.Log.Debug("stale MIC_STOPPED ignored", "stream", f.StreamID)
 		}
-		h.pumpSpeech(now) // the media is free again
+		h.PumpSpeech(now) // the media is free again
 	default:
-		h.cfg.log.Warn("unexpected control frame from the CoreS3 ignored", "code", code.String(), "stream", f.StreamID)
+		h.cfg.Log.Warn("unexpected control frame from the CoreS3 ignored", "code", code.String(), "stream", f.StreamID)
 	}
 	h.updateStatus()
 }
@@ -268,7 +256,7 @@ func (h *host) helloAck(f wire.Frame, now time.Time) {
 			h.phase = detached
 			h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: refusing the CoreS3: %w", err)})
 		} else {
-			h.cfg.log.Warn("invalid HELLO_ACK ignored", "err", err)
+			h.cfg.Log.Warn("invalid HELLO_ACK ignored", "err", err)
 		}
 		return
 	}
@@ -277,33 +265,44 @@ func (h *host) helloAck(f wire.Frame, now time.Time) {
 		return
 	case ready:
 		if now.Sub(h.ackAt) < dupAckWindow && !h.mediaSince {
-			h.cfg.log.Debug("duplicate HELLO_ACK ignored")
+			h.cfg.Log.Debug("duplicate HELLO_ACK ignored")
 			return
 		}
 		// The firmware answered a HELLO again: it dropped every session.
-		h.cfg.log.Warn("CoreS3 reset its sessions (new HELLO_ACK)")
+		h.cfg.Log.Warn("CoreS3 reset its sessions (new HELLO_ACK)")
 		h.dropSessions(now)
 	}
 	h.phase, h.neg, h.ackAt = ready, neg, now
 	// The firmware's STATUS is IDLE after a HELLO (§8).
 	h.statusSent, h.status = true, wire.StatusIdle
-	h.cfg.log.Info("CoreS3 handshake done", "maxPayload", neg.MaxPayload, "caps", neg.Peer.String(), "event", neg.Event)
+	h.cfg.Log.Info("CoreS3 handshake done", "maxPayload", neg.MaxPayload, "caps", neg.Peer.String(), "event", neg.Event)
 	if !neg.Event {
-		h.cfg.log.Warn(audioOnlyNote)
+		h.cfg.Log.Warn(audioOnlyNote)
 	} else {
 		h.sendSettings()
 		h.mirror.transportReady(now)
 		h.task.transportReady(now)
 		h.rt.Ready(now)
 	}
-	h.pumpSpeech(now)
+	h.PumpSpeech(now)
 	h.updateStatus()
 }
 
 func (h *host) firmwareError(f wire.Frame, now time.Time) {
 	code, err := wire.ParseErrorCode(f.Payload)
 	if err != nil {
-		h.cfg.log.Warn("bad ERROR frame ignored", "stream", f.StreamID, "err", err)
+		h.cfg.Log.Warn("bad ERROR frame ignored", "stream", f.StreamID, "err", err)
+		return
+	}
+	if h.phase == handshake && f.StreamID == 0 && code == wire.ErrInvalidRequest {
+		// Our HELLO is the contract's, which every firmware accepts, so
+		// this is not its answer: it is the CoreS3 saying it has no
+		// session (our firmware sends it when USB comes back, and answers
+		// frames that crossed the handshake with it). HELLO again at
+		// once; the 8 s give-up still ends a firmware that refuses it.
+		h.cfg.Log.Debug("ERROR 1 during the handshake: the CoreS3 has no session yet; HELLO again")
+		h.helloNext = now
+		h.tick(now)
 		return
 	}
 	if h.phase == handshake && f.StreamID == 0 {
@@ -311,8 +310,8 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		h.effects = append(h.effects, closeOut{Err: fmt.Errorf("dock: CoreS3 refused HELLO with %s", code)})
 		return
 	}
-	if h.speakerError(f.StreamID, code, now) || h.micError(f.StreamID, code, now) {
-		h.pumpSpeech(now)
+	if h.SpeakerError(f.StreamID, code, now) || h.MicError(f.StreamID, code, now) {
+		h.PumpSpeech(now)
 		h.updateStatus()
 		return
 	}
@@ -322,25 +321,34 @@ func (h *host) firmwareError(f wire.Frame, now time.Time) {
 		// presence lost and back) while the port stayed open. Without a new
 		// HELLO every EVENT would be refused from now on and the mirror
 		// would believe the CoreS3 shows the prompts.
-		h.cfg.log.Warn("CoreS3 refuses our frames as before a HELLO; handshaking again", "stream", f.StreamID)
+		// Our firmware also sends ERROR 1 on stream 0 unasked the moment
+		// USB comes back after a session, so a replug is noticed at once
+		// rather than at the Pi's next frame.
+		h.cfg.Log.Warn("CoreS3 refuses our frames as before a HELLO (it was reset or replugged); handshaking again", "stream", f.StreamID)
 		h.attach(now)
 		return
 	}
-	h.cfg.log.Warn("CoreS3 ERROR for a stream that is not ours any more", "stream", f.StreamID, "code", code.String())
+	h.cfg.Log.Warn("CoreS3 ERROR for a stream that is not ours any more", "stream", f.StreamID, "code", code.String())
 }
 
 // recentEvent reports whether id is one of the last EVENT message ids sent
 // since the handshake, and not one of the last speaker streams, whose late
 // errors are stale rather than a reset (the two share the stream field).
 func (h *host) recentEvent(id uint16) bool {
-	if h.lastEvent == 0 || id == 0 {
+	return recentEvent(h.lastEvent, h.LastSpeakerStream(), id)
+}
+
+// recentEvent is the host's, given the last EVENT id (0: none since the
+// handshake) and the last speaker stream (0: none).
+func recentEvent(lastEvent, lastSpeaker, id uint16) bool {
+	if lastEvent == 0 || id == 0 {
 		return false
 	}
-	if last := h.speech.nextStream; last != 0 && last-id < 4 {
+	if last := lastSpeaker; last != 0 && last-id < 4 {
 		return false
 	}
 	// Ids count up from 1 and skip 0 on wrapping.
-	back := int(h.lastEvent) - int(id)
+	back := int(lastEvent) - int(id)
 	if back < 0 {
 		back += 0xFFFF
 	}
@@ -353,7 +361,7 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 	}
 	msg, done, err := h.reasm.Add(f)
 	if err != nil {
-		h.cfg.log.Warn("EVENT frame discarded", "err", err)
+		h.cfg.Log.Warn("EVENT frame discarded", "err", err)
 		return
 	}
 	if !done {
@@ -365,22 +373,22 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 	}
 	ev, err := appevent.DecodeInbound(msg, appevent.FirmwareToHost)
 	if err != nil {
-		h.cfg.log.Warn("EVENT message ignored", "err", err, "bytes", len(msg))
+		h.cfg.Log.Warn("EVENT message ignored", "err", err, "bytes", len(msg))
 		return
 	}
 	switch e := ev.(type) {
 	case appevent.ApprovalPresented:
-		if !h.fu.presented(e.RequestID, now) {
+		if !h.FollowUpPresented(e.RequestID, now) {
 			h.mirror.presented(e.RequestID)
 		}
 	case appevent.ApprovalResponse:
-		if !h.followUpResponse(e, now) {
+		if !h.FollowUpResponse(e, now) {
 			h.mirror.response(e, now)
 		}
 	case appevent.ConversationStart:
-		h.conversation(e.RequestID, opStart, now)
+		h.Conversation(e.RequestID, voice.OpStart, now)
 	case appevent.ConversationStop:
-		h.conversation(e.RequestID, opStop, now)
+		h.Conversation(e.RequestID, voice.OpStop, now)
 	}
 	h.updateStatus()
 }
@@ -389,7 +397,7 @@ func (h *host) eventFrame(f wire.Frame, now time.Time) {
 // mirror's sink).
 func (h *host) announce(reqID, text string, now time.Time) {
 	if h.cfg.speakPrompts {
-		h.say(utterance{kind: sayPrompt, text: text, prompt: reqID}, now)
+		h.Announce(reqID, text, now)
 	}
 }
 
@@ -407,7 +415,7 @@ func (h *host) appendFrame(f wire.Frame) {
 	var err error
 	if h.tx, err = wire.AppendFrame(h.tx, f); err != nil {
 		// Only our own bug can get here; never send a broken frame.
-		h.cfg.log.Error("BUG: refusing to send a frame", "type", f.Type.String(), "err", err)
+		h.cfg.Log.Error("BUG: refusing to send a frame", "type", f.Type.String(), "err", err)
 	}
 }
 
@@ -418,7 +426,7 @@ func (h *host) sendEvent(e appevent.Event) {
 	}
 	b, err := appevent.Marshal(e)
 	if err != nil {
-		h.cfg.log.Error("BUG: cannot encode application event", "type", string(e.Type()), "err", err)
+		h.cfg.Log.Error("BUG: cannot encode application event", "type", string(e.Type()), "err", err)
 		return
 	}
 	h.sendMessage(string(e.Type()), b)
@@ -430,7 +438,7 @@ func (h *host) sendMessage(typ string, b []byte) {
 	h.lastEvent = h.ids.Next()
 	h.frames, err = event.AppendChunks(h.frames[:0], h.lastEvent, b, int(h.neg.MaxPayload))
 	if err != nil {
-		h.cfg.log.Error("BUG: cannot chunk event message", "type", typ, "err", err)
+		h.cfg.Log.Error("BUG: cannot chunk event message", "type", typ, "err", err)
 		return
 	}
 	for _, f := range h.frames {
@@ -447,9 +455,9 @@ func (h *host) sendSettings() {
 	}
 	h.settingsSent++
 	b, err := appevent.MarshalSettings(appevent.Settings{
-		EventID: "settings-" + h.cfg.token + "-" + strconv.Itoa(h.settingsSent), Volume: *h.cfg.volume})
+		EventID: "settings-" + h.cfg.Token + "-" + strconv.Itoa(h.settingsSent), Volume: *h.cfg.volume})
 	if err != nil {
-		h.cfg.log.Error("BUG: cannot encode the dock settings", "err", err)
+		h.cfg.Log.Error("BUG: cannot encode the dock settings", "err", err)
 		return
 	}
 	h.sendMessage(appevent.TypeSettings, b)
@@ -472,12 +480,20 @@ func (h *host) updateStatus() {
 	if h.phase != ready {
 		return
 	}
-	h.syncFollowUp()
-	want := h.speech.status()
-	if s, ok := h.voice.status(); ok && h.speech.cur == nil {
-		want = s
+	h.SyncFollowUp()
+	h.sendStatus()
+}
+
+// sendStatus sends the STATUS the speech and voice state call for, if it
+// changed. It leaves the follow-up alone: abortSpeech calls it in the
+// middle of a swipe's hand-over from the reply to the cue, when the
+// microphone is not listening yet and syncFollowUp would end the
+// follow-up the swipe just started.
+func (h *host) sendStatus() {
+	if h.phase != ready {
+		return
 	}
-	s, ok := h.neg.StatusToSend(want)
+	s, ok := h.neg.StatusToSend(h.Status())
 	if !ok || (h.statusSent && s == h.status) {
 		return
 	}
@@ -500,10 +516,7 @@ func (h *host) activity() string {
 	if n := h.mirror.count(); n > 0 {
 		what += fmt.Sprintf(", %d approval(s)", n)
 	}
-	if v := h.voice.activity(); v != "" {
-		return what + ", " + v
-	}
-	return what + ", " + h.speech.activity()
+	return what + ", " + h.Activity()
 }
 
 func (h *host) takeTx() []byte {

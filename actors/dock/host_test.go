@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
-	"github.com/claude-pi/claude-pi/protocols/stackchan/session"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
 func testHost() *host {
-	return newHost(hostConfig{speakPrompts: true, speakAssistant: true, speakConversation: true,
-		hasTTS: true, assistantMax: 200, token: "t", log: slog.New(slog.DiscardHandler)})
+	return newHost(hostConfig{speakPrompts: true, speakAssistant: true, assistantMax: 200,
+		Config: voice.Config{SpeakConversation: true, HasTTS: true, Token: "t", Log: slog.New(slog.DiscardHandler)}})
 }
 
 // sent parses what the host wrote.
@@ -80,23 +80,6 @@ func TestKindAndResolvedMessage(t *testing.T) {
 		if got := resolvedMessage(m.how, m.by); got != m.want {
 			t.Errorf("resolvedMessage(%v, %q) = %q, want %q", m.how, m.by, got, m.want)
 		}
-	}
-}
-
-func TestAssistantText(t *testing.T) {
-	tests := []struct{ content, want string }{
-		{`[{"type":"text","text":"Done. Tests pass. Anything else?"}]`, "Done. Tests pass."},
-		{`[{"type":"tool_use","name":"Bash"}]`, ""},
-		{`"Plain **string** content."`, "Plain string content."},
-		{`{"broken"`, ""},
-	}
-	for _, tt := range tests {
-		if got := assistantText([]byte(tt.content), 200); got != tt.want {
-			t.Errorf("assistantText(%s) = %q, want %q", tt.content, got, tt.want)
-		}
-	}
-	if got := shorten(strings.Repeat("word ", 100), 20); len([]rune(got)) > 21 || !strings.HasSuffix(got, "…") {
-		t.Errorf("shorten = %q", got)
 	}
 }
 
@@ -180,52 +163,6 @@ func TestLaterHelloAckDropsSessions(t *testing.T) {
 	}
 }
 
-// BenchmarkSpeakSecond measures the host's CPU cost of sending one second of
-// 24 kHz speech (48,000 bytes of PCM in 80 ms frames) to an in-process
-// session.Dock that grants credit and plays out.
-func BenchmarkSpeakSecond(b *testing.B) {
-	pcm := make([]byte, 48000)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(pcm)))
-	t0 := time.Unix(1000, 0)
-	for b.Loop() {
-		h := testHost()
-		h.attach(t0)
-		h.frame(ack(wire.FirmwareCaps, 4096), t0)
-		h.takeTx()
-		var dock session.Dock
-		h.say(utterance{kind: sayAssistant, text: "One second."}, t0)
-		h.takeEffects()
-		h.synthDone(h.speech.cur.id, 0, pcm, nil, t0)
-		now := t0
-		for h.speech.cur != nil {
-			var p wire.Parser
-			p.Feed(h.takeTx())
-			var replies []session.Reply
-			for f, ok := p.Next(); ok; f, ok = p.Next() {
-				var o session.Outcome
-				if f.Type == wire.TypeSpeakerPCM {
-					o = dock.SpeakerPCM(f.StreamID, f.SampleRate, f.Sequence, len(f.Payload))
-				} else if code, _ := f.Control(); code != wire.CtrlStatus {
-					o, _ = dock.Control(code, f.StreamID, f.SampleRate, f.Payload)
-				}
-				replies = append(replies, o.Replies...)
-			}
-			now = now.Add(20 * time.Millisecond)
-			replies = append(replies, dock.Advance(20*time.Millisecond).Replies...)
-			for _, r := range replies {
-				switch r.Code {
-				case wire.CtrlSpeakerCredit:
-					h.speakerCredit(r.StreamID, r.Value, now)
-				case wire.CtrlSpeakerDone:
-					h.speakerDone(r.StreamID, now)
-				}
-			}
-			h.flushSpeech(now)
-		}
-	}
-}
-
 // TestErrorBeforeHelloRehandshakes: a CoreS3 that reset while the port
 // stayed open answers our EVENT (or STATUS) with ERROR 1, as before any
 // HELLO; the host handshakes again and re-sends the pending approval,
@@ -303,9 +240,7 @@ func TestRecentEvent(t *testing.T) {
 		{65535, 1, 0, false}, // ahead of the last
 	}
 	for _, tt := range tests {
-		h := testHost()
-		h.lastEvent, h.speech.nextStream = tt.last, tt.speaker
-		if got := h.recentEvent(tt.id); got != tt.want {
+		if got := recentEvent(tt.last, tt.speaker, tt.id); got != tt.want {
 			t.Errorf("last %d speaker %d: recentEvent(%d) = %v, want %v", tt.last, tt.speaker, tt.id, got, tt.want)
 		}
 	}

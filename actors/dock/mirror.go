@@ -77,6 +77,9 @@ func approvalRequest(reqID string, p approvals.Prompt) appevent.ApprovalRequest 
 	if p.Hint != "" {
 		summary = append(summary, clean(p.Hint))
 	}
+	if isDesktopQuestion(p) {
+		summary = []string{DesktopQuestionNote}
+	}
 	detail := summary
 	if p.Detail != "" {
 		detail = append(slices.Clip(detail), clean(p.Detail))
@@ -122,6 +125,10 @@ type mirrored struct {
 	nextSend  time.Time // resend deadline while not presented
 	decided   bool      // we sent a Decide for it
 	suspended bool      // its source's link is down
+	// flow is where a question prompt is in its cards (questions.go);
+	// nil for any other prompt. Each card is its own approval.request,
+	// reqID naming the card shown.
+	flow *approvals.CardFlow
 }
 
 // eventSink is the way to the CoreS3's screen: EVENT messages, sent only
@@ -152,6 +159,11 @@ type mirror struct {
 	down     map[string]bool // sources whose link is down
 	resolved map[string]string
 	order    []string // resolved ids, oldest first
+	// owed are ids resolved since the last handshake: the CoreS3 keeps
+	// its queue over an unplug, and an approval.resolved written while it
+	// was away (before the Pi noticed) or while EVENT was down never
+	// reached it. It gets them again first at the next handshake.
+	owed []string
 }
 
 func (m *mirror) init(out mirrorSink, displayOnly bool, log *slog.Logger) {
@@ -170,13 +182,13 @@ func (m *mirror) pending(views []approvals.PromptView, now time.Time) {
 		keep[requestID(v.Source, v.ID)] = true
 	}
 	for _, e := range append([]*mirrored(nil), m.list...) {
-		if !keep[e.reqID] {
+		if !keep[requestID(e.prompt.Source, e.prompt.ID)] {
 			m.resolve(e.prompt, resolvedMessage(approvals.AnsweredElsewhere, ""))
 		}
 	}
 	for _, v := range views {
 		m.appeared(v.Prompt, now, false)
-		if e := m.byReq[requestID(v.Source, v.ID)]; e != nil && v.Decided && v.By == "CoreS3" {
+		if e := m.entryOf(v.Prompt); e != nil && v.Decided && v.By == "CoreS3" {
 			e.decided = true
 		}
 	}
@@ -185,11 +197,17 @@ func (m *mirror) pending(views []approvals.PromptView, now time.Time) {
 // appeared adds p and sends its request at once. It returns false for a
 // prompt already mirrored.
 func (m *mirror) appeared(p approvals.Prompt, now time.Time, announce bool) bool {
-	id := requestID(p.Source, p.ID)
-	if m.byReq[id] != nil {
+	if m.entryOf(p) != nil {
 		return false
 	}
+	id := requestID(p.Source, p.ID)
 	e := &mirrored{prompt: p, reqID: id, suspended: m.down[p.Source]}
+	if isQuestion(p) {
+		e.flow = &approvals.CardFlow{}
+		e.flow.Fit(p.Questions.List)
+		id = cardRequestID(p, e.flow)
+		e.reqID = id
+	}
 	m.list = append(m.list, e)
 	m.byReq[id] = e
 	delete(m.resolved, id)
@@ -204,6 +222,12 @@ func (m *mirror) appeared(p approvals.Prompt, now time.Time, announce bool) bool
 
 // announcement is what is spoken when a prompt appears.
 func announcement(p approvals.Prompt) string {
+	switch {
+	case isQuestion(p):
+		return "Claude asks: " + shorten(p.Questions.List[0].Question, 120)
+	case isDesktopQuestion(p):
+		return "Claude is asking you something."
+	}
 	tool := p.Tool
 	if tool == "" {
 		tool = "a tool"
@@ -224,13 +248,28 @@ func announcement(p approvals.Prompt) string {
 
 func (m *mirror) send(e *mirrored, now time.Time) {
 	e.nextSend = now.Add(appevent.ApprovalResendInterval)
+	if e.flow != nil {
+		m.out.sendEvent(cardRequest(e.reqID, e.prompt, e.flow))
+		return
+	}
 	m.out.sendEvent(approvalRequest(e.reqID, e.prompt))
+}
+
+// entryOf is the mirrored entry of prompt p, nil if none.
+func (m *mirror) entryOf(p approvals.Prompt) *mirrored {
+	for _, e := range m.list {
+		if e.prompt.Source == p.Source && e.prompt.ID == p.ID {
+			return e
+		}
+	}
+	return nil
 }
 
 // resolve removes p and tells the CoreS3 why.
 func (m *mirror) resolve(p approvals.Prompt, msg string) {
 	id := requestID(p.Source, p.ID)
-	if e := m.byReq[id]; e != nil {
+	if e := m.entryOf(p); e != nil {
+		id = e.reqID
 		delete(m.byReq, id)
 		for i, x := range m.list {
 			if x == e {
@@ -248,6 +287,12 @@ func (m *mirror) resolve(p approvals.Prompt, msg string) {
 	}
 	m.resolved[id] = msg
 	m.out.unannounce(id)
+	if !slices.Contains(m.owed, id) {
+		m.owed = append(m.owed, id)
+		if len(m.owed) > resolvedKeep {
+			m.owed = m.owed[1:]
+		}
+	}
 	m.out.sendEvent(appevent.NewApprovalResolved(id, msg))
 }
 
@@ -255,7 +300,7 @@ func (m *mirror) resolve(p approvals.Prompt, msg string) {
 // keeps its own decision and resends it, but we answer a prompt from the
 // CoreS3 at most once, so the user decides again on the Pi or the desktop.
 func (m *mirror) rearmed(p approvals.Prompt) {
-	if e := m.byReq[requestID(p.Source, p.ID)]; e != nil {
+	if e := m.entryOf(p); e != nil {
 		m.log.Info("prompt re-armed; a CoreS3 decision is not sent twice", "request", e.reqID)
 	}
 }
@@ -310,12 +355,22 @@ func (m *mirror) response(r appevent.ApprovalResponse, now time.Time) {
 	if e.decided {
 		return // the firmware resends every 2 s until approval.resolved
 	}
+	if isDesktopQuestion(e.prompt) {
+		// Once or deny would mean nothing to a question, and Bluetooth
+		// carries no answer: the tap takes the card off, and says why.
+		m.out.sendEvent(appevent.NewApprovalResolved(e.reqID, DesktopQuestionNote))
+		return
+	}
 	if e.suspended {
 		// The source's link is down (the desktop reconnecting): approvals
 		// would refuse it. Not counting it keeps the CoreS3's one answer
 		// for when the prompt is confirmed: the firmware resends its
 		// decision when approval.request lifts the suspension.
 		m.log.Info("approval.response while suspended: not sent, the source's link is down", "request", e.reqID)
+		return
+	}
+	if e.flow != nil {
+		m.card(e, r.Decision == appevent.Approve, now)
 		return
 	}
 	e.decided = true
@@ -329,8 +384,16 @@ func (m *mirror) transportLost() {
 	}
 }
 
-// transportReady restores the screen after a (re)handshake (spec §16.2).
+// transportReady restores the screen after a (re)handshake (spec §16.2):
+// the CoreS3 gets exactly the pending set. Prompts resolved meanwhile are
+// resolved there first, so one it still shows never hides the next.
 func (m *mirror) transportReady(now time.Time) {
+	for _, id := range m.owed {
+		if msg, ok := m.resolved[id]; ok && m.byReq[id] == nil {
+			m.out.sendEvent(appevent.NewApprovalResolved(id, msg))
+		}
+	}
+	m.owed = nil
 	for _, e := range m.list {
 		e.presented = false
 		m.send(e, now)

@@ -99,7 +99,8 @@ type GetState struct{}
 type State struct {
 	// Connected: a CoreS3 port is open.
 	Connected bool
-	// Path and Serial name the device ("" when unknown).
+	// Path and Serial name the CoreS3 the dock talks to: an accepted one,
+	// never a stranger plugged beside it ("" when there is none).
 	Path, Serial string
 	// Ready: the handshake is done; Event: approvals can be mirrored.
 	Ready, Event bool
@@ -117,10 +118,14 @@ type State struct {
 }
 
 // NewDock is a dock asking to be accepted. Serial is what AcceptDock and
-// RefuseDock must carry; Shown is it made safe to draw.
+// RefuseDock must carry; Shown is all of it made safe to draw (what trust
+// compares). Looks is its USB product and manufacturer as shown. Was is
+// set when its serial number was accepted before under other USB
+// strings: how it looked then (a copied serial, or another board).
 type NewDock struct {
 	Asking        bool
 	Serial, Shown string
+	Looks, Was    string
 }
 
 // CheckVolume validates config dock.volume.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/event"
@@ -15,8 +16,8 @@ import (
 // readyHost is a host past the handshake with the release firmware.
 func readyHost(t *testing.T, t0 time.Time, cfg func(*hostConfig)) *host {
 	t.Helper()
-	c := hostConfig{speakPrompts: false, speakAssistant: true, speakConversation: true,
-		hasTTS: true, assistantMax: 200, token: "t", log: slog.New(slog.DiscardHandler)}
+	c := hostConfig{speakPrompts: false, speakAssistant: true, assistantMax: 200,
+		Config: voice.Config{SpeakConversation: true, HasTTS: true, Token: "t", Log: slog.New(slog.DiscardHandler)}}
 	if cfg != nil {
 		cfg(&c)
 	}
@@ -95,7 +96,7 @@ func firmwareSends(t *testing.T, h *host, e appevent.Event, id uint16, now time.
 func TestVolumeSentAtEventReadyAndOnChange(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	seventy := 70
-	h := newHost(hostConfig{token: "t", volume: &seventy, log: slog.New(slog.DiscardHandler)})
+	h := newHost(hostConfig{volume: &seventy, Config: voice.Config{Token: "t", Log: slog.New(slog.DiscardHandler)}})
 	h.attach(t0)
 	if s := settingsOf(t, messages(t, h)); len(s) != 0 {
 		t.Fatalf("settings before the handshake: %+v", s)
@@ -133,7 +134,7 @@ func TestVolumeSentAtEventReadyAndOnChange(t *testing.T) {
 	if s := settingsOf(t, messages(t, plain)); len(s) != 0 {
 		t.Errorf("host without dock.volume sent %+v", s)
 	}
-	audio := newHost(hostConfig{token: "t", volume: new(50), log: slog.New(slog.DiscardHandler)})
+	audio := newHost(hostConfig{volume: new(50), Config: voice.Config{Token: "t", Log: slog.New(slog.DiscardHandler)}})
 	audio.attach(t0)
 	audio.frame(ack(wire.FirmwareCaps&^wire.CapEvent, 4096), t0)
 	if fs := sent(t, audio); len(fs) != 0 {
@@ -204,9 +205,9 @@ func TestTerminalSessionsLightTheTaskIndicator(t *testing.T) {
 	states()
 	// The desktop's running sessions and the terminal's add up: the
 	// desktop going idle leaves the terminal's running.
-	h.desk = desk{known: true, connected: true, running: 1}
+	h.SetDesk(voice.Desk{Known: true, Connected: true, Running: 1})
 	h.updateTask(t0.Add(3 * time.Second))
-	h.desk = desk{known: true, connected: true}
+	h.SetDesk(voice.Desk{Known: true, Connected: true})
 	h.updateTask(t0.Add(4 * time.Second))
 	if got := states(); len(got) != 0 {
 		t.Errorf("desktop going idle while a terminal runs sent %v, want nothing (still running)", got)

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/session"
 )
 
@@ -28,7 +29,7 @@ type sttResult struct {
 
 // recognize runs the STT command on one recording in a goroutine, under a
 // timeout and a context that cancelSTTOut (or Stopping) cancels.
-func (a *Actor) recognize(s sttOut) {
+func (a *Actor) recognize(s voice.STTOut) {
 	if len(a.opts.STT) == 0 || a.stopped {
 		return
 	}

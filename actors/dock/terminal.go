@@ -3,6 +3,7 @@ package dock
 import (
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	"github.com/claude-pi/claude-pi/actors/lan"
 )
 
@@ -20,6 +21,10 @@ type terminals struct {
 	// endsAt is when the last running session stops counting, as of the
 	// last updateTask; zero while none runs. The host wakes then.
 	endsAt time.Time
+	// saidWaiting is, per waiting session, the lan.Session.WaitingSince
+	// of the episode already said: one utterance per episode, however
+	// often the State repeats it.
+	saidWaiting map[string]time.Time
 }
 
 // set takes the lan service's sessions: "running" ones light the task
@@ -50,11 +55,35 @@ func (t *terminals) running(now time.Time) (bool, time.Time) {
 func (h *host) updateTask(now time.Time) {
 	cli, until := h.terms.running(now)
 	h.terms.endsAt = until
-	h.task.set((h.desk.connected && h.desk.running > 0) || cli, now)
+	h.task.set((h.Desk().Connected && h.Desk().Running > 0) || cli, now)
 }
 
 // lanState takes a lan.State.
 func (h *host) lanState(s lan.State, now time.Time) {
 	h.terms.set(s.Sessions)
 	h.updateTask(now)
+	if h.terms.newlyWaiting(s.Sessions, now) && h.cfg.speakPrompts {
+		h.SayAssistant(lan.WaitingText+".", now)
+	}
+}
+
+// newlyWaiting records the sessions' waiting episodes and reports whether
+// one of them is new and recent enough to say. An episode older than
+// voice.StaleSpeech when first seen (the dock restarted, or plugged in late) is
+// recorded unsaid: Stack-chan announcing a wait long past would be noise.
+// Several sessions starting to wait together are said as one.
+func (t *terminals) newlyWaiting(sessions []lan.Session, now time.Time) bool {
+	seen := make(map[string]time.Time, len(t.saidWaiting))
+	say := false
+	for _, s := range sessions {
+		if s.WaitingSince.IsZero() {
+			continue
+		}
+		if said, ok := t.saidWaiting[s.ID]; !ok || !said.Equal(s.WaitingSince) {
+			say = say || now.Sub(s.WaitingSince) <= voice.StaleSpeech
+		}
+		seen[s.ID] = s.WaitingSince
+	}
+	t.saidWaiting = seen
+	return say
 }

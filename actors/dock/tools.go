@@ -5,7 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/event"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/realtime"
 )
@@ -47,7 +47,7 @@ func (h *host) sendRaw(b []byte) bool {
 	var err error
 	h.frames, err = event.AppendChunks(h.frames[:0], id, b, int(h.neg.MaxPayload))
 	if err != nil {
-		h.cfg.log.Warn("raw event not sent", "err", err, "bytes", len(b))
+		h.cfg.Log.Warn("raw event not sent", "err", err, "bytes", len(b))
 		return false
 	}
 	h.lastEvent = id
@@ -61,17 +61,17 @@ func (h *host) sendRaw(b []byte) bool {
 func (h *host) rawEvent(msg []byte, now time.Time) {
 	gen := h.rt.Catalog().Generation
 	if err := h.rt.Receive(msg, now); err != nil {
-		h.cfg.log.Info("session event from the CoreS3 ignored", "err", err)
+		h.cfg.Log.Info("session event from the CoreS3 ignored", "err", err)
 		return
 	}
 	if c := h.rt.Catalog(); c.Generation != gen && len(c.Refused) > 0 {
-		h.cfg.log.Warn("the CoreS3's catalog stands without these tools (their names cannot be offered to Claude)", "left_out", c.Refused)
+		h.cfg.Log.Warn("the CoreS3's catalog stands without these tools (their names cannot be offered to Claude)", "left_out", c.Refused)
 	}
 }
 
-func (h *host) catalog() dockapi.Catalog {
+func (h *host) catalog() lan.Catalog {
 	c := h.rt.Catalog()
-	cat := dockapi.Catalog{Version: h.toolsVersion, Docked: h.rt.IsReady()}
+	cat := lan.Catalog{Version: h.toolsVersion, Docked: h.rt.IsReady()}
 	if c.Acked {
 		cat.Generation, cat.UpdateID, cat.Instructions, cat.Tools = c.Generation, c.UpdateID, c.Instructions, c.Tools
 	}
@@ -96,7 +96,7 @@ type heldPoll struct {
 // maxHeld bounds held long polls (each is one paired computer's request).
 const maxHeld = 64
 
-func (a *Actor) getCatalog(c actor.Context, m dockapi.GetCatalog) {
+func (a *Actor) getCatalog(c actor.Context, m lan.GetCatalog) {
 	cat := a.host.catalog()
 	if !m.Wait || m.After != cat.Version || c.Sender() == nil {
 		c.Respond(cat)
@@ -109,7 +109,7 @@ func (a *Actor) getCatalog(c actor.Context, m dockapi.GetCatalog) {
 	now := a.opts.Now()
 	a.held = append(a.held, heldPoll{catalogWaiter{c.Sender(), m.After}, now})
 	system, self := a.system, a.self
-	a.opts.AfterFunc(dockapi.Hold, func() { system.Root.Send(self, holdExpired{at: now}) })
+	a.opts.AfterFunc(lan.CatalogHold, func() { system.Root.Send(self, holdExpired{at: now}) })
 }
 
 // answerHeld answers every held poll whose version is out of date, and
@@ -131,7 +131,7 @@ func (a *Actor) answerHeld(c actor.Context, expiredBefore time.Time) {
 	a.held = kept
 }
 
-func (a *Actor) callTool(c actor.Context, m dockapi.CallTool, now time.Time) {
+func (a *Actor) callTool(c actor.Context, m lan.CallTool, now time.Time) {
 	if c.Sender() == nil {
 		return
 	}
@@ -156,9 +156,9 @@ func (a *Actor) toolResult(c actor.Context, r realtime.Result) {
 	c.Send(pid, toolAnswer(r))
 }
 
-func toolAnswer(r realtime.Result) dockapi.ToolResult {
+func toolAnswer(r realtime.Result) lan.ToolResult {
 	if r.Err == nil {
-		return dockapi.ToolResult{Output: r.Output}
+		return lan.ToolResult{Output: r.Output}
 	}
-	return dockapi.ToolResult{Code: realtime.ErrorCode(r.Err), Error: r.Err.Error()}
+	return lan.ToolResult{Code: realtime.ErrorCode(r.Err), Error: r.Err.Error()}
 }

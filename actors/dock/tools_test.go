@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
 	"github.com/claude-pi/claude-pi/actors/dock/docktest"
+	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/wire"
 )
 
@@ -76,40 +76,40 @@ func toolsRig(t *testing.T) (*rig, *toolFirmware) {
 	return r, tf
 }
 
-func (r *rig) catalog(m dockapi.GetCatalog, wait time.Duration) dockapi.Catalog {
+func (r *rig) catalog(m lan.GetCatalog, wait time.Duration) lan.Catalog {
 	r.t.Helper()
 	v, err := r.tree.System().Root.RequestFuture(r.dockPID, m, wait).Result()
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return v.(dockapi.Catalog)
+	return v.(lan.Catalog)
 }
 
-func (r *rig) waitCatalog(ok func(dockapi.Catalog) bool) dockapi.Catalog {
+func (r *rig) waitCatalog(ok func(lan.Catalog) bool) lan.Catalog {
 	r.t.Helper()
-	var c dockapi.Catalog
+	var c lan.Catalog
 	waitFor(r.t, "catalog", func() bool {
-		c = r.catalog(dockapi.GetCatalog{}, 2*time.Second)
+		c = r.catalog(lan.GetCatalog{}, 2*time.Second)
 		return ok(c)
 	})
 	return c
 }
 
-func (r *rig) call(m dockapi.CallTool) chan dockapi.ToolResult {
-	ch := make(chan dockapi.ToolResult, 1)
-	f := r.tree.System().Root.RequestFuture(r.dockPID, m, dockapi.CallWait)
+func (r *rig) call(m lan.CallTool) chan lan.ToolResult {
+	ch := make(chan lan.ToolResult, 1)
+	f := r.tree.System().Root.RequestFuture(r.dockPID, m, lan.ToolCallWait)
 	go func() {
 		v, err := f.Result()
 		if err != nil {
-			ch <- dockapi.ToolResult{Code: "future", Error: err.Error()}
+			ch <- lan.ToolResult{Code: "future", Error: err.Error()}
 			return
 		}
-		ch <- v.(dockapi.ToolResult)
+		ch <- v.(lan.ToolResult)
 	}()
 	return ch
 }
 
-func result(t *testing.T, ch chan dockapi.ToolResult) dockapi.ToolResult {
+func result(t *testing.T, ch chan lan.ToolResult) lan.ToolResult {
 	t.Helper()
 	select {
 	case r := <-ch:
@@ -117,18 +117,18 @@ func result(t *testing.T, ch chan dockapi.ToolResult) dockapi.ToolResult {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no ToolResult")
 	}
-	return dockapi.ToolResult{}
+	return lan.ToolResult{}
 }
 
 func TestToolCallRoundTrip(t *testing.T) {
 	r, tf := toolsRig(t)
-	cat := r.waitCatalog(func(c dockapi.Catalog) bool { return c.Generation == 1 })
+	cat := r.waitCatalog(func(c lan.Catalog) bool { return c.Generation == 1 })
 	if !cat.Docked || cat.UpdateID != "fw-update-1" || len(cat.Tools) != 1 || cat.Tools[0].Name != "nod" {
 		t.Fatalf("catalog %+v", cat)
 	}
 	// The dock acknowledges before it takes calls; the firmware must have it.
 	waitFor(t, "ack at the firmware", func() bool { tf.mu.Lock(); defer tf.mu.Unlock(); return tf.acked })
-	res := result(t, r.call(dockapi.CallTool{UpdateID: cat.UpdateID, Name: "nod", Arguments: json.RawMessage(`{"times":2}`)}))
+	res := result(t, r.call(lan.CallTool{UpdateID: cat.UpdateID, Name: "nod", Arguments: json.RawMessage(`{"times":2}`)}))
 	if res.Code != "" || res.Output != `nodded {"times":2}` {
 		t.Fatalf("result %+v", res)
 	}
@@ -137,12 +137,12 @@ func TestToolCallRoundTrip(t *testing.T) {
 		t.Fatalf("firmware saw %v", calls)
 	}
 	for _, tc := range []struct {
-		m    dockapi.CallTool
+		m    lan.CallTool
 		code string
 	}{
-		{dockapi.CallTool{UpdateID: "fw-update-0", Name: "nod"}, "stale_catalog"},
-		{dockapi.CallTool{Name: "fly"}, "unknown_tool"},
-		{dockapi.CallTool{Name: "nod", Arguments: json.RawMessage(`"x"`)}, "bad_arguments"},
+		{lan.CallTool{UpdateID: "fw-update-0", Name: "nod"}, "stale_catalog"},
+		{lan.CallTool{Name: "fly"}, "unknown_tool"},
+		{lan.CallTool{Name: "nod", Arguments: json.RawMessage(`"x"`)}, "bad_arguments"},
 	} {
 		if res := result(t, r.call(tc.m)); res.Code != tc.code {
 			t.Errorf("%+v: %+v, want %s", tc.m, res, tc.code)
@@ -154,16 +154,16 @@ func TestToolCallRoundTrip(t *testing.T) {
 func TestToolCatalogReplacedMidCall(t *testing.T) {
 	r, tf := toolsRig(t)
 	tf.silent = true
-	cat := r.waitCatalog(func(c dockapi.Catalog) bool { return c.Generation == 1 })
+	cat := r.waitCatalog(func(c lan.Catalog) bool { return c.Generation == 1 })
 	waitFor(t, "ack at the firmware", func() bool { tf.mu.Lock(); defer tf.mu.Unlock(); return tf.acked })
-	held := make(chan dockapi.Catalog, 1)
+	held := make(chan lan.Catalog, 1)
 	go func() {
-		v, err := r.tree.System().Root.RequestFuture(r.dockPID, dockapi.GetCatalog{After: cat.Version, Wait: true}, dockapi.Hold+5*time.Second).Result()
+		v, err := r.tree.System().Root.RequestFuture(r.dockPID, lan.GetCatalog{After: cat.Version, Wait: true}, lan.CatalogHold+5*time.Second).Result()
 		if err == nil {
-			held <- v.(dockapi.Catalog)
+			held <- v.(lan.Catalog)
 		}
 	}()
-	ch := r.call(dockapi.CallTool{UpdateID: cat.UpdateID, Name: "nod"})
+	ch := r.call(lan.CallTool{UpdateID: cat.UpdateID, Name: "nod"})
 	waitFor(t, "the call at the firmware", func() bool { c, _ := tf.snapshot(); return len(c) == 1 })
 	r.core.SendRawEvent(tf.update("fw-update-9", "nod", "shake"))
 	if res := result(t, ch); res.Code != "stale_catalog" {
@@ -182,31 +182,25 @@ func TestToolCatalogReplacedMidCall(t *testing.T) {
 func TestToolDockUnpluggedDuringCall(t *testing.T) {
 	r, tf := toolsRig(t)
 	tf.silent = true
-	cat := r.waitCatalog(func(c dockapi.Catalog) bool { return c.Generation == 1 })
+	cat := r.waitCatalog(func(c lan.Catalog) bool { return c.Generation == 1 })
 	waitFor(t, "ack at the firmware", func() bool { tf.mu.Lock(); defer tf.mu.Unlock(); return tf.acked })
-	ch := r.call(dockapi.CallTool{UpdateID: cat.UpdateID, Name: "nod"})
+	ch := r.call(lan.CallTool{UpdateID: cat.UpdateID, Name: "nod"})
 	waitFor(t, "the call at the firmware", func() bool { c, _ := tf.snapshot(); return len(c) == 1 })
 	r.core.unplug()
 	if res := result(t, ch); res.Code != "dock_gone" {
 		t.Fatalf("unplugged mid-call: %+v", res)
 	}
-	gone := r.waitCatalog(func(c dockapi.Catalog) bool { return !c.Docked })
+	gone := r.waitCatalog(func(c lan.Catalog) bool { return !c.Docked })
 	if gone.Generation != 0 || len(gone.Tools) != 0 {
 		t.Fatalf("catalog after unplug %+v", gone)
 	}
-	if res := result(t, r.call(dockapi.CallTool{Name: "nod"})); res.Code != "no_dock" {
+	if res := result(t, r.call(lan.CallTool{Name: "nod"})); res.Code != "no_dock" {
 		t.Fatalf("call without a dock: %+v", res)
 	}
 	// Plugged again: a fresh session.created, a fresh catalog.
 	r.core.plug()
-	back := r.waitCatalog(func(c dockapi.Catalog) bool { return c.Generation != 0 })
+	back := r.waitCatalog(func(c lan.Catalog) bool { return c.Generation != 0 })
 	if back.UpdateID != "fw-update-2" || back.Generation != 2 {
 		t.Fatalf("catalog after replug %+v", back)
-	}
-}
-
-func TestDockAPIServiceName(t *testing.T) {
-	if dockapi.Service != ServiceName {
-		t.Fatalf("dockapi.Service %q, dock.ServiceName %q", dockapi.Service, ServiceName)
 	}
 }

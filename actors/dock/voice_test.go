@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/dock/voice"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/appevent"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/session"
@@ -98,15 +99,15 @@ func TestVoiceApproval(t *testing.T) {
 		word      string
 		lostStops int
 		decided   bool
-		want      pbuddy.Decision
+		want      approvals.Decision
 	}{
-		{"yes approves", "yes", 0, true, pbuddy.Once},
-		{"ok go ahead approves", "Okay, go ahead!", 0, true, pbuddy.Once},
-		{"no denies", "No.", 0, true, pbuddy.Deny},
-		{"don't denies", "Don't do that", 0, true, pbuddy.Deny},
-		{"gibberish decides nothing", "banana bread", 0, false, pbuddy.Deny},
-		{"yes and no decides nothing", "yes no", 0, false, pbuddy.Deny},
-		{"MIC_STOP resent until MIC_STOPPED", "yes", 2, true, pbuddy.Once},
+		{"yes approves", "yes", 0, true, approvals.AllowOnce},
+		{"ok go ahead approves", "Okay, go ahead!", 0, true, approvals.AllowOnce},
+		{"no denies", "No.", 0, true, approvals.Deny},
+		{"don't denies", "Don't do that", 0, true, approvals.Deny},
+		{"gibberish decides nothing", "banana bread", 0, false, approvals.Deny},
+		{"yes and no decides nothing", "yes no", 0, false, approvals.Deny},
+		{"MIC_STOP resent until MIC_STOPPED", "yes", 2, true, approvals.AllowOnce},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,7 +116,7 @@ func TestVoiceApproval(t *testing.T) {
 			if tt.decided {
 				waitFor(t, "a Decide", func() bool { return len(r.appr.decides()) > 0 })
 			} else {
-				waitFor(t, "I didn't catch that", func() bool { return r.spoken(notCaught) })
+				waitFor(t, "I didn't catch that", func() bool { return r.spoken(voice.NotCaught) })
 			}
 			// The CoreS3 user answers too, and the firmware retries its
 			// start: neither may decide again.

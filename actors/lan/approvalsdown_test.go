@@ -9,7 +9,6 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -74,7 +73,7 @@ func TestPromptWhileApprovalsDownIsShownOnceItIsBack(t *testing.T) {
 	}
 	waitFor(t, "the prompt shown after approvals came back", func() bool { return appeared() > 0 })
 
-	decide := approvals.Decide{Source: SourcePrefix + "s-p1", ID: "p1", Decision: pbuddy.Once, By: "test"}
+	decide := approvals.Decide{Source: SourcePrefix + "s-p1", ID: "p1", Decision: approvals.AllowOnce, By: "test"}
 	if res := supervisortest.Ask[approvals.DecideResult](t, r.tree, "approvals", decide); !res.OK {
 		t.Fatalf("first decision refused: %s", res.Err)
 	}
@@ -82,7 +81,7 @@ func TestPromptWhileApprovalsDownIsShownOnceItIsBack(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil || d.Behavior != hookbridge.BehaviorAllow || d.ID != "p1" {
 		t.Fatalf("hook got %+v (%v), want allow for p1", d, err)
 	}
-	decide.Decision = pbuddy.Deny
+	decide.Decision = approvals.Deny
 	if res := supervisortest.Ask[approvals.DecideResult](t, r.tree, "approvals", decide); res.OK {
 		t.Error("a second decision for the same prompt was accepted")
 	}

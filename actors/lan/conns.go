@@ -22,11 +22,14 @@ import (
 //     slots reserved for paired computers: however many addresses a
 //     stranger has, it cannot fill the total and lock the paired hooks
 //     out (issue 23 item 4). A stranger over it fails its handshake.
-//   - A paired computer's connections count per certificate against
-//     perClient, long polls included (issue 33 item 3): one paired
-//     computer holding every slot it can open, say a GET every 3 s on
-//     each, still leaves the others room for their prompts. One over it
-//     fails its handshake.
+//   - A paired computer's connections count per certificate against its
+//     share, long polls included (issue 33 item 3): one paired computer
+//     holding every slot it can open, say a GET every 3 s on each, still
+//     leaves the others room for their prompts. One over it fails its
+//     handshake. The share is fair, shareOf: the reserved slots divided
+//     by the number of paired computers, at most perClient. A fixed
+//     perClient alone kept room for reserved/perClient computers only
+//     (four by default): a fifth was locked out by four at their cap.
 //   - At total, a new connection closes the oldest one still in its
 //     handshake (a paired hook finishes its handshake in milliseconds; a
 //     stalled one waits for HeaderTimeout) or, with none, is closed.
@@ -35,7 +38,7 @@ import (
 // classified) and counted in refused.
 type capListener struct {
 	net.Listener
-	perAddr, perClient, total, strangers int
+	perAddr, perClient, total, reserved, strangers int
 
 	mu       sync.Mutex
 	open     map[string]int // unknown and stranger connections per addrKey
@@ -47,7 +50,7 @@ type capListener struct {
 }
 
 func newCapListener(ln net.Listener, perAddr, perClient, total, reserved int) *capListener {
-	return &capListener{Listener: ln, perAddr: perAddr, perClient: perClient, total: total, strangers: max(total-reserved, 1),
+	return &capListener{Listener: ln, perAddr: perAddr, perClient: perClient, total: total, reserved: reserved, strangers: max(total-reserved, 1),
 		open: make(map[string]int), clients: make(map[string]int)}
 }
 
@@ -97,12 +100,34 @@ func (l *capListener) Accept() (net.Conn, error) {
 
 var errStrangers = errors.New("lan: too many connections from unpaired computers")
 
+// minShare is the fewest connections a paired computer may always open:
+// a permission long poll and one more request (an event, a tool-catalog
+// poll) beside it.
+const minShare = 2
+
+// shareOf is one paired computer's cap when nPaired computers are paired.
+// Each held to reserved/nPaired, all of them at their cap together fit in
+// the reserved slots, which strangers cannot take (and at Accept, an
+// unknown handshake is evicted before a paired connection is refused): so
+// every paired computer has room for its share whatever the others and
+// the strangers do. Computed at each classify from the paired set, so
+// pairing a computer lowers the others' share for their next
+// connections; the ones they already hold are not cut (that could drop a
+// pending prompt), they end with their requests or IdleTimeout.
+//
+// Past reserved/minShare paired computers (32 by default) the floor wins
+// and the promise weakens to "room unless the reserve is full".
+func shareOf(perClient, reserved, nPaired int) int {
+	return min(perClient, max(reserved/max(nPaired, 1), minShare))
+}
+
 // classify records what the handshake showed: a paired client's
-// connection (fp is its certificate's fingerprint) leaves the
-// per-address and stranger counts and counts against its own perClient;
-// a stranger's over the stranger cap, or a paired one over its
-// computer's cap, is refused (the handshake fails with the error).
-func (l *capListener) classify(c *capConn, fp string, paired bool) error {
+// connection (fp is its certificate's fingerprint, nPaired the number of
+// paired computers) leaves the per-address and stranger counts and
+// counts against its computer's share (shareOf); a stranger's over the
+// stranger cap, or a paired one over its computer's share, is refused
+// (the handshake fails with the error).
+func (l *capListener) classify(c *capConn, fp string, paired bool, nPaired int) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.gone || c.kind != connUnknown {
@@ -110,10 +135,10 @@ func (l *capListener) classify(c *capConn, fp string, paired bool) error {
 	}
 	l.unknown.Remove(c.elem)
 	if paired {
-		if l.clients[fp] >= l.perClient {
+		if share := shareOf(l.perClient, l.reserved, nPaired); l.clients[fp] >= share {
 			l.refused.Add(1)
 			l.dropLocked(c)
-			return fmt.Errorf("lan: computer %.16s… already has %d connections open, its cap (MaxConnsPerClient): let its hooks finish", fp, l.perClient)
+			return fmt.Errorf("lan: computer %.16s… already has %d connections open, its share of the slots kept for %d paired computers (MaxConnsPerClient, ReservedConns): let its hooks finish", fp, share, nPaired)
 		}
 		c.kind, c.fp = connPaired, fp
 		l.clients[fp]++
@@ -165,9 +190,9 @@ func (l *capListener) count() int {
 }
 
 // tlsConfig is base with the handshake classifying each connection by
-// paired, which gives a client certificate's fingerprint and whether it
-// is paired.
-func (l *capListener) tlsConfig(base *tls.Config, paired func(der []byte) (fp string, ok bool)) *tls.Config {
+// paired, which gives a client certificate's fingerprint, whether it is
+// paired and how many computers are paired.
+func (l *capListener) tlsConfig(base *tls.Config, paired func(der []byte) (fp string, ok bool, nPaired int)) *tls.Config {
 	cfg := base.Clone()
 	cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 		cc, ok := hello.Conn.(*capConn)
@@ -181,8 +206,8 @@ func (l *capListener) tlsConfig(base *tls.Config, paired func(der []byte) (fp st
 					return err
 				}
 			}
-			fp, ok := paired(cs.PeerCertificates[0].Raw)
-			return l.classify(cc, fp, ok)
+			fp, ok, n := paired(cs.PeerCertificates[0].Raw)
+			return l.classify(cc, fp, ok, n)
 		}
 		return c, nil
 	}

@@ -10,10 +10,9 @@ import (
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 )
 
-// FollowUpHeard bounds the wait once the user swiped: the sentence is
-// recorded ([voice] listen_seconds), recognised (the STT timeout) and
-// shown on the CoreS3 before it is sent.
-const FollowUpHeard = 2 * time.Minute
+// FollowUpHeard is hookbridge.FollowUpHeard, the wait once the user
+// swiped, which the computer's hook shares.
+const FollowUpHeard = hookbridge.FollowUpHeard
 
 // FollowUp is the dock telling the lan service where a spoken follow-up
 // to a terminal session's Reply is: State is hookbridge.FollowUpListening

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
@@ -204,7 +203,7 @@ func TestPendingLongPollOutlivesTheTimeouts(t *testing.T) {
 		t.Fatalf("%d prompts pending after the read timeout, want the long-poll's", n)
 	}
 	res, err := r.system.Root.RequestFuture(supervisor.ServicePID(r.system, "approvals"),
-		approvals.Decide{Source: SourcePrefix + "s-r1", ID: "r1", Decision: pbuddy.Once, By: "test"}, 2*time.Second).Result()
+		approvals.Decide{Source: SourcePrefix + "s-r1", ID: "r1", Decision: approvals.AllowOnce, By: "test"}, 2*time.Second).Result()
 	if err != nil || !res.(approvals.DecideResult).OK {
 		t.Fatalf("decide: %v %+v", err, res)
 	}
@@ -319,69 +318,115 @@ func postEvent(t *testing.T, hc *http.Client, addr, session string) int {
 // TestOnePairedComputerCannotCrowdOutAnother is issue 33 item 3: paired
 // computer A opened every connection it could, one permission long poll
 // and the rest kept alive with a request each, and computer B's
-// permission hook got EOF. Now A holds at most MaxConnsPerClient, its
-// long poll included, and B's prompt reaches the Pi.
+// permission hook got EOF. Now each paired computer holds at most its
+// share (shareOf), its long poll included, and B's prompt reaches the
+// Pi. With five computers, four at a fixed cap of ReservedConns/4 filled
+// the reserve and locked the fifth out; their fair share leaves it room.
 func TestOnePairedComputerCannotCrowdOutAnother(t *testing.T) {
-	const total, perClient = 8, 3
-	r := newRigWith(t, func(o *Options) {
-		o.MaxConns, o.ReservedConns, o.MaxConnsPerClient = total, total, perClient
-		o.IdleTimeout = time.Minute // A's keep-alives stay open for the test
-	})
-	b, err := lanpair.LoadOrCreate(filepath.Join(t.TempDir(), "identity.pem"), "desktop")
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name                 string
+		crowders             int // paired computers holding all they can
+		total, perClient     int // MaxConns = ReservedConns, MaxConnsPerClient
+		wantHeld, wantShared int // what each crowder holds; the slots all of them hold
+	}{
+		{name: "two computers", crowders: 1, total: 8, perClient: 3, wantHeld: 3, wantShared: 3},
+		// 12 reserved, 5 paired: a share of 2 each, not the fixed 3 that
+		// let four crowders fill all 12.
+		{name: "five computers", crowders: 4, total: 12, perClient: 3, wantHeld: 2, wantShared: 8},
 	}
-	clients := append(r.state(t).Clients, Client{Name: "desktop", Fingerprint: hookbridge.Fingerprint(b.Certificate[0]), Paired: time.Unix(2000, 0).UTC()})
-	if err := lanpair.WriteJSON(ClientsPath(r.data), clients); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.tree.SignalProcess("lan", "HUP"); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "desktop paired", func() bool { return len(r.state(t).Clients) == 3 })
-	addr := r.state(t).Addr
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRigWith(t, func(o *Options) {
+				o.MaxConns, o.ReservedConns, o.MaxConnsPerClient = tc.total, tc.total, tc.perClient
+				o.IdleTimeout = time.Minute // the crowders' keep-alives stay open for the test
+			})
+			ids := []tls.Certificate{r.client}
+			clients := []Client{r.me}
+			for i := range tc.crowders {
+				name := fmt.Sprintf("desktop%d", i)
+				id, err := lanpair.LoadOrCreate(filepath.Join(t.TempDir(), "identity.pem"), name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+				clients = append(clients, Client{Name: name, Fingerprint: hookbridge.Fingerprint(id.Certificate[0]), Paired: time.Unix(2000, 0).UTC()})
+			}
+			// ids[0] (the rig's laptop) is the last to ask; the others crowd.
+			if err := lanpair.WriteJSON(ClientsPath(r.data), clients); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.tree.SignalProcess("lan", "HUP"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "every computer paired", func() bool { return len(r.state(t).Clients) == tc.crowders+1 })
+			addr := r.state(t).Addr
+			piCfg := r.httpClient(t).Transport.(*http.Transport).TLSClientConfig
+			as := func(id tls.Certificate) *tls.Config {
+				cfg := piCfg.Clone()
+				cfg.Certificates = []tls.Certificate{id}
+				return cfg
+			}
 
-	hcA := r.httpClient(t)
-	poll, err := r.ask(t, hcA, addr, "a1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer poll.Body.Close()
-	waitFor(t, "A's prompt in approvals", func() bool { return r.pending(t) == 1 })
-	piFP := hcA.Transport.(*http.Transport).TLSClientConfig
-	held := 1 // the long poll
-	for range total {
-		c, err := tls.Dial("tcp", addr, piFP)
-		if err != nil {
-			continue
-		}
-		t.Cleanup(func() { c.Close() })
-		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: pi\r\n\r\n", hookbridge.PathTools)
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			continue // over A's cap: the handshake failed
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		held++
-	}
-	if held != perClient {
-		t.Fatalf("computer A holds %d connections, want its cap of %d", held, perClient)
-	}
-	if st := r.state(t); st.Conns != perClient || st.ConnsRefused < total-perClient+1 {
-		t.Fatalf("%d open, %d refused; want A's %d open and the rest refused", st.Conns, st.ConnsRefused, perClient)
-	}
+			for i, id := range ids[1:] {
+				hc := &http.Client{Transport: &http.Transport{TLSClientConfig: as(id), DisableKeepAlives: true}}
+				poll, err := r.ask(t, hc, addr, fmt.Sprintf("c%d", i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer poll.Body.Close()
+				waitFor(t, "the crowder's prompt in approvals", func() bool { return r.pending(t) == i+1 })
+				held := 1 // the long poll
+				for range tc.total {
+					c, err := tls.Dial("tcp", addr, as(id))
+					if err != nil {
+						continue
+					}
+					t.Cleanup(func() { c.Close() })
+					fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: pi\r\n\r\n", hookbridge.PathTools)
+					resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+					if err != nil {
+						continue // over its share: the handshake failed
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					held++
+				}
+				if held != tc.wantHeld {
+					t.Fatalf("crowder %d holds %d connections, want %d", i, held, tc.wantHeld)
+				}
+			}
+			if st := r.state(t); st.Conns != tc.wantShared {
+				t.Fatalf("%d connections open, want the crowders' %d", st.Conns, tc.wantShared)
+			}
 
-	bcfg := piFP.Clone()
-	bcfg.Certificates = []tls.Certificate{b}
-	hcB := &http.Client{Transport: &http.Transport{TLSClientConfig: bcfg, DisableKeepAlives: true}}
-	resp, err := r.ask(t, hcB, addr, "b1")
-	if err != nil {
-		t.Fatalf("B's permission hook with A at its cap: %v", err)
+			hcB := &http.Client{Transport: &http.Transport{TLSClientConfig: as(ids[0]), DisableKeepAlives: true}}
+			resp, err := r.ask(t, hcB, addr, "b1")
+			if err != nil {
+				t.Fatalf("the last computer's permission hook with the others at their share: %v", err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("the last computer's permission hook answered %s", resp.Status)
+			}
+			waitFor(t, "its prompt in approvals beside the crowders'", func() bool { return r.pending(t) == tc.crowders+1 })
+		})
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("B's permission hook answered %s", resp.Status)
+}
+
+// TestShareKeepsRoomForEveryPairedComputer: however many computers are
+// paired (up to reserved/minShare), all of them at their share fit in the
+// reserve, and none is held under minShare or over perClient.
+func TestShareKeepsRoomForEveryPairedComputer(t *testing.T) {
+	const perClient, reserved = 16, 64
+	for n := 1; n <= reserved/minShare; n++ {
+		share := shareOf(perClient, reserved, n)
+		if share*n > reserved || share < minShare || share > perClient {
+			t.Fatalf("%d paired: a share of %d (%d in all, %d reserved)", n, share, share*n, reserved)
+		}
 	}
-	waitFor(t, "B's prompt in approvals beside A's", func() bool { return r.pending(t) == 2 })
+	for _, c := range []struct{ n, want int }{{0, 16}, {1, 16}, {4, 16}, {5, 12}, {32, 2}, {100, 2}} {
+		if got := shareOf(perClient, reserved, c.n); got != c.want {
+			t.Errorf("shareOf(%d, %d, %d) = %d, want %d", perClient, reserved, c.n, got, c.want)
+		}
+	}
 }

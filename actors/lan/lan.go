@@ -27,7 +27,6 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 	"github.com/claude-pi/claude-pi/drivers/lanpair"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
@@ -53,6 +52,10 @@ type Options struct {
 	// sessions (the dock): it gets a Reply for each Stop that carries
 	// one. None when empty.
 	Speak string
+	// Tools is the service that holds Stack-chan's tools (the dock): the
+	// tool routes ask it for GetCatalog and CallTool. Empty: nothing is
+	// ever docked.
+	Tools string
 	// FollowUpWindow is how long a terminal session's Stop hook waits
 	// for a head swipe on the dock after its reply ([voice] follow_up);
 	// off when zero (followup.go).
@@ -84,11 +87,13 @@ type Options struct {
 	// address (32: a computer's 16 pending prompts and its events; a /64
 	// for IPv6) and in total (128). ReservedConns of the total are kept
 	// for paired computers (MaxConns/2): strangers never hold more than
-	// the rest. MaxConnsPerClient caps one paired computer's, long polls
-	// included (ReservedConns/4: 16 pending prompts, its tool-catalog and
-	// follow-up polls, its events), so that up to three computers at
-	// their cap and strangers at theirs still leave a fourth room
-	// (conns.go).
+	// the rest. A paired computer's connections, long polls included,
+	// are capped at its fair share of ReservedConns, divided by the
+	// number of paired computers, never over MaxConnsPerClient
+	// (ReservedConns/4: 16 pending prompts, its tool-catalog and
+	// follow-up polls, its events) nor under 2: so however many are
+	// paired, all of them at their cap and strangers at theirs still
+	// leave each room (conns.go, shareOf).
 	MaxConnsPerAddr, MaxConns, ReservedConns, MaxConnsPerClient int
 }
 
@@ -285,7 +290,7 @@ func (a *Actor) start(c actor.Context) {
 		limit:       newLimiter(10, 30),
 		clientLimit: newLimiter(100, 300),
 		pairLimit:   newLimiter(1/pairEvery.Seconds(), pairBurst),
-		ask:         askDock(system),
+		ask:         askDock(system, a.o.Tools),
 	}
 	s.followUpWindow = a.o.FollowUpWindow
 	s.approvalWait = a.o.ToolApprovalWait
@@ -303,7 +308,11 @@ func (a *Actor) start(c actor.Context) {
 		ErrorLog: slog.NewLogLogger(a.h.Logger().Handler(), slog.LevelDebug),
 	}
 	a.conns = newCapListener(ln, a.o.MaxConnsPerAddr, a.o.MaxConnsPerClient, a.o.MaxConns, a.o.ReservedConns)
-	paired := func(der []byte) (string, bool) { fp := hookbridge.Fingerprint(der); return fp, s.isPaired(fp) }
+	paired := func(der []byte) (string, bool, int) {
+		fp := hookbridge.Fingerprint(der)
+		ok, n := s.pairedCount(fp)
+		return fp, ok, n
+	}
 	tl := tls.NewListener(a.conns, a.conns.tlsConfig(lanpair.ServerConfig(id), paired))
 	a.serving.Add(1)
 	go func() {
@@ -384,7 +393,13 @@ func (a *Actor) decided(c actor.Context, m approvals.Decided) {
 	// printable (the hook cuts them too, whatever a Pi sends).
 	d := hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorDeny,
 		Device: hookbridge.Printable(a.o.Device, hookbridge.MaxLabel), By: hookbridge.Printable(m.By, hookbridge.MaxLabel)}
-	if m.Decision == pbuddy.Once {
+	switch {
+	case m.Answer != nil && m.Answer.Choices == nil:
+		// "Answer at the computer": the terminal's own dialog asks.
+		d = hookbridge.Decision{ID: m.ID, Behavior: hookbridge.BehaviorNone, Reason: "answer at the computer (chosen on " + d.By + ")"}
+	case m.Answer != nil:
+		d.Behavior, d.Choices = hookbridge.BehaviorAllow, m.Answer.Choices
+	case m.Decision.Allows(): // the edge: approvals' decision becomes the hook's behavior
 		d.Behavior = hookbridge.BehaviorAllow
 	}
 	w <- answer{http.StatusOK, d}

@@ -38,9 +38,12 @@ func newRig(t *testing.T) *rig { t.Helper(); return newRigWith(t, nil) }
 
 // newRigWith is newRig with the lan's Options changed by set (if not nil),
 // and extra services in the tree.
+// testDock is the name the rigs give a fake dock service (Options.Tools).
+const testDock = "dock"
+
 func newRigWith(t *testing.T, set func(*Options), extra ...supervisor.Service) *rig {
 	t.Helper()
-	o := Options{Listen: "127.0.0.1:0", DataDir: ""}
+	o := Options{Listen: "127.0.0.1:0", DataDir: "", Tools: testDock}
 	r := &rig{data: t.TempDir()}
 	var err error
 	if r.client, err = lanpair.LoadOrCreate(filepath.Join(t.TempDir(), "identity.pem"), "laptop"); err != nil {

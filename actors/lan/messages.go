@@ -1,6 +1,12 @@
 package lan
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/claude-pi/claude-pi/protocols/hookbridge"
+	"github.com/claude-pi/claude-pi/protocols/stackchan/realtime"
+)
 
 // ServiceName is the lan service's name in the supervision tree.
 const ServiceName = "lan"
@@ -37,6 +43,10 @@ type Reply struct {
 	// waited for.
 	FollowUp time.Duration
 }
+
+// WaitingText is what the Pi shows, and Stack-chan says, while a
+// terminal session waits for its user (Session.WaitingSince).
+const WaitingText = "Claude is waiting for you"
 
 // GetState asks for the current State (answered with Respond). A
 // supervisor.Subscribe gets the State at once, then after every change,
@@ -86,9 +96,76 @@ type Session struct {
 	ID      string
 	Client  string
 	Project string
+	// CLI is the coding CLI the session runs in: "" for Claude Code,
+	// hookbridge.CLICodex for Codex.
+	CLI string
 	// State is "running", "waiting" (a prompt is pending) or "idle".
 	State    string
 	Activity string
 	Pending  int
 	Updated  time.Time
+	// Mode is the session's permission_mode as of its last hook
+	// (hookbridge.ModeBadge names it; ModeSkipsPrompts warns of it).
+	Mode string
+	// WaitingSince is when Claude began waiting for the user, as a
+	// Notification hook said (hookbridge.WaitsForUser), and WaitingFor
+	// that notification's type; zero until the session moves on. A
+	// repeated Notification keeps the first time, so one waiting episode
+	// is one WaitingSince: the dock says it once per value.
+	WaitingSince time.Time
+	WaitingFor   string
+}
+
+// CLIName names the session's CLI for the screen: "Codex" or "CLI".
+func (s Session) CLIName() string { return hookbridge.CLIName(s.CLI) }
+
+// The messages lan's tool routes send the dock (Options.Tools) about
+// Stack-chan's tools (spec §18), here beside Reply and FollowUp: every
+// message between lan and dock has this one place (dock imports lan).
+
+// GetCatalog asks for the catalog. With After set to the Version the asker
+// already has, the dock answers only when the catalog changes, or after
+// CatalogHold with the same version (a long poll). The answer is a Catalog.
+type GetCatalog struct {
+	After uint64
+	Wait  bool
+}
+
+// CatalogHold is the longest the dock holds a GetCatalog with Wait; askers wait
+// for the answer a little longer than this.
+const CatalogHold = 20 * time.Second
+
+// Catalog is the docked CoreS3's current tool catalog.
+type Catalog struct {
+	// Version changes whenever what can be called changes: a new
+	// generation, its acknowledgement, the dock going away.
+	Version uint64
+	// Docked: a CoreS3 is attached with EVENT ready.
+	Docked bool
+	// Generation and UpdateID name the catalog (0 and "" when none);
+	// calls pass UpdateID so a stale one is refused.
+	Generation   uint64
+	UpdateID     string
+	Instructions string
+	Tools        []realtime.Tool
+}
+
+// CallTool calls one tool of the catalog UpdateID ("" = whatever is
+// current). The answer, a ToolResult, comes when the CoreS3 answers or the
+// call fails (at most realtime.CallTimeout later).
+type CallTool struct {
+	UpdateID  string
+	Name      string
+	Arguments json.RawMessage
+}
+
+// ToolCallWait is how long an asker waits for a ToolResult.
+const ToolCallWait = realtime.CallTimeout + 5*time.Second
+
+// ToolResult answers CallTool: Output, or Code and Error
+// (realtime.ErrorCode names).
+type ToolResult struct {
+	Output string
+	Code   string
+	Error  string
 }

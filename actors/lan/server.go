@@ -126,6 +126,16 @@ func (s *server) isPaired(fp string) bool {
 	return m != nil && (*m)[fp]
 }
 
+// pairedCount is isPaired and the number of paired computers, from one
+// snapshot.
+func (s *server) pairedCount(fp string) (paired bool, n int) {
+	m := s.paired.Load()
+	if m == nil {
+		return false, 0
+	}
+	return (*m)[fp], len(*m)
+}
+
 func (s *server) authed(w http.ResponseWriter, r *http.Request) (string, bool) {
 	fp := fingerprint(r)
 	if !s.isPaired(fp) {

@@ -107,7 +107,11 @@ func (s *state) permission(fp string, r hookbridge.PermissionRequest, now time.T
 			return ch, errDup
 		}
 	}
+	se.setCLI(r.CLI)
 	s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == r.Agent })
+	if r.Mode != "" {
+		se.Mode = r.Mode
+	}
 	se.prompts = append(se.prompts, pending{req: r, client: fp, arrived: now})
 	se.State, se.Updated = "waiting", now
 	ch.touch(se.ID)
@@ -133,13 +137,21 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 	if se.fp != fp {
 		return ch, fmt.Errorf("session %q belongs to another client", e.Session)
 	}
+	se.setCLI(e.CLI)
 	if e.Activity != "" {
 		se.Activity = e.Activity
 	}
+	if e.Mode != "" {
+		se.Mode = e.Mode
+	}
 	se.Updated = now
-	switch e.Event {
-	case hookbridge.EventNotification:
+	if e.Event == hookbridge.EventNotification {
+		if hookbridge.WaitsForUser(e.Notification) && se.WaitingSince.IsZero() {
+			se.WaitingSince, se.WaitingFor = now, e.Notification
+		}
 		return ch, nil
+	}
+	switch e.Event {
 	case hookbridge.EventPostToolUse:
 		s.dropWhere(se, &ch, func(p pending) bool { return p.req.Agent == e.Agent && p.req.Call == e.Call })
 	case hookbridge.EventSessionEnd:
@@ -158,6 +170,12 @@ func (s *state) event(fp string, e hookbridge.Event, now time.Time) (changes, er
 	}
 	if len(se.prompts) > 0 {
 		se.State = "waiting"
+	}
+	// Any other event means Claude moved on and the waiting episode is
+	// over, except for a permission dialog still pending: another agent
+	// of the session (a subagent's PostToolUse) moving on does not answer it.
+	if se.WaitingFor != hookbridge.NotifyPermissionPrompt || len(se.prompts) == 0 {
+		se.WaitingSince, se.WaitingFor = time.Time{}, ""
 	}
 	return ch, nil
 }
@@ -196,6 +214,10 @@ func (s *state) remove(k key) (changes, bool) {
 	se.prompts = slices.Delete(se.prompts, i, i+1)
 	if len(se.prompts) == 0 && se.State == "waiting" {
 		se.State = "running"
+	}
+	if len(se.prompts) == 0 && se.WaitingFor == hookbridge.NotifyPermissionPrompt {
+		// The dialog the notification announced is answered or gone.
+		se.WaitingSince, se.WaitingFor = time.Time{}, ""
 	}
 	ch.touch(se.ID)
 	return ch, true
@@ -296,11 +318,16 @@ func (s *state) prompts(id string) []approvals.Prompt {
 // about the call (the full command, an edit's size, the directory), so
 // the screen never repeats the label as the detail.
 func toPrompt(se *session, p pending) approvals.Prompt {
-	lbl := strings.TrimSpace("CLI "+se.Project) + " · " + short(se.ID)
+	lbl := strings.TrimSpace(hookbridge.CLIName(se.CLI)+" "+se.Project) + " · " + short(se.ID)
 	if p.req.Agent != "" {
 		lbl += " · " + strings.TrimSpace("subagent "+p.req.AgentType)
 	}
+	var qs *approvals.Questions
+	if p.req.Questions != nil {
+		qs = &approvals.Questions{List: questionsOf(p.req.Questions)}
+	}
 	return approvals.Prompt{
+		Questions: qs,
 		Source:    SourcePrefix + se.ID,
 		ID:        p.req.ID,
 		Tool:      p.req.Tool,
@@ -310,6 +337,14 @@ func toPrompt(se *session, p pending) approvals.Prompt {
 		Truncated: p.req.Truncated,
 		Label:     lbl,
 		Arrived:   p.arrived,
+	}
+}
+
+// setCLI records which coding CLI runs the session; a hook that does not
+// say (Claude Code) leaves what an earlier one said.
+func (se *session) setCLI(cli string) {
+	if cli != "" {
+		se.CLI = cli
 	}
 }
 
@@ -335,4 +370,17 @@ func (s *state) view() State {
 	}
 	slices.SortFunc(st.Sessions, func(a, b Session) int { return b.Updated.Compare(a.Updated) })
 	return st
+}
+
+// questionsOf is the edge: the hook's questions in approvals' terms.
+func questionsOf(in []hookbridge.Question) []approvals.Question {
+	out := make([]approvals.Question, len(in))
+	for i, q := range in {
+		opts := make([]approvals.Choice, len(q.Options))
+		for j, o := range q.Options {
+			opts[j] = approvals.Choice{Label: o.Label, Description: o.Description}
+		}
+		out[i] = approvals.Question{Question: q.Question, Header: q.Header, Options: opts, MultiSelect: q.MultiSelect}
+	}
+	return out
 }

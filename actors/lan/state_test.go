@@ -227,3 +227,29 @@ func TestStatePromptKeepsWarnings(t *testing.T) {
 		t.Fatalf("prompts %+v", ps)
 	}
 }
+
+// A Codex session's prompts and home line name Codex, and a later event
+// that does not say which CLI sent it (an older hook) keeps the name.
+func TestStateCodexSessionIsNamedCodex(t *testing.T) {
+	now := time.Unix(1000, 0)
+	s := newState([]Client{{Name: "laptop", Fingerprint: "fp1"}})
+	if _, err := s.event("fp1", hookbridge.Event{Session: "cx", Event: hookbridge.EventUserPromptSubmit, Project: "engine", CLI: hookbridge.CLICodex, Activity: "make a file"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.permission("fp1", hookbridge.PermissionRequest{ID: "r1", Session: "cx", Project: "engine", Tool: "Bash", CLI: hookbridge.CLICodex}, now); err != nil {
+		t.Fatal(err)
+	}
+	if ps := s.prompts("cx"); len(ps) != 1 || ps[0].Label != "Codex engine · cx" {
+		t.Fatalf("prompts %+v", ps)
+	}
+	s.event("fp1", hookbridge.Event{Session: "cx", Event: hookbridge.EventPostToolUse, Call: "another call"}, now)
+	if v := s.view(); v.Sessions[0].CLIName() != "Codex" || v.Sessions[0].State != "waiting" {
+		t.Fatalf("view %+v", v.Sessions)
+	}
+	if _, err := s.permission("fp1", hookbridge.PermissionRequest{ID: "r2", Session: "cc", Project: "engine", Tool: "Bash"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if ps := s.prompts("cc"); ps[0].Label != "CLI engine · cc" {
+		t.Fatalf("Claude Code prompt labelled %q", ps[0].Label)
+	}
+}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/realtime"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -28,10 +27,17 @@ import (
 // askFunc sends m to the dock service and waits up to d for its answer.
 type askFunc func(m any, d time.Duration) (any, error)
 
-// askDock asks the dock service of system.
-func askDock(system *actor.ActorSystem) askFunc {
+// errNoTools: Options.Tools names no service; the routes answer as for a
+// dock service that is not running.
+var errNoTools = errors.New("lan: no tools service configured (Options.Tools)")
+
+// askDock asks the service named tools (the dock) of system.
+func askDock(system *actor.ActorSystem, tools string) askFunc {
 	return func(m any, d time.Duration) (any, error) {
-		return system.Root.RequestFuture(supervisor.ServicePID(system, dockapi.Service), m, d).Result()
+		if tools == "" {
+			return nil, errNoTools
+		}
+		return system.Root.RequestFuture(supervisor.ServicePID(system, tools), m, d).Result()
 	}
 }
 
@@ -50,7 +56,7 @@ func (s *server) toolCatalog(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.authed(w, r); !ok {
 		return
 	}
-	m := dockapi.GetCatalog{}
+	m := GetCatalog{}
 	if v := r.URL.Query().Get("after"); v != "" {
 		after, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
@@ -58,10 +64,10 @@ func (s *server) toolCatalog(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		m.After, m.Wait = after, true
-		s.extend(w, dockapi.Hold+5*time.Second)
+		s.extend(w, CatalogHold+5*time.Second)
 	}
-	v, err := s.ask(m, dockapi.Hold+3*time.Second)
-	cat, ok := v.(dockapi.Catalog)
+	v, err := s.ask(m, CatalogHold+3*time.Second)
+	cat, ok := v.(Catalog)
 	if err != nil || !ok {
 		// No dock service (not configured, restarting): nothing docked.
 		writeAnswer(w, answer{http.StatusOK, hookbridge.ToolCatalog{Tools: []hookbridge.ToolInfo{}}})
@@ -97,7 +103,7 @@ func (s *server) toolCall(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.extend(w, s.approvalWait+dockapi.CallWait)
+	s.extend(w, s.approvalWait+ToolCallWait)
 	writeAnswer(w, answer{http.StatusOK, s.runTool(r, fp, c)})
 }
 
@@ -105,8 +111,8 @@ func (s *server) toolCall(w http.ResponseWriter, r *http.Request) {
 // person on the Pi if the tool needs it, calls the dock by the tool's own
 // name, and reads a CoreS3 refusal as an error.
 func (s *server) runTool(r *http.Request, fp string, c hookbridge.ToolCall) hookbridge.ToolCallResult {
-	v, err := s.ask(dockapi.GetCatalog{}, 5*time.Second)
-	cat, ok := v.(dockapi.Catalog)
+	v, err := s.ask(GetCatalog{}, 5*time.Second)
+	cat, ok := v.(Catalog)
 	if err != nil || !ok {
 		return hookbridge.ToolCallResult{Code: "no_dock", Error: "the dock service is not running on the Pi (is a CoreS3 configured?)"}
 	}
@@ -132,13 +138,13 @@ func (s *server) runTool(r *http.Request, fp string, c hookbridge.ToolCall) hook
 			return res
 		}
 	}
-	v, err = s.ask(dockapi.CallTool{UpdateID: cat.UpdateID, Name: tool.Name, Arguments: c.Arguments}, dockapi.CallWait)
-	res, ok := v.(dockapi.ToolResult)
+	v, err = s.ask(CallTool{UpdateID: cat.UpdateID, Name: tool.Name, Arguments: c.Arguments}, ToolCallWait)
+	res, ok := v.(ToolResult)
 	switch {
 	case errors.Is(err, actor.ErrTimeout):
-		res = dockapi.ToolResult{Code: "timeout", Error: "the dock service did not answer the call"}
+		res = ToolResult{Code: "timeout", Error: "the dock service did not answer the call"}
 	case err != nil || !ok:
-		res = dockapi.ToolResult{Code: "no_dock", Error: "the dock service is not running on the Pi (is a CoreS3 configured?)"}
+		res = ToolResult{Code: "no_dock", Error: "the dock service is not running on the Pi (is a CoreS3 configured?)"}
 	}
 	if res.Code == "" {
 		// Our firmware says a refusal as "error: why" (firmware/core/tools.cpp).

@@ -13,8 +13,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
-	"github.com/claude-pi/claude-pi/actors/dock/dockapi"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/protocols/stackchan/realtime"
 	"github.com/claude-pi/claude-pi/supervisor"
@@ -24,32 +22,32 @@ import (
 // version moves on change(), held polls, and calls answered "did NAME".
 type fakeDock struct {
 	mu    sync.Mutex
-	cat   dockapi.Catalog
+	cat   Catalog
 	held  []*actor.PID
-	calls []dockapi.CallTool
+	calls []CallTool
 }
 
 func (d *fakeDock) Receive(c actor.Context) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch m := c.Message().(type) {
-	case dockapi.GetCatalog:
+	case GetCatalog:
 		if m.Wait && m.After == d.cat.Version {
 			d.held = append(d.held, c.Sender())
 			return
 		}
 		c.Respond(d.cat)
-	case dockapi.CallTool:
+	case CallTool:
 		d.calls = append(d.calls, m)
 		if m.UpdateID != d.cat.UpdateID {
-			c.Respond(dockapi.ToolResult{Code: "stale_catalog", Error: realtime.ErrStaleCatalog.Error()})
+			c.Respond(ToolResult{Code: "stale_catalog", Error: realtime.ErrStaleCatalog.Error()})
 			return
 		}
 		if strings.Contains(string(m.Arguments), "too long") {
-			c.Respond(dockapi.ToolResult{Output: "error: text is longer than 120 characters"})
+			c.Respond(ToolResult{Output: "error: text is longer than 120 characters"})
 			return
 		}
-		c.Respond(dockapi.ToolResult{Output: "did " + m.Name + " " + string(m.Arguments)})
+		c.Respond(ToolResult{Output: "did " + m.Name + " " + string(m.Arguments)})
 	case changeCatalog:
 		d.cat = m.cat
 		for _, p := range d.held {
@@ -65,7 +63,7 @@ func (d *fakeDock) callCount() int {
 	return len(d.calls)
 }
 
-type changeCatalog struct{ cat dockapi.Catalog }
+type changeCatalog struct{ cat Catalog }
 
 func (r *rig) get(t *testing.T, hc *http.Client, path string) (int, []byte) {
 	t.Helper()
@@ -90,9 +88,9 @@ func (r *rig) callTool(t *testing.T, hc *http.Client, body string) (int, []byte)
 }
 
 func TestToolRoutes(t *testing.T) {
-	d := &fakeDock{cat: dockapi.Catalog{Version: 4, Docked: true, Generation: 1, UpdateID: "u1",
+	d := &fakeDock{cat: Catalog{Version: 4, Docked: true, Generation: 1, UpdateID: "u1",
 		Tools: []realtime.Tool{{Name: "nod", Description: "Nod.", Parameters: json.RawMessage(`{"type":"object"}`)}}}}
-	r := newRigWith(t, nil, supervisor.Service{Name: dockapi.Service, Policy: testPolicy, New: func(*supervisor.Handle) actor.Actor { return d }})
+	r := newRigWith(t, nil, supervisor.Service{Name: testDock, Policy: testPolicy, New: func(*supervisor.Handle) actor.Actor { return d }})
 	hc := r.httpClient(t)
 
 	code, b := r.get(t, hc, hookbridge.PathTools)
@@ -109,7 +107,7 @@ func TestToolRoutes(t *testing.T) {
 		got <- c
 	}()
 	waitFor(t, "the poll held", func() bool { d.mu.Lock(); defer d.mu.Unlock(); return len(d.held) == 1 })
-	r.system.Root.Send(supervisor.ServicePID(r.system, dockapi.Service), changeCatalog{dockapi.Catalog{Version: 5, Docked: false}})
+	r.system.Root.Send(supervisor.ServicePID(r.system, testDock), changeCatalog{Catalog{Version: 5, Docked: false}})
 	select {
 	case c := <-got:
 		if c.Version != 5 || c.Docked || len(c.Tools) != 0 {
@@ -119,7 +117,7 @@ func TestToolRoutes(t *testing.T) {
 		t.Fatal("held poll not answered")
 	}
 
-	r.system.Root.Send(supervisor.ServicePID(r.system, dockapi.Service), changeCatalog{dockapi.Catalog{Version: 6, Docked: true, UpdateID: "u2",
+	r.system.Root.Send(supervisor.ServicePID(r.system, testDock), changeCatalog{Catalog{Version: 6, Docked: true, UpdateID: "u2",
 		Tools: []realtime.Tool{{Name: "nod", Parameters: json.RawMessage(`{"type":"object"}`)}}}})
 	code, b = r.callTool(t, hc, `{"update_id":"u2","name":"nod","arguments":{"times":2}}`)
 	res, err := hookbridge.DecodeToolCallResult(b)
@@ -159,25 +157,33 @@ func TestToolRoutes(t *testing.T) {
 	}
 }
 
-// TestToolRoutesWithoutDock: no dock service in the tree reads as no dock.
+// TestToolRoutesWithoutDock: no dock service in the tree, or none named
+// (Options.Tools empty), reads as no dock.
 func TestToolRoutesWithoutDock(t *testing.T) {
-	r := newRig(t)
-	hc := r.httpClient(t)
-	_, b := r.get(t, hc, hookbridge.PathTools)
-	if cat, err := hookbridge.DecodeToolCatalog(b); err != nil || cat.Docked || len(cat.Tools) != 0 {
-		t.Fatalf("catalog without dock: %s %v", b, err)
-	}
-	_, b = r.callTool(t, hc, `{"name":"nod"}`)
-	if res, _ := hookbridge.DecodeToolCallResult(b); res.Code != "no_dock" {
-		t.Fatalf("call without dock: %s", b)
+	for name, set := range map[string]func(*Options){
+		"not running": nil,
+		"not named":   func(o *Options) { o.Tools = "" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := newRigWith(t, set)
+			hc := r.httpClient(t)
+			_, b := r.get(t, hc, hookbridge.PathTools)
+			if cat, err := hookbridge.DecodeToolCatalog(b); err != nil || cat.Docked || len(cat.Tools) != 0 {
+				t.Fatalf("catalog without dock: %s %v", b, err)
+			}
+			_, b = r.callTool(t, hc, `{"name":"nod"}`)
+			if res, _ := hookbridge.DecodeToolCallResult(b); res.Code != "no_dock" {
+				t.Fatalf("call without dock: %s", b)
+			}
+		})
 	}
 }
 
 // dockWith is a rig whose fake dock offers tools under update id "u1".
 func dockWith(t *testing.T, set func(*Options), tools ...realtime.Tool) (*rig, *fakeDock, *http.Client) {
 	t.Helper()
-	d := &fakeDock{cat: dockapi.Catalog{Version: 1, Docked: true, Generation: 1, UpdateID: "u1", Tools: tools}}
-	r := newRigWith(t, set, supervisor.Service{Name: dockapi.Service, Policy: testPolicy, New: func(*supervisor.Handle) actor.Actor { return d }})
+	d := &fakeDock{cat: Catalog{Version: 1, Docked: true, Generation: 1, UpdateID: "u1", Tools: tools}}
+	r := newRigWith(t, set, supervisor.Service{Name: testDock, Policy: testPolicy, New: func(*supervisor.Handle) actor.Actor { return d }})
 	return r, d, r.httpClient(t)
 }
 
@@ -202,7 +208,7 @@ func (r *rig) callAsync(t *testing.T, hc *http.Client, body string) <-chan hookb
 	return out
 }
 
-func (r *rig) decideTool(t *testing.T, d pbuddy.Decision) approvals.Prompt {
+func (r *rig) decideTool(t *testing.T, d approvals.Decision) approvals.Prompt {
 	t.Helper()
 	var p approvals.Prompt
 	waitFor(t, "the call's prompt on the Pi", func() bool {
@@ -249,7 +255,7 @@ func TestToolCallsThePiDecides(t *testing.T) {
 	}
 	// say, denied on the Pi.
 	denied := r.callAsync(t, hc, `{"update_id":"u1","name":"say","arguments":{"text":"push to production"}}`)
-	p := r.decideTool(t, pbuddy.Deny)
+	p := r.decideTool(t, approvals.Deny)
 	if p.Tool != "mcp__claude-pi__say" || !strings.Contains(p.Hint+p.Detail, "push to production") {
 		t.Fatalf("the prompt does not show the call: %+v", p)
 	}
@@ -267,13 +273,13 @@ func TestToolCallsThePiDecides(t *testing.T) {
 
 	// Approved: the dock hears the call by its own name.
 	ok := r.callAsync(t, hc, `{"update_id":"u1","name":"stackchan_led","arguments":{"on":true}}`)
-	r.decideTool(t, pbuddy.Once)
+	r.decideTool(t, approvals.AllowOnce)
 	if res := toolResult(t, ok); res.Code != "" || res.Output != `did stackchan.led {"on":true}` {
 		t.Fatalf("approved call: %+v", res)
 	}
 	// A CoreS3 refusal reaches Claude as an error.
 	refused := r.callAsync(t, hc, `{"update_id":"u1","name":"say","arguments":{"text":"too long"}}`)
-	r.decideTool(t, pbuddy.Once)
+	r.decideTool(t, approvals.AllowOnce)
 	if res := toolResult(t, refused); res.Code != "refused" || res.Error != "text is longer than 120 characters" || res.Output != "" {
 		t.Fatalf("refusal: %+v", res)
 	}

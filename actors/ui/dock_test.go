@@ -8,7 +8,6 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/dock"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -45,7 +44,7 @@ func TestNewDockThroughButtons(t *testing.T) {
 		t.Fatalf("a new dock with a prompt pending shows %s, want the prompt", v.Screen)
 	}
 	r.press(t, "A")
-	if d := r.decided(t, "A on the prompt, with a dock asking"); d.ID != "p1" || d.Decision != pbuddy.Once {
+	if d := r.decided(t, "A on the prompt, with a dock asking"); d.ID != "p1" || d.Decision != approvals.AllowOnce {
 		t.Fatalf("A decided %+v, want once p1", d)
 	}
 	if n := len(f.got()); n != 0 {

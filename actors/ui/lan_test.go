@@ -113,7 +113,7 @@ func TestLANPairingThroughButtons(t *testing.T) {
 	}
 	r.press(t, "A")
 	d := r.decided(t, "A on the prompt, with a pairing request waiting")
-	if d.ID != "p1" || d.Decision != pbuddy.Once {
+	if d.ID != "p1" || d.Decision != approvals.AllowOnce {
 		t.Fatalf("A decided %+v, want once p1", d)
 	}
 	if n := len(f.got()); n != 0 {
@@ -226,14 +226,14 @@ func TestLANPromptsSourceAndCount(t *testing.T) {
 	// Each went to its source's owner, once: the desktop's to buddy, the
 	// terminal's to the lan.
 	d := r.decided(t, "the desktop prompt d1")
-	if d.ID != "d1" || d.Decision != pbuddy.Once {
+	if d.ID != "d1" || d.Decision != approvals.AllowOnce {
 		t.Fatalf("buddy got %+v, want once d1", d)
 	}
 	r.waitFor(t, "two decisions at the lan", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.decided) == 2 })
 	f.mu.Lock()
 	got := append([]approvals.Decided(nil), f.decided...)
 	f.mu.Unlock()
-	if got[0].ID != "c1" || got[0].Decision != pbuddy.Deny || got[1].ID != "c2" || got[1].Decision != pbuddy.Once {
+	if got[0].ID != "c1" || got[0].Decision != approvals.Deny || got[1].ID != "c2" || got[1].Decision != approvals.AllowOnce {
 		t.Fatalf("lan got %+v, want deny c1 then once c2", got)
 	}
 	r.noDecision(t, "after the terminal's decisions")

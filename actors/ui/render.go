@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/approvals"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/screens"
 	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -85,7 +85,8 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 			Approve: p.lg.approve, Deny: p.lg.deny})
 		return 0
 	case ScreenDock:
-		p.r.NewDock(dst, screens.NewDockView{Serial: s.newDock().Shown, DisplayOnly: s.dock.DisplayOnly,
+		nd := s.newDock()
+		p.r.NewDock(dst, screens.NewDockView{Serial: nd.Shown, Looks: nd.Looks, Was: nd.Was, DisplayOnly: s.dock.DisplayOnly,
 			Approve: p.lg.approve, Deny: p.lg.deny})
 		return 0
 	case ScreenForget:
@@ -109,6 +110,15 @@ func (p *painter) paint(dst *image.RGBA, s *state, sc Screen, f facts, now time.
 			av.Sent = v.Decision.String()
 		}
 		av.Reconnecting = v.Reconnecting
+		if qs := questionsOf(v.Prompt); qs != nil {
+			av.Tool, av.Hint, av.Detail, av.ApproveVerb = questionCard(qs, s.flowFor(v.Prompt))
+			av.DenyVerb = "next"
+			if av.Sent != "" {
+				av.Sent = "answer"
+			}
+		} else if isDesktopQuestion(v.Prompt) {
+			av.Tool, av.Hint, av.Instead = "Question", "Claude is asking you something", DesktopQuestion
+		}
 		p.approval = p.r.Approval(dst, av)
 		return time.Second - age%time.Second // the age counts seconds
 	case ScreenPack:
@@ -198,8 +208,9 @@ func homeView(s *state, pe screens.Persona, anim time.Duration) screens.HomeView
 		}
 		if len(v.Entries) == 0 && len(l.Sessions) > 0 {
 			se := l.Sessions[0] // the most recent
-			v.Msg = strings.TrimSpace("CLI " + se.Project + ": " + se.State + " " + se.Activity)
+			v.Msg = strings.TrimSpace(se.CLIName() + " " + se.Project + ": " + se.State + " " + se.Activity)
 		}
+		v.Notice, v.NoticeWho, v.Badges = sessionLines(l.Sessions)
 	}
 	if v.Msg == "" && len(v.Entries) == 0 && (s.buddy == nil || !s.buddy.Connected) {
 		v.Msg = "waiting for the Claude desktop"

@@ -6,12 +6,12 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui/prefs"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 // By is how the Pi's own buttons sign their decisions.
@@ -94,8 +94,8 @@ func (s *state) systemPage() int {
 // state is what the screen knows, fed by the approvals, buddy, ble and
 // dock services and the buttons. It is pure: no I/O, time comes in.
 type state struct {
-	prompts []approvals.PromptView  // arrival order, as approvals keeps them
-	sending map[key]pbuddy.Decision // pressed here, PromptDecided not back yet
+	prompts []approvals.PromptView     // arrival order, as approvals keeps them
+	sending map[key]approvals.Decision // pressed here, PromptDecided not back yet
 	link    *bleactor.LinkState
 	buddy   *buddyactor.State
 	dock    *dock.State
@@ -117,6 +117,8 @@ type state struct {
 	dockShownAt  time.Time
 	// forget is "Forget Bluetooth pairing?" (forget.go).
 	forget forgetFlow
+	// question is where the user is in the shown question (question.go).
+	question questionFlow
 	// onScreen is what the last frame showed (settle): approve and deny
 	// act on it, never on a state the panel has not shown yet.
 	onScreen shownFrame
@@ -172,6 +174,9 @@ type shownFrame struct {
 	// (0-based) and of: its place in the queue.
 	sent, reconnecting bool
 	index, of          int
+	// card is the question card shown (questionFlow.cardID), "" for a
+	// prompt that asks none: approve chooses only the card drawn.
+	card string
 }
 
 // samePrompt: a and b are one prompt and read the same on the screen.
@@ -183,7 +188,7 @@ func samePrompt(a, b approvals.Prompt) bool {
 func keyOf(p approvals.Prompt) key { return key{p.Source, p.ID} }
 
 func newState(now time.Time, timeout time.Duration, pageKeys bool) *state {
-	return &state{sending: map[key]pbuddy.Decision{}, on: true, lastActive: now, timeout: timeout, pageKeys: pageKeys,
+	return &state{sending: map[key]approvals.Decision{}, on: true, lastActive: now, timeout: timeout, pageKeys: pageKeys,
 		prefs: prefs.Defaults()}
 }
 
@@ -400,8 +405,11 @@ func (s *state) settle(now time.Time) {
 	if f.answerable = !f.sent && !f.reconnecting; !f.answerable {
 		return
 	}
+	if questionsOf(v.Prompt) != nil {
+		f.card = s.flowFor(v.Prompt).cardID()
+	}
 	f.since = now
-	if was.screen == ScreenApproval && was.answerable && samePrompt(was.prompt, v.Prompt) {
+	if was.screen == ScreenApproval && was.answerable && samePrompt(was.prompt, v.Prompt) && was.card == f.card {
 		f.since = was.since
 	}
 }
@@ -504,12 +512,12 @@ func (s *state) press(r Role, began, now time.Time) (d approvals.Decide, ok bool
 		// deny decide it, next and back page through it. (Paging follows
 		// the state: a page turn meant for a prompt that just went harms
 		// nothing.)
-		var dec pbuddy.Decision
+		var dec approvals.Decision
 		switch r {
 		case RoleApprove:
-			dec = pbuddy.Once
+			dec = approvals.AllowOnce
 		case RoleDeny:
-			dec = pbuddy.Deny
+			dec = approvals.Deny
 		case RoleNext:
 			s.approvalPage++
 			return d, false
@@ -537,9 +545,29 @@ func (s *state) press(r Role, began, now time.Time) (d approvals.Decide, ok bool
 			// its link dropped (approvals would refuse it anyway).
 			return d, false
 		}
+		if isDesktopQuestion(v.Prompt) {
+			return d, false // the buttons are not drawn: answer at the computer
+		}
+		var answer *approvals.Answer
+		if qs := questionsOf(v.Prompt); qs != nil {
+			flow := s.flowFor(v.Prompt)
+			if flow.cardID() != f.card {
+				return d, false // a card the panel has not drawn yet
+			}
+			s.approvalPage = 0
+			if r == RoleDeny {
+				flow.Step(qs)
+				return d, false
+			}
+			a, done := flow.Choose(qs)
+			if !done {
+				return d, false
+			}
+			answer, dec = a, approvals.AllowOnce
+		}
 		s.sending[keyOf(v.Prompt)] = dec
 		s.followPrompt()
-		return approvals.Decide{Source: v.Source, ID: v.ID, Decision: dec, By: By}, true
+		return approvals.Decide{Source: v.Source, ID: v.ID, Decision: dec, By: By, Answer: answer}, true
 	}
 	switch sc {
 	case ScreenHome, ScreenInfo, ScreenStats, ScreenClock:

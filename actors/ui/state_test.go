@@ -7,10 +7,10 @@ import (
 	"github.com/claude-pi/claude-pi/actors/approvals"
 	bleactor "github.com/claude-pi/claude-pi/actors/ble"
 	buddyactor "github.com/claude-pi/claude-pi/actors/buddy"
+	"github.com/claude-pi/claude-pi/actors/buddy/stats"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/drivers/audio"
 	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
-	"github.com/claude-pi/claude-pi/protocols/buddy/stats"
 )
 
 var t0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -54,7 +54,7 @@ func TestState(t *testing.T) {
 		{"rearmed prompt gets its buttons back", true, []step{
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
-			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: pbuddy.Once, By: By}, screen: ScreenApproval},
+			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: approvals.AllowOnce, By: By}, screen: ScreenApproval},
 			{msg: RoleApprove, screen: ScreenApproval},
 			{msg: approvals.PromptRearmed{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
@@ -78,7 +78,7 @@ func TestState(t *testing.T) {
 		{"decided before the drop: sent, reconnecting, re-armed once confirmed", true, []step{
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
-			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: pbuddy.Once, By: By}, screen: ScreenApproval},
+			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: approvals.AllowOnce, By: By}, screen: ScreenApproval},
 			{msg: approvals.PromptReconnecting{Prompt: prompt("p1"), Until: t0.Add(15 * time.Second)}, screen: ScreenApproval},
 			{msg: RoleApprove, screen: ScreenApproval},
 			{msg: approvals.PromptRestored{Prompt: prompt("p1")}, screen: ScreenApproval},
@@ -165,7 +165,7 @@ func TestState(t *testing.T) {
 		{"the buttons coming back after sent… count from their own frame", true, []step{
 			{msg: approvals.PromptAppeared{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{msg: RoleApprove, decide: "once p1", screen: ScreenApproval},
-			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: pbuddy.Once, By: By}, screen: ScreenApproval},
+			{msg: approvals.PromptDecided{Prompt: prompt("p1"), Decision: approvals.AllowOnce, By: By}, screen: ScreenApproval},
 			{at: 5 * time.Second, msg: approvals.PromptRearmed{Prompt: prompt("p1")}, screen: ScreenApproval, chime: true},
 			{at: 5100 * time.Millisecond, msg: RoleDeny, held: 500 * time.Millisecond, screen: ScreenApproval},
 			{at: 6 * time.Second, msg: RoleDeny, decide: "deny p1", screen: ScreenApproval},
@@ -249,7 +249,7 @@ func TestState_refusedBringsButtonsBack(t *testing.T) {
 	}
 	s.refused(d)
 	s.settle(t0)
-	if d2, ok := s.press(RoleDeny, t0, t0); !ok || d2.Decision != pbuddy.Deny {
+	if d2, ok := s.press(RoleDeny, t0, t0); !ok || d2.Decision != approvals.Deny {
 		t.Fatalf("after a refusal the press gave %+v %v, want deny", d2, ok)
 	}
 }

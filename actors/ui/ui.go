@@ -185,6 +185,9 @@ type View struct {
 	// hidden characters" warning.
 	ApprovalPage, ApprovalPages int
 	Hidden                      bool
+	// Card is the question card that frame drew ("question/card/toggles",
+	// question.go), "" for a prompt that asks no question.
+	Card string
 	// Pairing is the LAN pairing code on the screen, "" when none;
 	// PairingAccepted once approve was pressed for it.
 	Pairing         string
@@ -430,7 +433,7 @@ func (a *Actor) press(c actor.Context, p pressed) {
 	}
 	a.stats.Decisions++
 	a.h.Logger().Info("press", "button", p.name, "id", d.ID, "decision", d.Decision.String())
-	if d.Decision.String() == "once" {
+	if d.Decision.Allows() {
 		a.play(audio.ChimeApprove)
 	} else {
 		a.play(audio.ChimeDeny)
@@ -454,7 +457,7 @@ func (a *Actor) view() View {
 	if f := a.st.onScreen; f.screen == ScreenApproval {
 		v.Shown, v.Tool, v.Sent, v.Reconnecting = f.prompt, f.prompt.Tool, f.sent, f.reconnecting
 		v.Source, v.Subagent = sourceOf(f.prompt)
-		v.Index, v.Of = f.index+1, f.of
+		v.Index, v.Of, v.Card = f.index+1, f.of, f.card
 		if a.paint != nil {
 			d := a.paint.approval
 			v.ApprovalPage, v.ApprovalPages, v.Hidden = d.Page, d.Pages, d.Hidden

@@ -12,15 +12,11 @@
 //     through the info pages. A press held for LongPress or longer is a
 //     long press;
 //
-//   - a web Server (loopback by default) that shows the display live, has
-//     clickable buttons (the page's ?autopress=A presses A once a
-//     prompt is on the screen, for the headless-browser test), and exposes a small JSON API:
+//   - the live web page (PageHTML) that shows the display and has
+//     clickable buttons (its ?autopress=A presses A once a prompt is on
+//     the screen, for the headless-browser test).
 //
-//     GET  /                     the live page
-//     GET  /api/screen.png       the current framebuffer as PNG
-//     POST /api/press/{button}   a short press; ?hold=ms holds it that long
-//     GET  /api/state            what the appliance knows, as JSON
-//
-// Later parts of the appliance (the BLE link, the approvals, the dock) fill
-// in /api/state through Server.State; until then its fields are null.
+// The board knows nothing of what the appliance knows: the web server
+// that serves the page, the screen and the presses, and the /api/state
+// schema, are internal/appliance/webapi, beside the code that fills them.
 package sim

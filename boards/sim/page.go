@@ -1,9 +1,9 @@
 package sim
 
-// pageHTML is the live page. It polls the screen with If-None-Match so an
+// PageHTML is the live page. It polls the screen with If-None-Match so an
 // idle screen costs a 304, and measures how long a button is held so a
 // press on the page is a real short or long press.
-const pageHTML = `<!doctype html>
+const PageHTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

@@ -10,7 +10,8 @@ import (
 )
 
 func core(name, serial string) *PortDetails {
-	return &PortDetails{Name: name, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: serial}
+	return &PortDetails{Name: name, IsUSB: true, VID: "303A", PID: "1001", SerialNumber: serial,
+		Product: "USB JTAG/serial debug unit", Manufacturer: "Espressif"}
 }
 
 func TestMatch(t *testing.T) {

@@ -15,6 +15,10 @@ type Plugged struct {
 	Serial string // USB serial number, "" if the device has none
 	VID    string // upper-case hex, "303A"
 	PID    string // upper-case hex, "1001"
+	// Product and Manufacturer are the USB strings ("" when absent). Every
+	// ESP32-S3 shares the ids, so these and Serial are all that tell one
+	// board from another; all three come from the device and may be hostile.
+	Product, Manufacturer string
 }
 
 // Unplugged reports that the CoreS3 at Path went away.
@@ -105,7 +109,8 @@ func (w *Watcher) diff(present map[string]Plugged, ports []*PortDetails) []Event
 		if !isCoreS3(p) || (w.Serial != "" && p.SerialNumber != w.Serial) {
 			continue
 		}
-		now[p.Name] = Plugged{Path: p.Name, Serial: p.SerialNumber, VID: p.VID, PID: p.PID}
+		now[p.Name] = Plugged{Path: p.Name, Serial: p.SerialNumber, VID: p.VID, PID: p.PID,
+			Product: p.Product, Manufacturer: p.Manufacturer}
 	}
 	var evs []Event
 	for path, old := range present {

@@ -65,6 +65,19 @@ func quiet(t *testing.T, b *fakeBus, ch <-chan Event) {
 	}
 }
 
+// pl is the Plugged of core(path, serial).
+func pl(path, serial string) Plugged {
+	return Plugged{Path: path, Serial: serial, VID: "303A", PID: "1001", Product: "USB JTAG/serial debug unit", Manufacturer: "Espressif"}
+}
+
+// lookalike is core(path, serial) with another product string: a board
+// that copied a serial number.
+func lookalike(path, serial string) *PortDetails {
+	p := core(path, serial)
+	p.Product = "Totally CoreS3"
+	return p
+}
+
 func TestWatcher(t *testing.T) {
 	ftdi := &PortDetails{Name: "/dev/ttyUSB0", IsUSB: true, VID: "0403", PID: "6001"}
 	a := core("/dev/ttyACM0", "S1")
@@ -81,14 +94,16 @@ func TestWatcher(t *testing.T) {
 		ports []*PortDetails
 		want  []Event
 	}{
-		{"plug", nil, []*PortDetails{ftdi, a}, []Event{Plugged{"/dev/ttyACM0", "S1", "303A", "1001"}}},
+		{"plug", nil, []*PortDetails{ftdi, a}, []Event{pl("/dev/ttyACM0", "S1")}},
 		{"scan error is not an unplug", errors.New("EIO"), nil, nil},
 		{"unplug", nil, []*PortDetails{ftdi}, []Event{Unplugged{"/dev/ttyACM0"}}},
-		{"re-plug at a new path", nil, []*PortDetails{core("/dev/ttyACM1", "S1")}, []Event{Plugged{"/dev/ttyACM1", "S1", "303A", "1001"}}},
+		{"re-plug at a new path", nil, []*PortDetails{core("/dev/ttyACM1", "S1")}, []Event{pl("/dev/ttyACM1", "S1")}},
 		{"swap device at same path", nil, []*PortDetails{core("/dev/ttyACM1", "S2")},
-			[]Event{Unplugged{"/dev/ttyACM1"}, Plugged{"/dev/ttyACM1", "S2", "303A", "1001"}}},
+			[]Event{Unplugged{"/dev/ttyACM1"}, pl("/dev/ttyACM1", "S2")}},
 		{"second device", nil, []*PortDetails{core("/dev/ttyACM1", "S2"), core("/dev/ttyACM0", "S1")},
-			[]Event{Plugged{"/dev/ttyACM0", "S1", "303A", "1001"}}},
+			[]Event{pl("/dev/ttyACM0", "S1")}},
+		{"same serial, another product string", nil, []*PortDetails{core("/dev/ttyACM1", "S2"), lookalike("/dev/ttyACM0", "S1")},
+			[]Event{Unplugged{"/dev/ttyACM0"}, Plugged{Path: "/dev/ttyACM0", Serial: "S1", VID: "303A", PID: "1001", Product: "Totally CoreS3", Manufacturer: "Espressif"}}},
 		{"all gone", nil, nil, []Event{Unplugged{"/dev/ttyACM0"}, Unplugged{"/dev/ttyACM1"}}},
 	}
 	for _, s := range steps {
@@ -113,7 +128,7 @@ func TestWatcherSerialPinning(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch := (&Watcher{Enumerate: b.enumerate, Interval: time.Millisecond, Serial: "MINE"}).Watch(ctx)
-	if ev, want := next(t, ch), (Plugged{"/dev/ttyACM1", "MINE", "303A", "1001"}); ev != want {
+	if ev, want := next(t, ch), (pl("/dev/ttyACM1", "MINE")); ev != want {
 		t.Fatalf("event %#v, want %#v", ev, want)
 	}
 	quiet(t, b, ch)
@@ -122,7 +137,7 @@ func TestWatcherSerialPinning(t *testing.T) {
 		t.Fatalf("event %#v, want %#v", ev, want)
 	}
 	b.set(nil, core("/dev/ttyACM0", "OTHER"), core("/dev/ttyACM2", "MINE"))
-	if ev, want := next(t, ch), (Plugged{"/dev/ttyACM2", "MINE", "303A", "1001"}); ev != want {
+	if ev, want := next(t, ch), (pl("/dev/ttyACM2", "MINE")); ev != want {
 		t.Fatalf("event %#v, want %#v", ev, want)
 	}
 }

@@ -1,5 +1,7 @@
 #include "apps.h"
 
+#include <algorithm>
+
 namespace sc {
 
 const char* TransportStateName(TransportState s) {
@@ -179,6 +181,8 @@ void ApprovalSession::OnRequest(const AppEvent& ev, uint32_t now) {
     if (e.req.requestId != ev.requestId) continue;
     e.req = ev;
     e.suspended = false;
+    if (e.stale && i == 0) changed_ = true;
+    e.stale = false;
     int p = pages(e);
     if (e.page > p) e.page = p;
     if (i == 0) present(now);
@@ -211,10 +215,18 @@ void ApprovalSession::OnSuspended(const std::string& id) {
   }
 }
 
+void ApprovalSession::NewSession(uint32_t now) {
+  if (helloSeen_ && Elapsed(now, helloAt_) < kRetransmittedHelloMs) return;
+  helloSeen_ = true;
+  helloAt_ = now;
+  for (Entry& e : q_) e.stale = true;
+  if (!q_.empty()) changed_ = true;
+}
+
 bool ApprovalSession::Decide(bool approve, uint32_t now) {
   if (q_.empty()) return false;
   Entry& e = q_.front();
-  if (e.decided || e.suspended) return false;
+  if (e.decided || e.suspended || e.stale) return false;
   e.decided = true;
   e.approve = approve;
   changed_ = true;
@@ -231,9 +243,20 @@ void ApprovalSession::PageDetail() {
 }
 
 void ApprovalSession::Tick(uint32_t now) {
+  if (helloSeen_ && Elapsed(now, helloAt_) >= kStaleGraceMs) dropStale(now);
   if (q_.empty()) return;
   Entry& e = q_.front();
-  if (e.decided && !e.suspended && Elapsed(now, e.lastSend) >= kApprovalResendMs) sendDecision(e, now);
+  if (e.decided && !e.suspended && !e.stale && Elapsed(now, e.lastSend) >= kApprovalResendMs) sendDecision(e, now);
+}
+
+void ApprovalSession::dropStale(uint32_t now) {
+  if (q_.empty()) return;
+  bool headGone = q_.front().stale;
+  q_.erase(std::remove_if(q_.begin(), q_.end(), [](const Entry& x) { return x.stale; }), q_.end());
+  if (headGone) {
+    changed_ = true;
+    present(now);
+  }
 }
 
 void ApprovalSession::Clear() {
@@ -256,7 +279,8 @@ ApprovalView ApprovalSession::View() const {
   v.decided = e.decided;
   v.approve = e.approve;
   v.suspended = e.suspended;
-  v.buttonsEnabled = !e.decided && !e.suspended;
+  v.stale = e.stale;
+  v.buttonsEnabled = !e.decided && !e.suspended && !e.stale;
   SafeText summary = LayoutSafe(e.req.summary, kDetailColumns, has_);
   SafeText detail = detailText(e);
   v.hidden = titleHidden || summary.hidden || detail.hidden;
@@ -270,6 +294,8 @@ ApprovalView ApprovalSession::View() const {
   v.middleLabel = e.page == 0 ? "detail" : e.page < v.pages ? "next" : "summary";
   if (e.suspended) {
     v.statusLine = "waiting for reconnection";
+  } else if (e.stale) {
+    v.statusLine = "checking with the Pi...";
   } else if (e.decided) {
     v.statusLine = e.approve ? "sending OK..." : "sending NG...";
   } else if (v.hidden) {

@@ -82,7 +82,20 @@ struct ApprovalView {
   int page = 0, pages = 0;  // page 0 = summary, 1..pages = detail pages
   bool buttonsEnabled = false;
   bool decided = false, approve = false, suspended = false;
+  // stale: kept from before the host's last HELLO and not sent again yet;
+  // dropped if the host does not send it within kStaleGraceMs.
+  bool stale = false;
 };
+
+// After a new session (HELLO) the host sends exactly its pending set
+// (spec §16.2: every request again, resent every 2 s until presented). An
+// entry from before that it has not sent within one resend interval and a
+// margin is one the host no longer has: it is dropped, so it never hides
+// the host's next prompt behind working buttons.
+constexpr uint32_t kStaleGraceMs = kApprovalResendMs + 500;
+// A HELLO this soon after the previous one is the host retransmitting it
+// (§9.1: every 500 ms until HELLO_ACK), not a new session.
+constexpr uint32_t kRetransmittedHelloMs = 1000;
 
 constexpr int kDetailColumns = 36;
 constexpr int kDetailRows = 8;
@@ -106,6 +119,12 @@ class ApprovalSession {
   void OnRequest(const AppEvent& ev, uint32_t now);
   void OnResolved(const std::string& id, uint32_t now);
   void OnSuspended(const std::string& id);
+  // NewSession is a HELLO: every entry becomes stale until the host sends
+  // it again (see kStaleGraceMs).
+  void NewSession(uint32_t now);
+  // Disconnected is USB lost: the next HELLO is a new session however soon
+  // it comes. The entries stay (a decision made meanwhile is resent).
+  void Disconnected() { helloSeen_ = false; }
   // Decide is the OK (approve) / NG touch on the displayed entry.
   bool Decide(bool approve, uint32_t now);
   // Middle button: summary → detail pages → summary.
@@ -131,18 +150,21 @@ class ApprovalSession {
  private:
   struct Entry {
     AppEvent req;
-    bool decided = false, approve = false, suspended = false;
+    bool decided = false, approve = false, suspended = false, stale = false;
     int page = 0;
     uint32_t lastSend = 0;
   };
   void present(uint32_t now);
   void sendDecision(Entry& e, uint32_t now);
+  void dropStale(uint32_t now);
   int pages(const Entry& e) const;
   SafeText detailText(const Entry& e) const;
   EventSender& out_;
   std::vector<Entry> q_;
   bool changed_ = false;
   HasGlyph has_ = nullptr;
+  bool helloSeen_ = false;
+  uint32_t helloAt_ = 0;  // the last HELLO that started a session
 };
 
 }  // namespace sc

@@ -100,6 +100,14 @@ void Device::SetUsbConnected(bool connected, uint32_t now) {
     if (!usb_) {
       usb_ = true;  // a connection is reported at once
       updateTransport();
+      if (hadSession_) {
+        // [OURS] The host may still hold the session USB lost (its port
+        // can stay open): tell it at once, with the ERROR 1 any of its
+        // frames would get now, instead of at its next frame.
+        hadSession_ = false;
+        sendError(0, kErrInvalidRequest);
+        flush();
+      }
     }
     return;
   }
@@ -125,6 +133,8 @@ void Device::resetSessions(bool forgetLast, uint32_t now) {
 void Device::disconnect(uint32_t now) {
   usb_ = false;
   resetSessions(true, now);
+  hadSession_ = hadSession_ || hello_;
+  approvals_.Disconnected();
   hello_ = false;
   peerMax_ = peerCaps_ = 0;
   parser_.Reset();
@@ -164,8 +174,17 @@ void Device::SetMediaEnabled(bool on, uint32_t now) {
 
 void Device::OnReceive(const uint8_t* data, size_t len, uint32_t now) {
   if (!usb_) return;  // nothing can arrive without a link; stale driver data
-  parser_.FeedAll(data, len, [&](const Frame& f) { handle(f, now); });
+  parser_.FeedAll(data, len, now, [&](const Frame& f) { handle(f, now); });
   flush();
+}
+
+// expireInput gives up on a partial frame whose sender was cut off (README
+// "Cut-off frames"), and handles the frames that were queued behind it.
+void Device::expireInput(uint32_t now) {
+  if (!usb_) return;
+  parser_.Expire(now);
+  Frame f;
+  while (parser_.Next(&f)) handle(f, now);
 }
 
 void Device::handle(const Frame& f, uint32_t now) {
@@ -208,6 +227,7 @@ void Device::handleHello(const Frame& f, uint32_t now) {
   events_.Clear();
   tx_.DropType(uint8_t(Type::Event));
   hello_ = true;
+  approvals_.NewSession(now);  // the host sends its pending set again (§16.2)
   peerMax_ = h.maxPayload < kMaxPayload ? h.maxPayload : uint32_t(kMaxPayload);
   peerCaps_ = h.capabilities;
   Hello ack{peerMax_, cfg_.capabilities};
@@ -610,6 +630,7 @@ bool Device::handleSettings(const std::string& json) {
 }
 
 void Device::Tick(uint32_t now) {
+  expireInput(now);
   pumpAudio(now);
   if (spk_->active().id && diag_.PeriodicDue(now)) sendDiagnostics(DiagEvent::Periodic, spk_->active(), now);
   if (spk_->active().id && Elapsed(now, mouthAt_) >= cfg_.mouthPeriodMs) {

@@ -111,6 +111,7 @@ class Device : private EventSender {
 
  private:
   SendResult SendEvent(const std::string& json) override;
+  void expireInput(uint32_t now);
   void handle(const Frame& f, uint32_t now);
   void handleControl(const Frame& f, uint32_t now);
   void handleHello(const Frame& f, uint32_t now);
@@ -153,6 +154,7 @@ class Device : private EventSender {
   bool usb_ = false;
   uint32_t lastSof_ = 0;
   bool hello_ = false;
+  bool hadSession_ = false;  // USB was lost with a HELLO in place
   uint32_t peerMax_ = 0, peerCaps_ = 0;
   uint32_t ctrlSeq_ = 0;
   uint32_t diagSeq_ = 0;  // DIAGNOSTICS sequence: its own counter (§3.3)

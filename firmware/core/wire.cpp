@@ -79,6 +79,10 @@ DecodeError Decode(const uint8_t* d, size_t len, Frame* out) {
 void Parser::Reset() {
   start_ = end_ = consume_ = 0;
   stats_ = ParserStats{};
+  arrivalCount_ = 0;
+  base_ = 0;
+  now_ = 0;
+  clock_ = false;
 }
 
 void Parser::Compact() {
@@ -88,14 +92,42 @@ void Parser::Compact() {
   start_ = 0;
 }
 
-void Parser::Skip(size_t n) {
+// Advance consumes n bytes: they are a frame taken or garbage skipped.
+void Parser::Advance(size_t n) {
   start_ += n;
+  base_ += n;
+  size_t k = 0;
+  while (k < arrivalCount_ && arrivals_[k].end <= base_) k++;
+  if (k == 0) return;
+  for (size_t i = k; i < arrivalCount_; i++) arrivals_[i - k] = arrivals_[i];
+  arrivalCount_ -= k;
+}
+
+void Parser::Skip(size_t n) {
+  Advance(n);
   stats_.skippedBytes += n;
 }
 
-size_t Parser::Feed(const uint8_t* data, size_t len) {
+// setNow keeps the latest time: one before it (a wrap-safe comparison)
+// counts as it, so a clock stepping back cannot extend a wait.
+void Parser::setNow(uint32_t now) {
+  if (!clock_ || int32_t(now - now_) > 0) now_ = now;
+  clock_ = true;
+}
+
+// stale reports whether the partial frame at start_ has waited long enough.
+bool Parser::stale() const {
+  if (!clock_) return false;
+  for (size_t i = 0; i < arrivalCount_; i++) {
+    if (arrivals_[i].end > base_) return arrivals_[i].timed && uint32_t(now_ - arrivals_[i].at) >= kStaleAfterMs;
+  }
+  return false;
+}
+
+size_t Parser::feed(const uint8_t* data, size_t len, bool timed, uint32_t now) {
+  if (timed) setNow(now);
   if (consume_) {  // the caller is done with the last frame's payload
-    start_ += consume_;
+    Advance(consume_);
     consume_ = 0;
   }
   if (start_ == end_) start_ = end_ = 0;
@@ -104,12 +136,19 @@ size_t Parser::Feed(const uint8_t* data, size_t len) {
   if (n > len) n = len;
   if (n) std::memcpy(buf_ + end_, data, n);
   end_ += n;
+  if (n) {
+    Arrival a{base_ + (end_ - start_), now_, timed};
+    Arrival* last = arrivalCount_ ? &arrivals_[arrivalCount_ - 1] : nullptr;
+    if (last && last->timed == a.timed && last->at == a.at) last->end = a.end;
+    else if (arrivalCount_ == kArrivals) *last = a;
+    else arrivals_[arrivalCount_++] = a;
+  }
   return n;
 }
 
 bool Parser::Next(Frame* out) {
   if (consume_) {
-    start_ += consume_;
+    Advance(consume_);
     consume_ = 0;
   }
   for (;;) {
@@ -138,6 +177,11 @@ bool Parser::Next(Frame* out) {
       continue;
     }
     if (avail < kOverhead + n) {  // step 6: the rest of the frame must fit
+      if (stale()) {  // ...unless its sender was cut off mid-frame
+        stats_.stale++;
+        Skip(1);
+        continue;
+      }
       if (start_ + kOverhead + n > kBuf) Compact();
       return false;
     }

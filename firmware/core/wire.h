@@ -116,25 +116,43 @@ const char* DecodeErrorName(DecodeError e);
 // Decode parses exactly one frame occupying all of data[0..len).
 DecodeError Decode(const uint8_t* data, size_t len, Frame* out);
 
-// Why the parser discarded bytes (§4 steps 2, 4, 5, 7).
-enum class SkipReason : uint8_t { NoMagic, BadVersion, BadType, Oversize, Crc };
+// Why the parser discarded bytes (§4 steps 2, 4, 5, 7, and the stale
+// partial frame of the cut-off frame extension, firmware/README.md).
+enum class SkipReason : uint8_t { NoMagic, BadVersion, BadType, Oversize, Crc, Stale };
+
+// kStaleAfterMs: a partial frame still incomplete this long after its first
+// byte arrived is a cut-off frame (its sender restarted mid-write) and is
+// skipped one byte at a time like a CRC failure. The largest frame takes
+// about 4 ms at USB full speed; the host's parser uses the same 500 ms
+// (protocols/stackchan/wire StaleAfter).
+constexpr uint32_t kStaleAfterMs = 500;
 
 struct ParserStats {
   uint64_t frames = 0;
   uint64_t skippedBytes = 0;
   uint64_t crcErrors = 0;
   uint64_t badHeaders = 0;
+  uint64_t stale = 0;  // partial frames given up on after kStaleAfterMs
 };
 
 // Parser is the §4 algorithm over a fixed buffer. Feed bytes, then call Next
 // until it returns false; the frame's payload is valid until the next Feed,
 // Next or Reset. Feed never drops input: it takes as much as fits and returns
 // the count, so a caller loops (FeedAll does this with a callback).
+//
+// On a live link, feed with the time (a uint32 millisecond clock; wrapping
+// is fine) and call Expire from the loop's tick, then drain Next: a partial
+// frame waited for kStaleAfterMs since its first byte is given up on, so a
+// header cut short cannot swallow the next HELLO. Bytes fed without a time
+// never go stale (tests, captures), exactly as plain §4.
 class Parser {
  public:
   // Feed appends up to len bytes and returns how many it took. It only
   // refuses bytes while a complete frame is waiting to be taken with Next.
-  size_t Feed(const uint8_t* data, size_t len);
+  size_t Feed(const uint8_t* data, size_t len) { return feed(data, len, false, 0); }
+  size_t Feed(const uint8_t* data, size_t len, uint32_t now) { return feed(data, len, true, now); }
+  // Expire tells the parser the time without bytes; drain Next after it.
+  void Expire(uint32_t now) { setNow(now); }
   // Next emits the next frame, discarding garbage per §4.
   bool Next(Frame* out);
   void Reset();
@@ -144,18 +162,30 @@ class Parser {
   // FeedAll feeds everything, calling fn(const Frame&) for each frame.
   template <typename Fn>
   void FeedAll(const uint8_t* data, size_t len, Fn&& fn) {
+    feedAll(data, len, false, 0, fn);
+  }
+  template <typename Fn>
+  void FeedAll(const uint8_t* data, size_t len, uint32_t now, Fn&& fn) {
+    feedAll(data, len, true, now, fn);
+  }
+
+ private:
+  template <typename Fn>
+  void feedAll(const uint8_t* data, size_t len, bool timed, uint32_t now, Fn& fn) {
     Frame f;
     while (true) {
-      size_t n = Feed(data, len);
+      size_t n = feed(data, len, timed, now);
       data += n;
       len -= n;
       while (Next(&f)) fn(f);
       if (len == 0) return;
     }
   }
-
- private:
+  size_t feed(const uint8_t* data, size_t len, bool timed, uint32_t now);
+  void setNow(uint32_t now);
+  bool stale() const;
   void Compact();
+  void Advance(size_t n);
   void Skip(size_t n);
   static constexpr size_t kBuf = 2 * kMaxFrame;
   uint8_t buf_[kBuf];
@@ -163,7 +193,27 @@ class Parser {
   size_t end_ = 0;
   size_t consume_ = 0;  // bytes of the frame last returned by Next
   ParserStats stats_;
+
+  // When the pending bytes arrived: the stream offset just past each read
+  // and its time. Fixed size: when full, the newest entry absorbs the next
+  // read and takes its later time, which can only delay going stale.
+  struct Arrival {
+    uint64_t end;
+    uint32_t at;
+    bool timed;
+  };
+  static constexpr size_t kArrivals = 16;
+  Arrival arrivals_[kArrivals];
+  size_t arrivalCount_ = 0;
+  uint64_t base_ = 0;  // stream offset of buf_[start_]
+  uint32_t now_ = 0;   // the latest time fed; meaningful once clock_
+  bool clock_ = false;
 };
+
+// kFillLen is the host's fill (README "Cut-off frames"): kMaxFrame zero bytes
+// ahead of HELLO complete any partial frame a §4 parser still holds, and
+// are then discarded as garbage (zeros never contain the magic).
+constexpr size_t kFillLen = kMaxFrame;
 
 // Control payload helpers.
 struct Hello {

@@ -153,6 +153,56 @@ TEST_CASE("approvals: a duplicate request for a queued entry only updates it; re
   CHECK(out.sent.size() == 1);
 }
 
+TEST_CASE("approvals: after a new session (HELLO) what the host does not send again goes within 2.5 s") {
+  // Issue 32.6: A was shown when USB went; the Pi decided A meanwhile and
+  // now has C pending. A must not hide C behind working buttons.
+  Out out;
+  ApprovalSession s(out);
+  s.OnRequest(Request("A"), 0);
+  s.OnRequest(Request("B"), 0);
+  out.sent.clear();
+  s.NewSession(10000);
+  CHECK(s.View().requestId == "A");
+  CHECK(s.View().stale);
+  CHECK_FALSE(s.View().buttonsEnabled);
+  CHECK(s.View().statusLine == "checking with the Pi...");
+  CHECK_FALSE(s.Decide(true, 10000));
+  s.OnRequest(Request("C"), 10001);  // the host's pending set
+  CHECK(out.sent.empty());           // C is queued behind A for now
+  s.Tick(10000 + kStaleGraceMs - 1);
+  CHECK(s.size() == 3);
+  s.Tick(10000 + kStaleGraceMs);
+  REQUIRE(s.size() == 1);  // A and B were not sent again
+  CHECK(s.View().requestId == "C");
+  CHECK(s.View().buttonsEnabled);
+  REQUIRE(out.sent.size() == 1);
+  CHECK(out.sent[0]["type"] == "approval.presented");
+  CHECK(out.sent[0]["requestId"] == "C");
+}
+
+TEST_CASE("approvals: an entry sent again after HELLO keeps its decision; a retransmitted HELLO is not a new session") {
+  Out out;
+  ApprovalSession s(out);
+  s.OnRequest(Request("X"), 0);
+  CHECK(s.Decide(false, 10));  // NG while USB was gone
+  out.sent.clear();
+  s.NewSession(5000);
+  s.OnRequest(Request("X"), 5001);
+  CHECK_FALSE(s.View().stale);
+  REQUIRE(out.sent.size() == 1);
+  CHECK(out.sent[0]["type"] == "approval.response");
+  CHECK(out.sent[0]["decision"] == "decline");
+  s.NewSession(5000 + kRetransmittedHelloMs - 1);  // the same HELLO again
+  CHECK_FALSE(s.View().stale);
+  s.Tick(9000);
+  CHECK(s.size() == 1);
+  s.NewSession(20000);  // a real new session: stale again until sent
+  CHECK(s.View().stale);
+  s.Tick(20000 + kStaleGraceMs);
+  CHECK(s.size() == 0);
+  CHECK_FALSE(s.View().visible);
+}
+
 TEST_CASE("approvals: the detail pages through 36x8 and back to the summary; titles fit 30 columns") {
   Out out;
   ApprovalSession s(out);

@@ -328,6 +328,47 @@ TEST_CASE("USB disconnect is confirmed after 100 ms only, then everything resets
   CHECK(r.dev.transport() == TransportState::Unsupported);
 }
 
+TEST_CASE("[OURS] USB back after a session: ERROR 1 on stream 0 at once, so the host notices the replug") {
+  Rig r;
+  r.dev.SetUsbConnected(false, r.now + 200);
+  REQUIRE(r.dev.transport() == TransportState::Disconnected);
+  r.Take();
+  r.dev.SetUsbConnected(true, r.now + 300);
+  auto fs = r.Take();
+  uint16_t stream = 99;
+  CHECK(ErrorOf(fs, &stream) == kErrInvalidRequest);
+  CHECK(stream == 0);
+  CHECK(fs.size() == 1);
+  // Without a HELLO since, a second replug says nothing: there is no
+  // session to lose. A fresh boot says nothing either.
+  r.dev.SetUsbConnected(false, r.now + 500);
+  r.dev.SetUsbConnected(true, r.now + 600);
+  CHECK(r.Take().empty());
+  Rig boot(false);
+  CHECK(boot.Take().empty());
+}
+
+TEST_CASE("HELLO after a replug: the approval the host no longer sends goes, the one it sends is shown") {
+  Rig r;
+  r.SendEvent(R"({"schema":"stackchan.event.v1","type":"approval.request","requestId":"p1","kind":"command","title":"T","summary":"S","detail":"D","truncated":false})", 1);
+  REQUIRE(r.dev.approvals().View().requestId == "p1");
+  r.dev.SetUsbConnected(false, r.now + 200);
+  r.now += 300;
+  r.dev.SetUsbConnected(true, r.now);
+  r.Send(HelloFrame());
+  r.SendEvent(R"({"schema":"stackchan.event.v1","type":"approval.request","requestId":"p2","kind":"command","title":"T2","summary":"S","detail":"D","truncated":false})", 1);
+  CHECK(r.dev.approvals().View().requestId == "p1");
+  CHECK_FALSE(r.dev.approvals().View().buttonsEnabled);
+  r.Take();
+  r.Tick(kStaleGraceMs);
+  CHECK(r.dev.approvals().View().requestId == "p2");
+  CHECK(r.dev.approvals().View().buttonsEnabled);
+  auto ev = r.Events();
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0]["type"] == "approval.presented");
+  CHECK(ev[0]["requestId"] == "p2");
+}
+
 TEST_CASE("EVENT: chunked inbound message reassembles; bad JSON or foreign schema costs only itself") {
   Rig r;
   r.Send(ControlFrame(kSpeakerStart, 2, 24000));
@@ -374,4 +415,28 @@ TEST_CASE("outgoing EVENT ids run 1.. and chunk to the host's max payload") {
   CHECK(fs[3].stream == 2);
   CHECK(fs[3].flags == 3);
   CHECK(r.dev.Send(std::string(70000, ' ')) == SendResult::Overflow);
+}
+
+TEST_CASE("[OURS] a HELLO behind a cut frame is answered from Tick once the cut frame is stale") {
+  Rig r;
+  Bytes pay(kMaxPayload);
+  Frame f;
+  f.type = 2;
+  f.stream = 1;
+  f.sampleRate = 24000;
+  f.payload = pay.data();
+  f.length = kMaxPayload;
+  Bytes cut = Encoded(f);
+  cut.resize(40);  // the host restarted mid-frame
+  r.Send(cut);
+  r.Tick(100);
+  r.Send(HelloFrame(4096, 0xF27));
+  CHECK(r.Take().empty());  // held as the cut frame's payload
+  r.Tick(kStaleAfterMs - 100 - 1);
+  CHECK(r.Take().empty());
+  r.Tick(1);
+  auto fs = r.Take();
+  REQUIRE(fs.size() == 1);
+  CHECK(fs[0].flags == kHelloAck);
+  CHECK(r.dev.parserStats().stale == 1);
 }

@@ -103,6 +103,67 @@ TEST_CASE("fuzz: parser over mutated frame streams finds every intact frame") {
   if (iters >= 100) CHECK(frames > 0);
 }
 
+TEST_CASE("fuzz: timed parser over cut frames and random gaps never waits past kStaleAfterMs") {
+  uint64_t seed = Seed();
+  int iters = Iters() / 10;
+  std::printf("fuzz timed parser: seed=%llu iterations=%d\n", (unsigned long long)seed, iters);
+  std::mt19937_64 rng(seed);
+  Bytes hello = HelloFrame();
+  Parser p;
+  uint64_t stale = 0;
+  for (int it = 0; it < iters; it++) {
+    // Frames, some cut short at a random byte (the sender restarted), and
+    // junk rich in magic, read in random pieces at random gaps.
+    Bytes stream;
+    for (int k = int(rng() % 5) + 1; k > 0; k--) {
+      Bytes pay(rng() % 2 ? kMaxPayload : rng() % 300);
+      for (auto& b : pay) b = uint8_t(rng() % 4 == 0 ? 0x43 : rng());
+      Frame f;
+      f.type = uint8_t(rng() % 7);
+      f.stream = uint16_t(rng());
+      f.payload = pay.data();
+      f.length = uint32_t(pay.size());
+      Bytes e = Encoded(f);
+      if (rng() % 2) e.resize(1 + rng() % e.size());
+      stream.insert(stream.end(), e.begin(), e.end());
+    }
+    stale += p.stats().stale;
+    p.Reset();
+    uint32_t now = uint32_t(rng());  // anywhere on the clock, wrap included
+    size_t off = 0;
+    while (off < stream.size()) {
+      size_t step = 1 + rng() % 700;
+      if (step > stream.size() - off) step = stream.size() - off;
+      now += uint32_t(rng() % 4 == 0 ? rng() % 1200 : rng() % 20);
+      p.FeedAll(stream.data() + off, step, now, [&](const Frame& f) {
+        Bytes re = Encoded(f);
+        Frame back;
+        REQUIRE(Decode(re.data(), re.size(), &back) == DecodeError::None);
+      });
+      off += step;
+    }
+    // kStaleAfterMs after the last read nothing may still be waited for:
+    // a HELLO fed then, at once, is found.
+    now += kStaleAfterMs;
+    p.Expire(now);
+    Frame f;
+    while (p.Next(&f)) {
+    }
+    int hellos = 0;
+    p.FeedAll(hello.data(), hello.size(), now, [&](const Frame& fr) { hellos += fr.flags == kHello && fr.type == 0; });
+    CHECK(hellos == 1);
+    // And the fill alone idles it too, without any time passing.
+    p.FeedAll(stream.data(), stream.size(), now, [](const Frame&) {});
+    Bytes fill(kFillLen, 0);
+    p.FeedAll(fill.data(), fill.size(), now, [](const Frame&) {});
+    hellos = 0;
+    p.FeedAll(hello.data(), hello.size(), now, [&](const Frame& fr) { hellos += fr.flags == kHello && fr.type == 0; });
+    CHECK(hellos == 1);
+    CHECK(p.pending() == 0);
+  }
+  if (iters >= 100) CHECK(stale > 0);  // the cut frames were given up on, not completed
+}
+
 TEST_CASE("fuzz: raw random bytes never crash the parser or the decoder") {
   uint64_t seed = Seed();
   int iters = Iters();

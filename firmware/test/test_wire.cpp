@@ -231,3 +231,105 @@ TEST_CASE("hello payload and negotiation helpers") {
   CHECK(EventReady(0xF27, kFirmwareCaps));
   CHECK_FALSE(EventReady(0x227, kFirmwareCaps));
 }
+
+// ---- cut-off frames (README "Cut-off frames", issue 32 item 5)
+
+namespace {
+// CutFrame is the first n bytes of a frame promising the largest payload.
+Bytes CutFrame(size_t n) {
+  Bytes pay(kMaxPayload);
+  Frame f;
+  f.type = 2;
+  f.stream = 1;
+  f.sampleRate = 24000;
+  f.payload = pay.data();
+  f.length = kMaxPayload;
+  Bytes e = Encoded(f);
+  return Bytes(e.begin(), e.begin() + long(n));
+}
+std::vector<OwnedFrame> ParseAt(Parser& p, const Bytes& b, uint32_t now) {
+  std::vector<OwnedFrame> out;
+  p.FeedAll(b.data(), b.size(), now, [&](const Frame& f) {
+    out.push_back({f.type, f.flags, f.stream, f.sequence, f.sampleRate, Bytes(f.payload, f.payload + f.length)});
+  });
+  return out;
+}
+std::vector<OwnedFrame> ExpireAt(Parser& p, uint32_t now) {
+  p.Expire(now);
+  std::vector<OwnedFrame> out;
+  Frame f;
+  while (p.Next(&f)) out.push_back({f.type, f.flags, f.stream, f.sequence, f.sampleRate, Bytes(f.payload, f.payload + f.length)});
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a cut frame is given up on kStaleAfterMs after its first byte; the HELLO behind it is found") {
+  for (uint32_t t0 : {1000u, 0xFFFFFF00u}) {  // and across the clock's wrap
+    CAPTURE(t0);
+    Parser p;
+    CHECK(ParseAt(p, CutFrame(40), t0).empty());
+    CHECK(ParseAt(p, HelloFrame(), t0 + 100).empty());  // swallowed, for now
+    CHECK(ExpireAt(p, t0 + kStaleAfterMs - 1).empty());
+    auto got = ExpireAt(p, t0 + kStaleAfterMs);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].flags == kHello);
+    CHECK(p.stats().stale == 1);
+    CHECK(p.stats().skippedBytes == 40);
+    CHECK(p.pending() == 0);
+  }
+  Parser p;  // a HELLO arriving after the deadline is found at once
+  CHECK(ParseAt(p, CutFrame(40), 1000).empty());
+  CHECK(ParseAt(p, HelloFrame(), 1000 + kStaleAfterMs).size() == 1);
+}
+
+TEST_CASE("a frame whose rest arrives late but in one read is still emitted") {
+  Bytes whole = CutFrame(kMaxFrame);
+  Parser p;
+  CHECK(ParseAt(p, Bytes(whole.begin(), whole.begin() + 40), 1000).empty());
+  CHECK(ParseAt(p, Bytes(whole.begin() + 40, whole.end()), 4000).size() == 1);
+  CHECK(p.stats().stale == 0);
+}
+
+TEST_CASE("a frame trickling in a byte per ms (more reads than arrival slots) is not stale") {
+  Bytes e = ControlFrame(kSpeakerText, 1, 0, Bytes(96, 'x'));
+  Parser p;
+  size_t n = 0;
+  for (size_t i = 0; i < e.size(); i++) n += ParseAt(p, Bytes{e[i]}, 1000 + uint32_t(i)).size();
+  CHECK(n == 1);
+  CHECK(p.stats().stale == 0);
+}
+
+TEST_CASE("heartbeats every 20 ms behind a cut frame all come out once it is stale") {
+  Parser p;
+  ParseAt(p, CutFrame(40), 1000);
+  size_t got = 0;
+  for (uint32_t i = 1; i <= 30; i++) {
+    got += ParseAt(p, ControlFrame(kStatus, 0, 0, {0}), 1000 + 20 * i).size();
+    if (20 * i >= kStaleAfterMs) CHECK(got == i);
+    else CHECK(got == 0);
+  }
+}
+
+TEST_CASE("bytes fed without a time never go stale (plain section 4)") {
+  Parser p;
+  ParseAll(p, CutFrame(40));
+  ParseAll(p, HelloFrame());
+  CHECK(ExpireAt(p, 1000000).empty());
+  CHECK(p.stats().stale == 0);
+}
+
+TEST_CASE("the host's fill completes any partial frame, so the HELLO behind it is read") {
+  Bytes inner = CutFrame(kMaxFrame);
+  Bytes nested = CutFrame(60);
+  nested.insert(nested.end(), inner.begin(), inner.end() - 100);
+  for (const Bytes& held : {Bytes{}, Bytes{0x43, 0x53}, CutFrame(11), CutFrame(40), CutFrame(kMaxFrame - 1), nested}) {
+    CAPTURE(held.size());
+    Parser p;  // untimed: a parser without the timeout
+    ParseAll(p, held);
+    ParseAll(p, Bytes(kFillLen, 0));
+    auto got = ParseAll(p, HelloFrame());
+    REQUIRE(!got.empty());
+    CHECK(got.back().flags == kHello);
+    CHECK(p.pending() == 0);
+  }
+}

@@ -21,7 +21,7 @@ finish() {
 	exit
 }
 
-ensure_packages mtools dosfstools e2fsprogs fdisk qemu-system-arm xz-utils zstd bmap-tools cpio python3 \
+ensure_packages mtools dosfstools e2fsprogs fdisk qemu-system-arm xz-utils zstd bmap-tools cpio python3 mmdebstrap \
 	device-tree-compiler ||
 	{ bad "install prerequisites with apt"; finish; }
 work=$(mktemp -d /var/tmp/claude-pi-image-test.XXXXXX)
@@ -140,6 +140,78 @@ check "firstboot.txt: the other settings kept as they were" bash -c '
 check "the old file's bytes (its clusters on FAT): secrets overwritten in place, same length" bash -c '
 	! grep -a -e fb-secret -e pässwörd "$1" && [ "$(stat -c %s "$1")" = "$2" ] &&
 		grep -aqx "wifi_psk=\*\{11\}" "$1" && grep -aq "^  password =\*\{25\}"$'"'"'\r'"'"'"\$" "$1"' _ "$fb/old-clusters" "$fb_size"
+# ---- first boot: Raspberry Pi Imager's settings (issue 35) -------------
+# A boot partition as Imager 2.x leaves it for init_format cloudinit-rpi
+# (the seeds of protocols/firstboot/testdata/full, in Imager's exact
+# shapes) beside the image's firstboot.txt. The firstboot script's own
+# parts run against it, with claude-pi built for this host: the merge
+# (Imager's win), the Wi-Fi and keyboard files, then the scrub. The user,
+# hostname and ssh parts need a whole system: smoke.sh boots one.
+ib=$work/imager-boot
+mkdir -p "$ib"
+cp "$repo"/protocols/firstboot/testdata/full/{user-data,network-config,meta-data} "$ib/"
+cp "$image/rootfs/boot/firmware/firstboot.txt" "$ib/"
+ln "$ib/network-config" "$work/imager-old-clusters"
+if (cd "$repo" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$work/host-bin/claude-pi" .) > "$work/go-host.log" 2>&1; then
+	# fbrun CODE: CODE after sourcing the firstboot script, its paths here.
+	fbrun() { PATH="$work/host-bin:$PATH" bash -c '. "$1"; boot=$2; settings=$2/firstboot.txt; applied_path=$3/applied
+		wpa_conf=$3/wpa.conf; keyboard_file=$3/keyboard; systemctl() { :; }; eval "$4"' _ \
+		"$image/rootfs/usr/lib/claude-pi/firstboot" "$ib" "$work" "$1"; }
+	a=$work/applied
+	check "firstboot: claude-pi merges Imager's files over firstboot.txt's defaults" bash -c '
+		grep -qx "hostname = \"deskpi\"" "$1" && grep -qx "user = \"ada\"" "$1" && grep -qF "password_hash = \"\$y\$j9T\$" "$1" &&
+			[ "$(grep -c ^ssh_key "$1")" = 2 ] && grep -qx "ssh_password_login = \"yes\"" "$1"' _ \
+		"$(fbrun 'read_settings >&2; cat "$applied"' 2> "$work/fb-read.log" > "$a.copy"; echo "$a.copy")"
+	check "firstboot: Imager's Wi-Fi (hidden, its PSK, its country) in wpa_supplicant's file" bash -c '
+		grep -qx "country=GB" "$1" && grep -qx "	ssid=486f6d65204e6574776f726b" "$1" && grep -qx "	scan_ssid=1" "$1" &&
+			grep -qx "	psk=5f1a1b0c6e2b6dbb8e2f0a6d9a4c7c0f3e1d2b4a69788f0e1d2c3b4a59687f0e" "$1"' _ \
+		"$(fbrun 'applied=$applied_path; set_wifi; set_keyboard' > /dev/null; echo "$work/wpa.conf")"
+	check "firstboot: Imager's keyboard layout in /etc/default/keyboard" grep -qx 'XKBLAYOUT="gb"' "$work/keyboard"
+	fbrun 'applied=$applied_path; scrub' > "$work/fb-scrub.log" 2>&1
+	check "firstboot: Imager's files overwritten in place and removed, the merge with them" bash -c '
+		[ ! -e "$1/user-data" ] && [ ! -e "$1/network-config" ] && [ ! -e "$1/meta-data" ] && [ ! -e "$2/applied" ] &&
+			! grep -aq -e 5f1a1b0c -e "Home Network" "$2/imager-old-clusters" && [ -s "$2/imager-old-clusters" ]' _ "$ib" "$work"
+	# The rest of the script (hostname, user, sshd, time zone) on a whole
+	# Debian 13 system: a chroot (image/test/firstboot-chroot.sh).
+	bash "$here/firstboot-chroot.sh" "$work/host-bin/claude-pi" > "$work/fb-chroot.log" 2>&1
+	grep -E '^(ok|FAIL) ' "$work/fb-chroot.log"
+	passed=$((passed + $(grep -c '^ok ' "$work/fb-chroot.log")))
+	failed=$((failed + $(grep -c '^FAIL ' "$work/fb-chroot.log")))
+	grep -q '^firstboot chroot: [0-9]* passed' "$work/fb-chroot.log" ||
+		{ bad "firstboot chroot: did not finish"; tail -n 20 "$work/fb-chroot.log"; }
+else
+	bad "build claude-pi for this host"
+	cat "$work/go-host.log"
+fi
+# ---- the Raspberry Pi Imager manifest (issue 35) --------------------------
+# On a stand-in image: Imager's required os_list fields, the sizes and
+# SHA-256 of what it names, init_format cloudinit-rpi, and a refusal of a
+# URL that would need JSON escaping.
+im=$work/imager-manifest
+mkdir -p "$im"
+head -c 1048576 /dev/urandom > "$im/claude-pi-1.0-arm64.img"
+xz -0 -k "$im/claude-pi-1.0-arm64.img"
+check "imager-manifest: written for an image" env SOURCE_DATE_EPOCH=1764806400 VERSION=1.0 \
+	"$image/lib/imager-manifest" "$im" claude-pi-1.0-arm64 xz https://example.org/images/
+check "imager-manifest: Imager's required fields, the right sizes and sums, cloudinit-rpi" python3 -c '
+import hashlib, json, os, sys
+d = sys.argv[1]
+m = json.load(open(d + "/claude-pi-1.0-arm64.rpi-imager-manifest"))
+e, = m["os_list"]
+img, xz = d + "/claude-pi-1.0-arm64.img", d + "/claude-pi-1.0-arm64.img.xz"
+sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+missing = [k for k in ("name", "description", "icon", "url", "extract_size", "extract_sha256",
+	"image_download_size", "release_date", "devices") if k not in e]
+assert not missing, missing
+assert e["url"] == "https://example.org/images/claude-pi-1.0-arm64.img.xz", e["url"]
+assert e["extract_size"] == os.path.getsize(img) and e["extract_sha256"] == sha(img)
+assert e["image_download_size"] == os.path.getsize(xz) and e["image_download_sha256"] == sha(xz)
+assert e["init_format"] == "cloudinit-rpi" and e["release_date"] == "2025-12-04", e
+assert set(e["devices"]) == {"pi4-64bit", "pi3-64bit"}
+assert {t for dev in m["imager"]["devices"] for t in dev["tags"]} == set(e["devices"])
+' "$im"
+check "imager-manifest: refuses a URL it would have to escape" bash -c '! "$1" "$2" claude-pi-1.0-arm64 xz "https://x/\"y" 2>/dev/null' _ \
+	"$image/lib/imager-manifest" "$im"
 check "fstab: the boot partition is root's and group claude-pi's only (no umask=0022)" bash -c '
 	l=$(grep "^LABEL=RASPIFIRM" "$1") && [[ $l == *fmask=0137* && $l == *dmask=0027* && $l == *gid=claude-pi* && $l == *uid=0* && $l != *umask=* ]]' \
 	_ "$image/rootfs/etc/fstab"

@@ -12,7 +12,7 @@ import (
 	"github.com/claude-pi/claude-pi/actors/dock"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/actors/ui"
-	"github.com/claude-pi/claude-pi/boards/sim"
+	"github.com/claude-pi/claude-pi/internal/appliance/webapi"
 	"github.com/claude-pi/claude-pi/supervisor"
 )
 
@@ -21,28 +21,28 @@ import (
 const stateTimeout = 200 * time.Millisecond
 
 // newLAN is the lan service's state as /api/state shows it.
-func newLAN(l lan.State) *sim.LAN {
-	a := &sim.LAN{Listen: l.Addr, Pending: l.Pending, Clients: []sim.LANClient{}, Sessions: []sim.LANSession{}}
+func newLAN(l lan.State) *webapi.LAN {
+	a := &webapi.LAN{Listen: l.Addr, Pending: l.Pending, Clients: []webapi.LANClient{}, Sessions: []webapi.LANSession{}}
 	for _, c := range l.Clients {
-		a.Clients = append(a.Clients, sim.LANClient{Name: c.Name, Fingerprint: c.Fingerprint, Paired: c.Paired})
+		a.Clients = append(a.Clients, webapi.LANClient{Name: c.Name, Fingerprint: c.Fingerprint, Paired: c.Paired})
 	}
 	if p := l.Pairing; p != nil {
-		a.Pairing = &sim.LANPairing{Name: p.Name, Code: p.Code, Accepted: p.Accepted}
+		a.Pairing = &webapi.LANPairing{Name: p.Name, Code: p.Code, Accepted: p.Accepted}
 	}
 	for _, s := range l.Sessions {
-		a.Sessions = append(a.Sessions, sim.LANSession{ID: s.ID, Client: s.Client, Project: s.Project,
+		a.Sessions = append(a.Sessions, webapi.LANSession{ID: s.ID, Client: s.Client, Project: s.Project,
 			State: s.State, Activity: s.Activity, Pending: s.Pending})
 	}
 	return a
 }
 
 // newDock is the dock service's state as /api/state shows it.
-func newDock(d dock.State) *sim.Dock {
-	sd := &sim.Dock{Connected: d.Connected, Path: d.Path, Serial: d.Serial, Ready: d.Ready, Event: d.Event,
+func newDock(d dock.State) *webapi.Dock {
+	sd := &webapi.Dock{Connected: d.Connected, Path: d.Path, Serial: d.Serial, Ready: d.Ready, Event: d.Event,
 		Description: d.Description, Pending: d.Pending, MaxCreditWait: d.MaxCreditWait.Milliseconds(),
 		DisplayOnly: d.DisplayOnly}
 	if nd := d.NewDock; nd.Asking {
-		sd.NewDock = &sim.NewDock{Serial: nd.Serial, Shown: nd.Shown}
+		sd.NewDock = &webapi.NewDock{Serial: nd.Serial, Shown: nd.Shown, Looks: nd.Looks, Was: nd.Was}
 	}
 	return sd
 }
@@ -50,8 +50,8 @@ func newDock(d dock.State) *sim.Dock {
 // newPrompt is a prompt as /api/state shows it, its age counted to now.
 // Decided, By and Reconnecting are the caller's: approvals' for the
 // list, the ui's last frame for the prompt on the screen.
-func newPrompt(p approvals.Prompt, now time.Time) sim.Prompt {
-	sp := sim.Prompt{Source: p.Source, ID: p.ID, Tool: p.Tool, Hint: p.Hint, Detail: p.Detail,
+func newPrompt(p approvals.Prompt, now time.Time) webapi.Prompt {
+	sp := webapi.Prompt{Source: p.Source, ID: p.ID, Tool: p.Tool, Hint: p.Hint, Detail: p.Detail,
 		Warnings: []string{}, Truncated: p.Truncated}
 	if p.Warnings != "" {
 		sp.Warnings = strings.Split(p.Warnings, "\n")
@@ -76,8 +76,8 @@ func ask[T any](sys *actor.ActorSystem, service string, msg any, timeout time.Du
 // APIState asks the services what they know, all at once, each with its
 // own timeout; a service that does not answer in time leaves its fields
 // null rather than holding up the page.
-func APIState(tree *supervisor.Tree, board string, timeout time.Duration) sim.State {
-	st := sim.State{Board: board, Services: simServices(tree.Processes())}
+func APIState(tree *supervisor.Tree, board string, timeout time.Duration) webapi.State {
+	st := webapi.State{Board: board, Services: simServices(tree.Processes())}
 	sys := tree.System()
 	var (
 		wg       sync.WaitGroup
@@ -111,10 +111,10 @@ func APIState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 		st.Shows = string(view.Screen)
 		if view.Forget != "" {
 			f := view.Forgotten
-			st.Forget = &sim.Forget{Step: view.Forget, Removed: f.Removed, NoBonds: f.NoBonds, Err: f.Err}
+			st.Forget = &webapi.Forget{Step: view.Forget, Removed: f.Removed, NoBonds: f.NoBonds, Err: f.Err}
 		}
 		if l := view.Link; l != nil {
-			st.Link = &sim.Link{Advertising: l.Advertising, AdvertiseErr: l.AdvertiseErr, Connected: l.Connected,
+			st.Link = &webapi.Link{Advertising: l.Advertising, AdvertiseErr: l.AdvertiseErr, Connected: l.Connected,
 				Central: l.Central, Subscribed: l.Subscribed, Secured: l.Secured, MTU: l.MTU, Passkey: l.Passkey,
 				CanPair: l.CanPair, Security: l.Security}
 		}
@@ -124,7 +124,7 @@ func APIState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 		if entries == nil {
 			entries = []string{}
 		}
-		st.Snapshot = &sim.Snapshot{Total: h.Total, Running: h.Running, Waiting: h.Waiting, Msg: h.Msg,
+		st.Snapshot = &webapi.Snapshot{Total: h.Total, Running: h.Running, Waiting: h.Waiting, Msg: h.Msg,
 			Entries: entries, Tokens: h.Tokens, TokensToday: h.TokensToday}
 	}
 	if dOK {
@@ -135,8 +135,8 @@ func APIState(tree *supervisor.Tree, board string, timeout time.Duration) sim.St
 	}
 	if pOK {
 		now := time.Now()
-		list := make([]sim.Prompt, 0, len(pending.Prompts))
-		var first *sim.Prompt
+		list := make([]webapi.Prompt, 0, len(pending.Prompts))
+		var first *webapi.Prompt
 		for _, v := range pending.Prompts {
 			ap := newPrompt(v.Prompt, now)
 			ap.Decided, ap.By, ap.Reconnecting = v.Decided, v.By, v.Reconnecting

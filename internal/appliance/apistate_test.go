@@ -36,7 +36,7 @@ func TestAPIStateCarriesPromptDetailAndNewDock(t *testing.T) {
 		answering[approvals.GetPending](approvals.ServiceName, approvals.Pending{Prompts: []approvals.PromptView{
 			{Prompt: shown}, {Prompt: plain}}}),
 		answering[dock.GetState](dock.ServiceName, dock.State{Connected: true, Path: "/dev/ttyACM0", DisplayOnly: true,
-			NewDock: dock.NewDock{Asking: true, Serial: "3C84CE\x1b[2J", Shown: "3C84CE?[2J"}}),
+			NewDock: dock.NewDock{Asking: true, Serial: "3C84CE\x1b[2J", Shown: `3C84CE\x1b[2J`, Looks: `"x" by "y"`, Was: `"a" by "b"`}}),
 	)
 	st := APIState(tree, "sim", time.Second)
 	raw, err := json.Marshal(st)
@@ -68,7 +68,7 @@ func TestAPIStateCarriesPromptDetailAndNewDock(t *testing.T) {
 			}
 		}
 	}
-	wantDock := map[string]any{"serial": "3C84CE\x1b[2J", "shown": "3C84CE?[2J"}
+	wantDock := map[string]any{"serial": "3C84CE\x1b[2J", "shown": `3C84CE\x1b[2J`, "looks": `"x" by "y"`, "was": `"a" by "b"`}
 	if nd, _ := got.Dock["newDock"].(map[string]any); !reflect.DeepEqual(nd, wantDock) || got.Dock["displayOnly"] != true {
 		t.Errorf("dock = %v, want newDock %v and displayOnly", got.Dock, wantDock)
 	}

@@ -227,6 +227,31 @@ func TestBoardAutoOnAPi(t *testing.T) {
 	}
 }
 
+// A HAT that names itself (its ID EEPROM) is chosen by board auto, and the
+// log says how; without one the error says why it could not be.
+func TestBoardAutoByHATEEPROM(t *testing.T) {
+	h := laptop()
+	h.PiModel = "Raspberry Pi 4 Model B Rev 1.5"
+	h.HAT = boards.Detection{Board: "display-hat-mini", How: `chosen by the HAT's ID EEPROM (vendor "V", product "P")`}
+	s, err := Resolve(Config{}, DefaultConfigPath, h)
+	if err != nil || s.board != "display-hat-mini" || s.simulated() || s.dataDir != "/var/lib/claude-pi" {
+		t.Fatalf("auto with an EEPROM = %q, %v", s.board, err)
+	}
+	if s.BoardHow() != `board auto: chosen by the HAT's ID EEPROM (vendor "V", product "P")` {
+		t.Errorf("BoardHow = %q", s.BoardHow())
+	}
+	if s, err := Resolve(Config{Board: "pirate-audio"}, DefaultConfigPath, h); err != nil || s.board != "pirate-audio" || s.BoardHow() != `set: board = "pirate-audio"` {
+		t.Errorf("a set board wins over the EEPROM: %q, %q, %v", s.board, s.BoardHow(), err)
+	}
+	h.HAT = boards.Detection{How: "no HAT ID EEPROM (no /proc/device-tree/hat)"}
+	if _, err := Resolve(Config{}, DefaultConfigPath, h); err == nil || !strings.Contains(err.Error(), "(not chosen by itself: no HAT ID EEPROM") {
+		t.Fatalf("auto without an EEPROM: err = %v", err)
+	}
+	if s, err := Resolve(Config{}, DefaultConfigPath, laptop()); err != nil || s.BoardHow() != "board auto: not a Raspberry Pi, so the simulator" {
+		t.Errorf("auto off a Pi: %q, %v", s.BoardHow(), err)
+	}
+}
+
 // TestHATBoardDefaults: every HAT board is accepted and gets the Pi's
 // defaults, on a Pi or not (a HAT can be configured before the Pi boots).
 func TestHATBoardDefaults(t *testing.T) {

@@ -27,6 +27,7 @@ import (
 	blesim "github.com/claude-pi/claude-pi/drivers/ble/sim"
 	"github.com/claude-pi/claude-pi/drivers/sdnotify"
 	"github.com/claude-pi/claude-pi/drivers/updates"
+	"github.com/claude-pi/claude-pi/internal/appliance/webapi"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 )
@@ -48,7 +49,7 @@ type hardware struct {
 	board *sim.Board // nil on a HAT board
 	// web is the sim board's page and API; serve sets its State. Nil on a
 	// HAT board, which has no framebuffer or buttons to show.
-	web      *sim.Server
+	web      *webapi.Server
 	link     drv.Peripheral
 	security drv.Security
 	// ui and audio are the board's services; the others are the same on
@@ -100,7 +101,7 @@ func boardHardware(s Settings, log *slog.Logger, processes func() []supervisor.P
 	hw.ui = ui.New(screen)
 	hw.audio = absent.New("no audio output on this board")
 	hw.board = board
-	hw.web = &sim.Server{Display: board.Display, Buttons: board.Buttons, Board: s.board, Logger: log.With("actor", "web")}
+	hw.web = &webapi.Server{Display: board.Display, Buttons: board.Buttons, Board: s.board, Logger: log.With("actor", "web")}
 	if s.ble.Backend != "sim" {
 		// Simulated screen and buttons, real radio.
 		hw.link = radioLink(s.ble, sec, log)
@@ -152,7 +153,11 @@ type Running struct {
 
 // ServeWith is Serve with o.
 func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Options) (err error) {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
+	// The line that says where everything is comes first: the start-up's
+	// INFO lines wait for it (heldLog).
+	var held heldLog
+	defer held.release()
+	log := slog.New(held.handler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel})))
 	unlock, err := lockDataDir(s.dataDir)
 	if err != nil {
 		return err
@@ -230,7 +235,7 @@ func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Opti
 		if err != nil {
 			return fmt.Errorf("http: %w (another claude-pi running? choose another with --http or set http = \"off\")", err)
 		}
-		hw.web.State = func() sim.State { return APIState(tree, s.board, stateTimeout) }
+		hw.web.State = func() webapi.State { return APIState(tree, s.board, stateTimeout) }
 		web = &http.Server{Handler: hw.web.Handler(), ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		go func() {
@@ -247,8 +252,9 @@ func ServeWith(ctx context.Context, s Settings, stdout, stderr io.Writer, o Opti
 	if l, ok := hw.link.(*blesim.Link); ok {
 		nus = l.Addr()
 	}
-	log.Info("started", "board", s.board, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
+	log.Info("started", "board", s.board, "board_chosen", s.boardHow, "data_dir", s.dataDir, "nus", nus, "control_socket", s.controlSocket, "web", webURL)
 	fmt.Fprintf(stdout, "%s on board %s: web %s · supervisorctl -s unix://%s status\n", s.ble.Name, s.board, webURL, s.controlSocket)
+	held.release()
 	if _, ok := hw.link.(*blesim.Link); ok {
 		fmt.Fprintf(stdout, "sim BLE link on %s · try: claude-pi demo --nus %s\n", nus, nus)
 	}
@@ -304,14 +310,14 @@ func notifySystemd(ctx context.Context, n sdnotify.Socket, tree *supervisor.Tree
 }
 
 // simServices is the service list as /api/state and the screen show it.
-func simServices(ps []supervisor.ProcessInfo) []sim.Service {
-	out := make([]sim.Service, 0, len(ps))
+func simServices(ps []supervisor.ProcessInfo) []webapi.Service {
+	out := make([]webapi.Service, 0, len(ps))
 	for _, p := range ps {
 		desc := p.Description
 		if desc == "" && p.SpawnErr != "" {
 			desc = p.SpawnErr
 		}
-		out = append(out, sim.Service{Name: p.Name, State: p.State.String(), Description: desc, Since: p.Start})
+		out = append(out, webapi.Service{Name: p.Name, State: p.State.String(), Description: desc, Since: p.Start})
 	}
 	return out
 }

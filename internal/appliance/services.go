@@ -74,7 +74,7 @@ func services(s Settings, hw hardware) []supervisor.Service {
 			approvals.WithOwner(lan.SourcePrefix+"*", lan.ServiceName), approvals.WithBusy(mark("prompt"))),
 		buddyactor.ServiceName: buddyactor.New(buddyactor.Config{DataDir: s.dataDir, Name: s.ble.Name}),
 		lan.ServiceName: lan.New(lan.Options{Listen: s.lan.listen, DataDir: s.dataDir, Device: s.ble.Name,
-			PairTimeout: s.lan.pairTimeout, MaxWait: s.lan.maxWait, Speak: dock.ServiceName, FollowUpWindow: s.voice.followUp}),
+			PairTimeout: s.lan.pairTimeout, MaxWait: s.lan.maxWait, Speak: dock.ServiceName, Tools: dock.ServiceName, FollowUpWindow: s.voice.followUp}),
 		dock.ServiceName: dock.New(hw.dock),
 		ui.ServiceName:   hw.ui,
 		audioService:     hw.audio,

@@ -23,15 +23,17 @@ import (
 // Host is what the defaults depend on, gathered once so tests can fake it.
 type Host struct {
 	PiModel string // non-empty on a Raspberry Pi
-	Getenv  func(string) string
-	Home    string
+	// HAT is the board the HAT's ID EEPROM names, if any, for board auto.
+	HAT    boards.Detection
+	Getenv func(string) string
+	Home   string
 }
 
 // ThisHost is the machine this runs on.
 func ThisHost() Host {
 	model, _ := boards.PiModel("/")
 	home, _ := os.UserHomeDir()
-	return Host{PiModel: model, Getenv: os.Getenv, Home: home}
+	return Host{PiModel: model, HAT: boards.Detect("/"), Getenv: os.Getenv, Home: home}
 }
 
 // Settings is the configuration resolved for one board: every default
@@ -42,6 +44,7 @@ type Settings struct {
 
 	configPath    string
 	board         string
+	boardHow      string // how board was chosen, for the log
 	dataDir       string
 	controlSocket string
 	controlGroup  string
@@ -60,6 +63,10 @@ type Settings struct {
 // link on a socket and the screen on a web page.
 func (s Settings) simulated() bool { return s.board == "sim" }
 
+// BoardHow says how the board was chosen: set in the configuration, or
+// by board auto (and from what).
+func (s Settings) BoardHow() string { return s.boardHow }
+
 // Resolve picks the board, fills the board's defaults into c and
 // validates the result. Errors name the key and say how to fix it.
 func Resolve(c Config, configPath string, h Host) (_ Settings, err error) {
@@ -75,14 +82,21 @@ func Resolve(c Config, configPath string, h Host) (_ Settings, err error) {
 	if !slices.Contains(BoardNames, board) {
 		return fail(fmt.Errorf("board = %q: unknown board (boards: %s)", board, strings.Join(BoardNames, ", ")))
 	}
+	s.boardHow = fmt.Sprintf("set: board = %q", board)
 	if board == "auto" {
 		// On a Pi the appliance is meant to drive real hardware; quietly
-		// running the simulator there would look like broken hardware.
-		if h.PiModel != "" {
+		// running the simulator there would look like broken hardware. A
+		// HAT that names itself (its ID EEPROM) is the one exception.
+		switch {
+		case h.PiModel != "" && h.HAT.Board != "":
+			board, s.boardHow = h.HAT.Board, "board auto: "+h.HAT.How
+		case h.PiModel != "":
 			return fail(fmt.Errorf("board auto: no HAT configured: set board = \"pirate-audio\" (or another HAT: %s) in %s, "+
-				"or board = \"sim\" to run the simulator on this %s", strings.Join(HATNames(), ", "), configPath, h.PiModel))
+				"or board = \"sim\" to run the simulator on this %s (not chosen by itself: %s)",
+				strings.Join(HATNames(), ", "), configPath, h.PiModel, h.HAT.How))
+		default:
+			board, s.boardHow = "sim", "board auto: not a Raspberry Pi, so the simulator"
 		}
-		board = "sim"
 	}
 	s.board = board
 

@@ -6,13 +6,13 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/clientcli"
 	"github.com/claude-pi/claude-pi/internal/mcpserver"
 )
 
@@ -48,23 +48,6 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 	return exitCode(err)
 }
 
-// usageError is an error the user fixes by reading --help; main exits 2
-// for it, as flag-parsing tools conventionally do.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
-}
-
-func exitCode(err error) int {
-	if errors.As(err, new(usageError)) {
-		return 2
-	}
-	return 1
-}
-
 // commandFunc is the shape of every command, so tests call one without
 // starting a process.
 type commandFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
@@ -94,12 +77,16 @@ func commandTable() []command {
 		}},
 		{name: "doctor", summary: "check SPI, GPIO, Bluetooth, audio, CoreS3 and config.txt\nfor the board, with a fix for each failure", run: doctorCommand},
 		{name: "setup", args: "--board NAME", summary: "prepare this Pi for a HAT (SPI, audio overlay, Bluetooth,\nthe board setting); says if a reboot is needed", run: setupCommand},
+		{name: "firstboot", summary: "the image's first boot: Raspberry Pi Imager's settings", subs: []command{
+			{name: "read", summary: "read Imager's files and firstboot.txt; print what to apply", run: firstbootSettingsCommand},
+			{name: "scrub", summary: "overwrite and remove Imager's files once applied", run: firstbootScrubCommand},
+		}},
 		{name: "demo", summary: "play a Claude desktop session against a running sim\nappliance (prompts wait for its A/B buttons)", run: demoCommand},
 		{name: "screenshot", args: "FILE", summary: "render a screen with sample data to a PNG (--screen,\n--size), or save a running sim's screen (--from URL)", run: screenshotCommand},
 		{name: "hook", summary: "the Claude Code hooks that ask the paired Pi", subs: []command{
-			{name: "permission", summary: "Claude Code PermissionRequest hook: ask the paired Pi", run: hookPermissionCommand},
-			{name: "event", summary: "Claude Code async hook: report session progress to the Pi", run: hookEventCommand},
-			{name: "install", summary: "add the two hooks to ~/.claude/settings.json (--project)", run: hookInstallCommand},
+			{name: "permission", summary: "Claude Code PermissionRequest hook: ask the paired Pi", run: clientcli.HookPermissionCommand},
+			{name: "event", summary: "Claude Code async hook: report session progress to the Pi", run: clientcli.HookEventCommand},
+			{name: "install", summary: "add the two hooks to ~/.claude/settings.json (--project)", run: clientcli.HookInstallCommand},
 		}},
 		{name: "pair", args: "[HOST]", summary: "pair this computer with a Pi (--list, --revoke NAME)", run: pairCommand},
 		{name: "mcp", summary: "stdio MCP server for Claude Code: the docked Stack-chan's tools", run: mcpserver.Command},
@@ -273,31 +260,44 @@ func versionCommand(_ context.Context, args []string, _ io.Reader, stdout, stder
 // writeUsage prints the command table.
 func writeUsage(w io.Writer) {
 	fmt.Fprint(w, "claude-pi: the Claude_Pi appliance\n\nUsage:\n  claude-pi [command] [flags]\n\nCommands:\n")
+	var rows [][2]string
 	for _, c := range commandTable() {
 		if c.subs == nil {
-			writeCommandRow(w, c.name+" "+c.args, c.summary)
+			rows = append(rows, [2]string{c.name + " " + c.args, c.summary})
 			continue
 		}
 		for _, s := range c.subs {
-			writeCommandRow(w, c.name+" "+s.name+" "+s.args, s.summary)
+			rows = append(rows, [2]string{c.name + " " + s.name + " " + s.args, s.summary})
 		}
 	}
+	writeCommandRows(w, rows)
 	fmt.Fprint(w, "\nRun \"claude-pi COMMAND --help\" for a command's flags.\n")
 }
 
-func writeCommandRow(w io.Writer, left, summary string) {
-	lines := strings.Split(summary, "\n")
-	fmt.Fprintf(w, "  %-16s%s\n", strings.TrimSpace(left), lines[0])
-	for _, l := range lines[1:] {
-		fmt.Fprintf(w, "  %-16s%s\n", "", l)
+// writeCommandRows prints left and summary columns; the summaries start
+// two spaces past the longest left column ("setup --board NAME"), so no
+// row's two run together.
+func writeCommandRows(w io.Writer, rows [][2]string) {
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(strings.TrimSpace(r[0]))+2)
+	}
+	for _, r := range rows {
+		lines := strings.Split(r[1], "\n")
+		fmt.Fprintf(w, "  %-*s%s\n", width, strings.TrimSpace(r[0]), lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(w, "  %-*s%s\n", width, "", l)
+		}
 	}
 }
 
 func writeGroupHelp(w io.Writer, path string, c command) {
 	fmt.Fprintf(w, "Usage: %s SUBCOMMAND [flags]\n\n%s.\n\nSubcommands:\n", path, capitalize(c.summary))
+	var rows [][2]string
 	for _, s := range c.subs {
-		writeCommandRow(w, s.name+" "+s.args, s.summary)
+		rows = append(rows, [2]string{s.name + " " + s.args, s.summary})
 	}
+	writeCommandRows(w, rows)
 	fmt.Fprintf(w, "\nRun \"%s SUBCOMMAND --help\" for its flags.\n", path)
 }
 
@@ -306,46 +306,6 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// newFlagSet returns a FlagSet that reports errors instead of exiting and
-// prints usage (a synopsis, then the flags) to w.
-func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("claude-pi "+name, flag.ContinueOnError)
-	fs.SetOutput(w)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "%s\n", synopsis)
-		if hasFlags(fs) {
-			fmt.Fprint(fs.Output(), "\nFlags:\n")
-			fs.PrintDefaults()
-		}
-	}
-	return fs
-}
-
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
-}
-
-// parseInterleaved parses flags that come after the positional arguments
-// too ("pair 192.168.1.20 --yes"), as users expect of a CLI; after "--"
-// everything is positional.
-func parseInterleaved(fs *flag.FlagSet, args []string) (pos []string, help bool, err error) {
-	for {
-		if help, err = parseFlags(fs, args); help || err != nil {
-			return nil, help, err
-		}
-		rest := fs.Args()
-		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
-			return append(pos, rest...), false, nil
-		}
-		if len(rest) == 0 {
-			return pos, false, nil
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
-	}
 }
 
 // checkBoardFlag blames --board itself for a board name that does not
@@ -368,28 +328,15 @@ type reportedError struct{ error }
 
 func (e reportedError) Unwrap() error { return e.error }
 
-// parseFlagsOnly is parseFlags for a command that takes flags only: an
-// argument is a usage error that names it.
-func parseFlagsOnly(fs *flag.FlagSet, args []string) (help bool, err error) {
-	if help, err = parseFlags(fs, args); help || err != nil {
-		return help, err
-	}
-	if fs.NArg() > 0 {
-		name := strings.TrimPrefix(fs.Name(), "claude-pi ")
-		return false, usagef("%s: unexpected argument %q (flags only; see claude-pi %s --help)", name, fs.Arg(0), name)
-	}
-	return false, nil
-}
+// The flag and usage helpers are clientcli's, shared with the computer-side
+// binary so that both parse and exit alike.
+type usageError = clientcli.UsageError
 
-// parseFlags parses args; ErrHelp becomes a nil error with help=true.
-func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
-	err = fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		return true, nil
-	}
-	if err != nil {
-		// The flag package already printed the error and the usage.
-		return false, usagef("%s: %v", strings.TrimPrefix(fs.Name(), "claude-pi "), err)
-	}
-	return false, nil
-}
+var (
+	usagef           = clientcli.Usagef
+	exitCode         = clientcli.ExitCode
+	newFlagSet       = clientcli.NewFlagSet
+	parseFlags       = clientcli.ParseFlags
+	parseFlagsOnly   = clientcli.ParseFlagsOnly
+	parseInterleaved = clientcli.ParseInterleaved
+)

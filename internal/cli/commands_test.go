@@ -153,3 +153,26 @@ func TestMain(m *testing.M) {
 	ExampleConfig = string(b)
 	os.Exit(m.Run())
 }
+
+// TestHelpColumnsApart: in `claude-pi help`, every command's left column
+// ends at least two spaces before its summary, the longest included
+// ("setup --board NAME" once ran into "prepare this Pi").
+func TestHelpColumnsApart(t *testing.T) {
+	var out bytes.Buffer
+	writeUsage(&out)
+	if !strings.Contains(out.String(), "setup --board NAME  ") {
+		t.Errorf("setup --board NAME is not followed by two spaces:\n%s", out.String())
+	}
+	for _, c := range commandTable() {
+		for _, s := range append([]command{c}, c.subs...) {
+			first, _, _ := strings.Cut(s.summary, "\n")
+			if s.run == nil || first == "" {
+				continue
+			}
+			i := strings.Index(out.String(), first)
+			if i < 2 || out.String()[i-2:i] != "  " {
+				t.Errorf("%s: its summary %q is not two spaces past its name", s.name, first)
+			}
+		}
+	}
+}

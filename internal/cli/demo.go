@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 )
 
 // demoFlags are the flags of `claude-pi demo`.
@@ -27,7 +27,7 @@ func demoFlagSet(w io.Writer) (*flag.FlagSet, *demoFlags) {
 		"(claude-pi run), the way the desktop app's Hardware Buddy bridge does.\n"+
 		"Prompts wait for a button press on the appliance's web page; Ctrl-C ends.", w)
 	fs.StringVar(&o.nus, "nus", appliance.SimNUSListen, "the appliance's sim BLE `address` (its --nus-listen): host:port or unix:/path")
-	fs.StringVar(&o.script, "script", "default", "the `session` to play: "+strings.Join(desktop.Scripts, ", "))
+	fs.StringVar(&o.script, "script", "default", "the `session` to play: "+strings.Join(fakedesktop.Scripts, ", "))
 	fs.StringVar(&o.owner, "owner", "Felix", "the account's first `name`, sent with the owner command (\"\" sends none)")
 	fs.BoolVar(&o.noStatus, "no-status", false, "do not poll status every 2 s (as with the Hardware Buddy window closed)")
 	return fs, o
@@ -40,10 +40,10 @@ func demoCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	if help, err := parseFlagsOnly(fs, args); help || err != nil {
 		return err
 	}
-	if !slices.Contains(desktop.Scripts, o.script) {
-		return usagef("demo: --script %q: want one of %s", o.script, strings.Join(desktop.Scripts, ", "))
+	if !slices.Contains(fakedesktop.Scripts, o.script) {
+		return usagef("demo: --script %q: want one of %s", o.script, strings.Join(fakedesktop.Scripts, ", "))
 	}
-	opts := &desktop.Options{Owner: o.owner}
+	opts := &fakedesktop.Options{Owner: o.owner}
 	if o.noStatus {
 		opts.StatusEvery = -1
 	}
@@ -74,8 +74,8 @@ type dialError struct{ error }
 func (e dialError) Unwrap() error { return e.error }
 
 // demoOnce plays one connection until ctx ends or the link drops.
-func demoOnce(ctx context.Context, o *demoFlags, opts *desktop.Options, say func(string, ...any)) error {
-	d, err := desktop.DialOptions(ctx, o.nus, opts)
+func demoOnce(ctx context.Context, o *demoFlags, opts *fakedesktop.Options, say func(string, ...any)) error {
+	d, err := fakedesktop.DialOptions(ctx, o.nus, opts)
 	if err != nil {
 		return dialError{err}
 	}
@@ -84,7 +84,7 @@ func demoOnce(ctx context.Context, o *demoFlags, opts *desktop.Options, say func
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go reportStatus(sctx, d, say)
-	err = desktop.Play(ctx, d, o.script, func(ev desktop.Event) { say("%-8s %s", ev.Kind, ev.Text) })
+	err = fakedesktop.Play(ctx, d, o.script, func(ev fakedesktop.Event) { say("%-8s %s", ev.Kind, ev.Text) })
 	c := d.Counters()
 	say("sent %d lines (%d heartbeats) in %d writes; %d decisions received; status ok %d, failed %d",
 		c.LinesSent, c.Heartbeats, c.Slices, c.Permissions, c.StatusOK, c.StatusFailed)
@@ -93,7 +93,7 @@ func demoOnce(ctx context.Context, o *demoFlags, opts *desktop.Options, say func
 
 // reportStatus prints the first good status and every change between good
 // and failing, not every 2-s poll.
-func reportStatus(ctx context.Context, d *desktop.Desktop, say func(string, ...any)) {
+func reportStatus(ctx context.Context, d *fakedesktop.Desktop, say func(string, ...any)) {
 	last := ""
 	for {
 		select {

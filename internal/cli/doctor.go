@@ -47,16 +47,21 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	if help, err := parseFlagsOnly(fs, args); help || err != nil {
 		return err
 	}
-	name := o.board
+	name, how := o.board, "set: --board "+o.board
 	c, cerr := appliance.LoadConfig(o.config, configExplicit(fs))
 	if cerr != nil && name == "" {
 		return cerr
 	}
 	if name == "" {
-		name = c.Board
+		name, how = c.Board, fmt.Sprintf("set: board = %q in %s", c.Board, o.config)
 	}
 	if name == "" || name == "auto" {
-		return usagef("doctor: which board? pass --board NAME (%s)", strings.Join(boards.Names(), ", "))
+		// As run does: a HAT that names itself is chosen by board auto.
+		det := boards.Detect("/")
+		if det.Board == "" {
+			return usagef("doctor: which board? pass --board NAME (%s); board auto cannot choose: %s", strings.Join(boards.Names(), ", "), det.How)
+		}
+		name, how = det.Board, "board auto: "+det.How
 	}
 	p, err := boards.Lookup(name)
 	if err != nil {
@@ -68,6 +73,7 @@ func doctorCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr
 	}
 	checks := d.run(p)
 	fmt.Fprintf(stdout, "system: %s\n", pisystem.Detect(d.root).Describe())
+	fmt.Fprintf(stdout, "board chosen: %s\n", how)
 	failed := printChecks(stdout, p, checks)
 	writePins(stdout, p)
 	if failed > 0 {

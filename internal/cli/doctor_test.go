@@ -251,3 +251,26 @@ func TestDoctorCommand_usage(t *testing.T) {
 		t.Errorf("doctor on this machine: %v\n%s", err, out.String())
 	}
 }
+
+// doctor says how the board was chosen (issue 35 item 4), and when board
+// auto cannot choose, why.
+func TestDoctorSaysHowTheBoardWasChosen(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := doctorCommand(context.Background(), []string{"--board", "sim"}, nil, &out, &errOut); err != nil {
+		t.Fatal(err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "board chosen: set: --board sim\n") {
+		t.Fatalf("stdout:\n%s", out.String())
+	}
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte("board = \"auto\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := boards.ReadHAT("/"); ok {
+		t.Skip("this machine has a HAT ID EEPROM")
+	}
+	err := doctorCommand(context.Background(), []string{"--config", cfg}, nil, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "board auto cannot choose: no HAT ID EEPROM") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -123,9 +123,3 @@ func TestStopHookFollowUpOff(t *testing.T) {
 		t.Errorf("the Stop hook took %v with follow-ups off", d)
 	}
 }
-
-func TestStopHookTimeoutCoversTheWait(t *testing.T) {
-	if stopHookTimeout <= hookbridge.MaxFollowUpWindow+lan.FollowUpHeard+hookConnectTimeout {
-		t.Errorf("the installed Stop hook timeout %v would kill a hook waiting for a follow-up", stopHookTimeout)
-	}
-}

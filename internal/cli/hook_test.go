@@ -22,7 +22,6 @@ import (
 	"github.com/claude-pi/claude-pi/internal/appliance"
 	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
 	"github.com/claude-pi/claude-pi/internal/cli/clitest"
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
 	"github.com/claude-pi/claude-pi/protocols/hookbridge"
 	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
@@ -145,7 +144,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 	p := startPi(t)
 	dir := pairCLI(t, p, "laptop")
 
-	decide := func(pv approvals.PromptView, d pbuddy.Decision) {
+	decide := func(pv approvals.PromptView, d approvals.Decision) {
 		p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: d, By: "Claude_Pi"})
 	}
 	t.Run("approve", func(t *testing.T) {
@@ -155,7 +154,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 			pv.Detail != "Clean rebuild\nin /home/ada/src/engine" || pv.Label != "CLI engine · 9f3c2a10" {
 			t.Fatalf("prompt on the Pi: %+v", pv)
 		}
-		decide(pv, pbuddy.Once)
+		decide(pv, approvals.AllowOnce)
 		if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
@@ -163,7 +162,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 	})
 	t.Run("deny", func(t *testing.T) {
 		h := startHook(dir, nil, hookPermissionJSON)
-		decide(waitPrompt(t, p), pbuddy.Deny)
+		decide(waitPrompt(t, p), approvals.Deny)
 		got := h.Wait(t)
 		if want := string(hookbridge.DenyOutput("Denied on Claude_Pi.")); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
@@ -179,7 +178,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		if !strings.HasSuffix(pv.Label, " · subagent Explore") || strings.Contains(pv.Detail, "subagent") {
 			t.Fatalf("subagent not labelled: label %q, detail %q", pv.Label, pv.Detail)
 		}
-		decide(pv, pbuddy.Once)
+		decide(pv, approvals.AllowOnce)
 		if h.Wait(t) != string(hookbridge.AllowOutput()) {
 			t.Fatal("subagent request not allowed")
 		}
@@ -232,7 +231,7 @@ func TestHookPermissionEndToEnd(t *testing.T) {
 		if n := p.state(t).Pending; n != 1 {
 			t.Fatalf("the PostToolUse of touch A dropped the prompt of touch B: %d pending", n)
 		}
-		decide(pv, pbuddy.Once)
+		decide(pv, approvals.AllowOnce)
 		if got, want := h.Wait(t), string(hookbridge.AllowOutput()); got != want {
 			t.Fatalf("hook printed %q, want %q", got, want)
 		}
@@ -321,7 +320,9 @@ func TestHookBadInputGivesNoDecision(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	hookPermission(context.Background(), nil, panicReader{}, &out, io.Discard)
+	if err := run(context.Background(), []string{"hook", "permission", "--config", t.TempDir()}, panicReader{}, &out, io.Discard); err != nil {
+		t.Fatalf("a panicking reader: %v", err)
+	}
 	if out.Len() != 0 {
 		t.Fatal("output after a panic")
 	}
@@ -356,7 +357,7 @@ func TestHookLatency(t *testing.T) {
 			}
 		}
 		appeared := time.Now()
-		p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: pbuddy.Once, By: "Claude_Pi"})
+		p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: approvals.AllowOnce, By: "Claude_Pi"})
 		if h.Wait(t) != string(hookbridge.AllowOutput()) {
 			t.Fatal("no allow")
 		}

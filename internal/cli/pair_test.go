@@ -14,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-pi/claude-pi/actors/approvals"
 	"github.com/claude-pi/claude-pi/actors/lan"
 	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/client"
+	"github.com/claude-pi/claude-pi/supervisor"
 	"github.com/claude-pi/claude-pi/supervisor/ctlsock"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
@@ -89,8 +92,11 @@ func TestPairLocalRevokeRunning(t *testing.T) {
 		t.Fatalf("a revoked computer's request was shown (%d)", n)
 	}
 	// desk is untouched: its prompt shows.
-	h = startHook(desk, []string{"--timeout", "300ms"}, hookPermissionJSON)
-	waitPrompt(t, p)
+	// Denied on the Pi rather than left to a short --timeout, which a
+	// loaded machine could spend before the prompt was even shown.
+	h = startHook(desk, nil, hookPermissionJSON)
+	pv := waitPrompt(t, p)
+	p.system.Root.Send(supervisor.ServicePID(p.system, "approvals"), approvals.Decide{Source: pv.Source, ID: pv.ID, Decision: approvals.Deny, By: "Claude_Pi"})
 	h.Wait(t)
 
 	var onDisk []lan.Client
@@ -223,13 +229,11 @@ func TestPairFlagsAfterHost(t *testing.T) {
 	}
 }
 
-func TestPairReachHints(t *testing.T) {
-	dns := &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "claude-pi.local", IsNotFound: true}}
-	if h := reachHint(dns, "claude-pi.local:7787"); !strings.Contains(h, "info screen") || !strings.Contains(h, "claude-pi pair IP") {
-		t.Errorf("lookup failure hint: %q", h)
-	}
-	if h := reachHint(errors.New("tls: bad certificate"), "10.0.0.2:7787"); h != "" {
-		t.Errorf("a TLS failure got a reachability hint: %q", h)
+// TestPairHintNamesTheApplianceConfig: the client's hint for a Pi whose
+// LAN bridge is off names the file the appliance reads.
+func TestPairHintNamesTheApplianceConfig(t *testing.T) {
+	if client.ApplianceConfigPath != appliance.DefaultConfigPath {
+		t.Fatalf("client.ApplianceConfigPath %q, the appliance reads %q", client.ApplianceConfigPath, appliance.DefaultConfigPath)
 	}
 }
 

@@ -18,8 +18,8 @@ import (
 
 	"github.com/claude-pi/claude-pi/actors/ui"
 	"github.com/claude-pi/claude-pi/boards"
-	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/webapi"
 )
 
 // screenshotFlags are `claude-pi screenshot`'s flags.
@@ -175,5 +175,5 @@ func fetchScreen(ctx context.Context, base string) (_ image.Image, asleep bool, 
 	if err != nil {
 		return nil, false, fmt.Errorf("screenshot: %s did not return a PNG: %w", url, err)
 	}
-	return img, resp.Header.Get(sim.ScreenStateHeader) == sim.ScreenAsleep, nil
+	return img, resp.Header.Get(webapi.ScreenStateHeader) == webapi.ScreenAsleep, nil
 }

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/claude-pi/claude-pi/actors/ui"
-	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/webapi"
 )
 
 var updateUIShots = flag.Bool("update-ui-screenshots", false, "write every screen to actors/ui/screens/testdata/screenshots/ui-*.png")
@@ -137,7 +137,7 @@ func TestScreenshotFromAddress(t *testing.T) {
 	asleep := false
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if asleep {
-			w.Header().Set(sim.ScreenStateHeader, sim.ScreenAsleep)
+			w.Header().Set(webapi.ScreenStateHeader, webapi.ScreenAsleep)
 		}
 		w.Write(buf.Bytes())
 	}))

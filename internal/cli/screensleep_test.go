@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-pi/claude-pi/boards/sim"
 	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest"
+	"github.com/claude-pi/claude-pi/internal/appliance/webapi"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -26,7 +26,7 @@ func TestSimScreenSleepsAndWakes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var st sim.State
+		var st webapi.State
 		err = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
 		if err != nil {
@@ -37,14 +37,14 @@ func TestSimScreenSleepsAndWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		return st.Screen, resp.Header.Get(sim.ScreenStateHeader)
+		return st.Screen, resp.Header.Get(webapi.ScreenStateHeader)
 	}
-	if st, h := screen(); st != sim.ScreenOn || h != sim.ScreenOn {
+	if st, h := screen(); st != webapi.ScreenOn || h != webapi.ScreenOn {
 		t.Fatalf("just started: state %q, header %q, want on", st, h)
 	}
 	supervisortest.Within(t, 20*time.Second, "the screen asleep after its 5 s timeout", func() bool {
 		st, h := screen()
-		return st == sim.ScreenAsleep && h == sim.ScreenAsleep
+		return st == webapi.ScreenAsleep && h == webapi.ScreenAsleep
 	})
 	resp, err := http.Post(web+"/api/press/A", "", nil)
 	if err != nil {
@@ -53,6 +53,6 @@ func TestSimScreenSleepsAndWakes(t *testing.T) {
 	resp.Body.Close()
 	supervisortest.Within(t, 10*time.Second, "a press to wake the screen", func() bool {
 		st, h := screen()
-		return st == sim.ScreenOn && h == sim.ScreenOn
+		return st == webapi.ScreenOn && h == webapi.ScreenOn
 	})
 }

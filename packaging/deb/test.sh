@@ -37,7 +37,7 @@ finish() {
 }
 
 [ "$(id -u)" = 0 ] || { echo "deb test: run as root (chroots)"; exit 1; }
-ensure_packages mmdebstrap qemu-user-static binfmt-support arch-test lintian ||
+ensure_packages mmdebstrap qemu-user-static binfmt-support arch-test lintian file ||
 	{ bad "install prerequisites with apt"; finish; }
 ensure_binfmt_aarch64
 work=$(mktemp -d /var/tmp/claude-pi-deb-test.XXXXXX)

@@ -309,7 +309,14 @@ var summaries = map[string]func(*fields){
 			f.lines = append(f.lines, l)
 		}
 	},
-	"ExitPlanMode": func(f *fields) { f.hintFrom("plan", "") },
+	// A plan is read as a whole, like a long command: the hint says what
+	// is asked and how long it is, the detail holds every line of it.
+	"ExitPlanMode": func(f *fields) {
+		if s, ok := f.take("plan"); ok {
+			f.hint = fmt.Sprintf("approve this plan? (%d lines)", strings.Count(strings.TrimRight(s, "\n"), "\n")+1)
+			f.add(s)
+		}
+	},
 	"SlashCommand": func(f *fields) { f.hintFrom("command", "") },
 	"Skill":        func(f *fields) { f.hintFrom("skill", "skill: "); f.line("args", "args: ") },
 	"BashOutput":   func(f *fields) { f.hintFrom("bash_id", "shell: ") },
@@ -321,6 +328,10 @@ var summaries = map[string]func(*fields){
 		f.line("server", "MCP ")
 	},
 	"ListMcpResourcesTool": func(f *fields) { f.hintFrom("server", "MCP ") },
+	// Codex's own (codex.go); its shell is "Bash".
+	CodexToolPatch:              applyPatch,
+	CodexToolNetwork:            networkAccess,
+	CodexToolRequestPermissions: requestPermissions,
 }
 
 func bash(f *fields) {

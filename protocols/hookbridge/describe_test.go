@@ -45,7 +45,7 @@ func TestDescribe(t *testing.T) {
 		{"task", "Task", `{"description":"Find uses","prompt":"Search for X"}`, "Find uses", "Search for X", nil},
 		{"todos", "TodoWrite", `{"todos":[{"content":"Run tests","status":"in_progress","activeForm":"Running tests"},{"content":"Push","status":"pending"}]}`, "2 todos",
 			"[in_progress] Run tests · Running tests\n[pending] Push", nil},
-		{"plan", "ExitPlanMode", `{"plan":"1. edit\n2. test"}`, "1. edit …", "1. edit\n2. test", nil},
+		{"plan", "ExitPlanMode", `{"plan":"1. edit\n2. test\n"}`, "approve this plan? (2 lines)", "1. edit\n2. test\n", nil},
 		{"web fetch", "WebFetch", `{"url":"https://x.org","prompt":"summarise"}`, "https://x.org", "summarise", nil},
 		{"mcp", "mcp__browser__run", `{"url":"https://x.org","script":"document.cookie"}`, "MCP browser · run", `{"script":"document.cookie","url":"https://x.org"}`, nil},
 		{"unknown tool with a command field", "Shell", `{"command":"ls","sudo":true}`, "", `{"command":"ls","sudo":true}`, nil},

@@ -18,6 +18,12 @@ const PathFollowUp = "/v1/follow-up"
 // nothing cannot hold the terminal longer.
 const MaxFollowUpWindow = 30 * time.Second
 
+// FollowUpHeard bounds the wait once the user swiped: the sentence is
+// recorded ([voice] listen_seconds), recognised (the STT timeout) and
+// shown on the CoreS3 before it is sent. Both ends use it: the Pi holds
+// the Stop hook that long, and the hook waits that long, so it is wire.
+const FollowUpHeard = 2 * time.Minute
+
 // MaxFollowUp bounds a follow-up's text: a sentence or two recognised
 // from a few seconds of speech.
 const MaxFollowUp = 1024

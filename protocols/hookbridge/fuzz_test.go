@@ -2,6 +2,7 @@ package hookbridge
 
 import (
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func FuzzDecodePermissionRequest(f *testing.F) {
 			t.Fatal(err)
 		}
 		r2, err := DecodePermissionRequest(enc)
-		if err != nil || r2 != r {
+		if err != nil || !reflect.DeepEqual(r2, r) {
 			t.Fatalf("round trip of %q: %+v, %v", b, r2, err)
 		}
 	})
@@ -61,6 +62,7 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"session":"s","event":"PostToolUse","call":"0f1e2d3c4b5a69788796a5b4c3d2e1f0"}`))
 	f.Add([]byte(`{"session":"s","event":"Stop","reply":"Done. All green."}`))
 	f.Add([]byte(`{"session":"s"}`))
+	f.Add([]byte(`{"session":"s","event":"Notification","mode":"plan","notification":"idle_prompt"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		e, err := DecodeEvent(b)
 		if err != nil {

@@ -3,6 +3,7 @@ package hookbridge
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -180,7 +181,7 @@ func TestDecodePermissionRequest(t *testing.T) {
 	ok := PermissionRequest{ID: "r1", Session: "s", Project: "engine", Tool: "Bash", Hint: "ls", Agent: "a", AgentType: "Explore"}
 	b, _ := json.Marshal(ok)
 	got, err := DecodePermissionRequest(b)
-	if err != nil || got != ok {
+	if err != nil || !reflect.DeepEqual(got, ok) {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
 	bad := map[string]string{

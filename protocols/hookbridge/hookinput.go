@@ -55,7 +55,8 @@ type HookInput struct {
 	// UserPromptSubmit.
 	Prompt string `json:"prompt"`
 	// Notification.
-	Message string `json:"message"`
+	Message          string `json:"message"`
+	NotificationType string `json:"notification_type"`
 	// SessionStart ("startup", "resume", ...) and SessionEnd.
 	Source string `json:"source"`
 	Reason string `json:"reason"`

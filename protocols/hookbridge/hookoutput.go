@@ -1,14 +1,17 @@
 package hookbridge
 
-import (
-	"encoding/json"
+import "encoding/json"
 
-	pbuddy "github.com/claude-pi/claude-pi/protocols/buddy"
-)
+// DefaultDevice names the Pi in a deny message whose decision named no
+// device. It is the appliance's own name (protocols/buddy's DeviceName,
+// which a test holds it to), kept here so the hook's codec needs nothing
+// of the BLE one.
+const DefaultDevice = "Claude_Pi"
 
-// permissionOutput is the only shape the hook ever prints. It has no room
-// for updatedPermissions, updatedInput or interrupt: one decision for one
-// request, as over BLE.
+// permissionOutput is the shape the hook prints for a tool call. It has
+// no room for updatedPermissions, updatedInput or interrupt: one decision
+// for one request, as over BLE. (A question and a plan are answered with
+// their own input echoed: QuestionOutput, PlanAllowOutput.)
 type permissionOutput struct {
 	HookSpecificOutput struct {
 		HookEventName string `json:"hookEventName"`
@@ -39,7 +42,7 @@ func permissionJSON(behavior, message string) []byte {
 // DenyMessage names the device and the input that denied a request.
 func DenyMessage(device, by string) string {
 	if device == "" {
-		device = pbuddy.DeviceName
+		device = DefaultDevice
 	}
 	if by == "" || by == device {
 		return "Denied on " + device + "."

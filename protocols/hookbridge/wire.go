@@ -120,6 +120,15 @@ type PermissionRequest struct {
 	// Call is the CallKey of the tool call, so the PostToolUse that
 	// reports this call clears this prompt and no other.
 	Call string `json:"call,omitempty"`
+	// CLI is the coding CLI whose hook sent it: "" for Claude Code,
+	// CLICodex for Codex. A Pi that predates it refuses the request, and
+	// Codex's own approval carries on.
+	CLI string `json:"cli,omitempty"`
+	// Questions are an AskUserQuestion's questions (question.go), sent
+	// by its PreToolUse hook: the Pi answers with Decision.Choices, or
+	// with BehaviorNone for "answer at the computer". A Pi that predates
+	// them refuses the request, and the terminal asks.
+	Questions []Question `json:"questions,omitempty"`
 	// Started is the request's HeaderHookStarted, 0 if none; the Pi sets
 	// it from the header, never from the body.
 	Started int64 `json:"-"`
@@ -136,6 +145,15 @@ type Event struct {
 	Call string `json:"call,omitempty"`
 	// Reply is Claude's reply of a Stop (Reply), for the Pi to speak.
 	Reply string `json:"reply,omitempty"`
+	// CLI is as in PermissionRequest.
+	CLI string `json:"cli,omitempty"`
+	// Mode is the session's permission_mode as of this event (modes.go).
+	// Notification is a Notification's notification_type. A Pi that
+	// predates them refuses an event that sets them; the hook sends them
+	// only when the hook input has them, and on that refusal sends the
+	// event again without them (RefusesUnknownField).
+	Mode         string `json:"mode,omitempty"`
+	Notification string `json:"notification,omitempty"`
 	// Started is the request's HeaderHookStarted, as in PermissionRequest.
 	Started int64 `json:"-"`
 }
@@ -150,6 +168,9 @@ type Decision struct {
 	By     string `json:"by,omitempty"`
 	// Reason says why there is no decision (BehaviorNone).
 	Reason string `json:"reason,omitempty"`
+	// Choices answer a request with Questions (BehaviorAllow only): per
+	// question, the indices of the options chosen (CheckChoices).
+	Choices [][]int `json:"choices,omitempty"`
 }
 
 // PairCommit opens a pairing (step 1 of pairing.go): the client's
@@ -205,6 +226,12 @@ func DecodePermissionRequest(b []byte) (PermissionRequest, error) {
 		field{"agent", r.Agent, MaxSession, false}, field{"agent_type", r.AgentType, MaxTool, false},
 		field{"mode", r.Mode, MaxTool, false}, field{"call", r.Call, MaxID, false},
 	)
+	if err == nil {
+		err = checkCLI(r.CLI)
+	}
+	if err == nil {
+		err = questionsValid(r.Questions)
+	}
 	if err != nil {
 		return PermissionRequest{}, err
 	}
@@ -222,7 +249,11 @@ func DecodeEvent(b []byte) (Event, error) {
 		field{"project", e.Project, MaxProject, false}, field{"agent", e.Agent, MaxSession, false},
 		field{"activity", e.Activity, MaxActivity, false}, field{"call", e.Call, MaxID, false},
 		field{"reply", e.Reply, MaxReply, false},
+		field{"mode", e.Mode, MaxTool, false}, field{"notification", e.Notification, MaxTool, false},
 	)
+	if err == nil {
+		err = checkCLI(e.CLI)
+	}
 	if err != nil {
 		return Event{}, err
 	}
@@ -335,6 +366,12 @@ func DecodeDecision(b []byte, wantID string) (Decision, error) {
 	default:
 		return Decision{}, fmt.Errorf("%w: behavior %q", ErrRequest, d.Behavior)
 	}
+	if err := checkChoicesShape(d.Choices); err != nil {
+		return Decision{}, err
+	}
+	if d.Choices != nil && d.Behavior != BehaviorAllow {
+		return Decision{}, fmt.Errorf("%w: choices with behavior %q", ErrRequest, d.Behavior)
+	}
 	// Device and By reach Claude in the deny message, and Reason the
 	// terminal: short and printable, whatever the Pi sent.
 	d.Device, d.By, d.Reason = Printable(d.Device, MaxLabel), Printable(d.By, MaxLabel), Printable(d.Reason, MaxReason)
@@ -352,6 +389,24 @@ func decodeStrict(b []byte, v any) error {
 	}
 	if dec.More() {
 		return fmt.Errorf("%w: trailing data after the object", ErrRequest)
+	}
+	return nil
+}
+
+// RefusesUnknownField reports whether reason, a Pi's 400 answer, is
+// decodeStrict refusing field as unknown: what a Pi that predates an
+// optional field answers to a request that sets it (decodeStrict has said
+// it in these words since the first Pi), so that the sender can send it
+// again without the field.
+func RefusesUnknownField(reason, field string) bool {
+	return strings.Contains(reason, `unknown field "`+field+`"`)
+}
+
+// checkCLI refuses a CLI the Pi does not know, so that a newer hook's
+// prompt is not shown under the wrong name.
+func checkCLI(cli string) error {
+	if cli != "" && cli != CLICodex {
+		return fmt.Errorf("%w: cli %q is not one this Pi knows (\"\" or %q)", ErrRequest, Printable(cli, MaxLabel), CLICodex)
 	}
 	return nil
 }

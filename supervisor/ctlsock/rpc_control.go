@@ -61,11 +61,7 @@ func (r *rpc) startProcess(p params) (any, *Fault) {
 // per-process results.
 func (r *rpc) onSpec(p params, pred func(supervisor.State) bool,
 	act func(spec string, p supervisor.ProcessInfo) *Fault) (any, *Fault) {
-	spec, f := p.string(0)
-	if f != nil {
-		return nil, f
-	}
-	ps, group, f := r.lookup(spec)
+	spec, ps, group, f := r.named(p)
 	if f != nil {
 		return nil, f
 	}
@@ -130,31 +126,71 @@ func (r *rpc) group(p params) ([]supervisor.ProcessInfo, *Fault) {
 	return ps, nil
 }
 
-func (r *rpc) startProcessGroup(p params) (any, *Fault) {
+// groupAnd is the opening of the *ProcessGroup methods: the group named
+// by the first parameter and the second parameter, read by second.
+func groupAnd[T any](r *rpc, p params, second func(params) (T, *Fault)) ([]supervisor.ProcessInfo, T, *Fault) {
+	var zero T
 	ps, f := r.group(p)
 	if f != nil {
-		return nil, f
+		return nil, zero, f
 	}
-	wait, f := p.wait(1)
+	v, f := second(p)
+	if f != nil {
+		return nil, zero, f
+	}
+	return ps, v, nil
+}
+
+func waitAt(i int) func(params) (bool, *Fault) {
+	return func(p params) (bool, *Fault) { return p.wait(i) }
+}
+func stringAt(i int) func(params) (string, *Fault) {
+	return func(p params) (string, *Fault) { return p.string(i) }
+}
+
+// startEach starts each process of ps that is not running, in order.
+func (r *rpc) startEach(ps []supervisor.ProcessInfo, wait bool) []map[string]any {
+	return r.forEach(ps, func(s supervisor.State) bool { return !isRunning(s) },
+		func(p supervisor.ProcessInfo) *Fault { return r.start(namespec(p), p, wait) })
+}
+
+// stopEach stops each running process of ps in reverse order, unlike
+// supervisord (which uses priority order both ways): actors started later
+// depend on earlier ones, so they go first.
+func (r *rpc) stopEach(ps []supervisor.ProcessInfo, wait bool) []map[string]any {
+	slices.Reverse(ps)
+	return r.forEach(ps, isRunning,
+		func(p supervisor.ProcessInfo) *Fault { return r.stop(namespec(p), p, wait) })
+}
+
+// signalEach signals each signallable process of ps.
+func (r *rpc) signalEach(ps []supervisor.ProcessInfo, sig string) []map[string]any {
+	return r.forEach(ps, isSignallable,
+		func(p supervisor.ProcessInfo) *Fault { return r.signal(namespec(p), p, sig) })
+}
+
+func (r *rpc) startProcessGroup(p params) (any, *Fault) {
+	ps, wait, f := groupAnd(r, p, waitAt(1))
 	if f != nil {
 		return nil, f
 	}
-	return r.forEach(ps, func(s supervisor.State) bool { return !isRunning(s) },
-		func(p supervisor.ProcessInfo) *Fault { return r.start(namespec(p), p, wait) }), nil
+	return r.startEach(ps, wait), nil
 }
 
 func (r *rpc) stopProcessGroup(p params) (any, *Fault) {
-	ps, f := r.group(p)
+	ps, wait, f := groupAnd(r, p, waitAt(1))
 	if f != nil {
 		return nil, f
 	}
-	wait, f := p.wait(1)
+	return r.stopEach(ps, wait), nil
+}
+
+func (r *rpc) signalProcessGroup(p params) (any, *Fault) {
+	ps, sig, f := groupAnd(r, p, stringAt(1))
 	if f != nil {
 		return nil, f
 	}
-	slices.Reverse(ps)
-	return r.forEach(ps, isRunning,
-		func(p supervisor.ProcessInfo) *Fault { return r.stop(namespec(p), p, wait) }), nil
+	return r.signalEach(ps, sig), nil
 }
 
 func (r *rpc) startAllProcesses(p params) (any, *Fault) {
@@ -162,22 +198,23 @@ func (r *rpc) startAllProcesses(p params) (any, *Fault) {
 	if f != nil {
 		return nil, f
 	}
-	return r.forEach(r.processes(), func(s supervisor.State) bool { return !isRunning(s) },
-		func(p supervisor.ProcessInfo) *Fault { return r.start(namespec(p), p, wait) }), nil
+	return r.startEach(r.processes(), wait), nil
 }
 
-// stopAllProcesses stops in reverse start order, unlike supervisord (which
-// uses priority order both ways): actors started later depend on earlier
-// ones, so they go first.
 func (r *rpc) stopAllProcesses(p params) (any, *Fault) {
 	wait, f := p.wait(0)
 	if f != nil {
 		return nil, f
 	}
-	ps := r.processes()
-	slices.Reverse(ps)
-	return r.forEach(ps, isRunning,
-		func(p supervisor.ProcessInfo) *Fault { return r.stop(namespec(p), p, wait) }), nil
+	return r.stopEach(r.processes(), wait), nil
+}
+
+func (r *rpc) signalAllProcesses(p params) (any, *Fault) {
+	sig, f := p.string(0)
+	if f != nil {
+		return nil, f
+	}
+	return r.signalEach(r.processes(), sig), nil
 }
 
 func (r *rpc) signalProcess(p params) (any, *Fault) {
@@ -204,28 +241,6 @@ func (r *rpc) signal(spec string, p supervisor.ProcessInfo, sig string) *Fault {
 		return faultFor(err, spec, Failed)
 	}
 	return nil
-}
-
-func (r *rpc) signalProcessGroup(p params) (any, *Fault) {
-	ps, f := r.group(p)
-	if f != nil {
-		return nil, f
-	}
-	sig, f := p.string(1)
-	if f != nil {
-		return nil, f
-	}
-	return r.forEach(ps, isSignallable,
-		func(p supervisor.ProcessInfo) *Fault { return r.signal(namespec(p), p, sig) }), nil
-}
-
-func (r *rpc) signalAllProcesses(p params) (any, *Fault) {
-	sig, f := p.string(0)
-	if f != nil {
-		return nil, f
-	}
-	return r.forEach(r.processes(), isSignallable,
-		func(p supervisor.ProcessInfo) *Fault { return r.signal(namespec(p), p, sig) }), nil
 }
 
 // forEach is supervisord's make_allfunc: act on each process the

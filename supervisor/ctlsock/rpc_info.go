@@ -93,19 +93,47 @@ func (r *rpc) lookup(spec string) (ps []supervisor.ProcessInfo, wholeGroup bool,
 	return ps, process == "", nil
 }
 
+// named is the opening of every method whose first parameter is a
+// namespec: the spec as sent and the processes it names (lookup).
+func (r *rpc) named(p params) (spec string, ps []supervisor.ProcessInfo, wholeGroup bool, f *Fault) {
+	spec, f = p.string(0)
+	if f != nil {
+		return "", nil, false, f
+	}
+	ps, wholeGroup, f = r.lookup(spec)
+	return spec, ps, wholeGroup, f
+}
+
+// one resolves a namespec for a method that acts on a single process:
+// "group:*" is BAD_NAME there, as in supervisord.
+func (r *rpc) one(spec string) (supervisor.ProcessInfo, *Fault) {
+	ps, wholeGroup, f := r.lookup(spec)
+	if f != nil {
+		return supervisor.ProcessInfo{}, f
+	}
+	if wholeGroup {
+		return supervisor.ProcessInfo{}, newFault(BadName, spec)
+	}
+	return ps[0], nil
+}
+
+// oneNamed is the opening of a method that acts on the single process
+// its first parameter names.
+func (r *rpc) oneNamed(p params) (spec string, proc supervisor.ProcessInfo, f *Fault) {
+	spec, f = p.string(0)
+	if f != nil {
+		return "", supervisor.ProcessInfo{}, f
+	}
+	proc, f = r.one(spec)
+	return spec, proc, f
+}
+
 func (r *rpc) getProcessInfo(p params) (any, *Fault) {
-	spec, f := p.string(0)
+	_, proc, f := r.oneNamed(p)
 	if f != nil {
 		return nil, f
 	}
-	ps, group, f := r.lookup(spec)
-	if f != nil {
-		return nil, f
-	}
-	if group {
-		return nil, newFault(BadName, spec)
-	}
-	return r.info(ps[0]), nil
+	return r.info(proc), nil
 }
 
 func (r *rpc) getAllProcessInfo(params) (any, *Fault) {

@@ -99,43 +99,38 @@ func (w logWindow) tail(offset, length int64) []any {
 // processLog resolves one process (a group is BAD_NAME, as in
 // supervisord) and fetches its log window.
 func (r *rpc) processLog(spec string) (logWindow, *Fault) {
-	ps, group, f := r.lookup(spec)
+	proc, f := r.one(spec)
 	if f != nil {
 		return logWindow{}, f
 	}
-	if group {
-		return logWindow{}, newFault(BadName, spec)
-	}
-	kept, total, err := r.b.Log(ps[0].Name)
+	kept, total, err := r.b.Log(proc.Name)
 	if err != nil {
 		return logWindow{}, faultFor(err, spec, Failed)
 	}
 	return logWindow{kept, total}, nil
 }
 
-// logArgs reads (name, offset, length).
-func logArgs(p params) (string, int64, int64, *Fault) {
+// logRequest is the opening of the four process log methods: it reads
+// (name, offset, length) and fetches the named process's log window.
+func (r *rpc) logRequest(p params) (w logWindow, off, n int64, f *Fault) {
 	spec, f := p.string(0)
 	if f != nil {
-		return "", 0, 0, f
+		return logWindow{}, 0, 0, f
 	}
-	off, f := p.int(1)
+	o, f := p.int(1)
 	if f != nil {
-		return "", 0, 0, f
+		return logWindow{}, 0, 0, f
 	}
-	n, f := p.int(2)
+	l, f := p.int(2)
 	if f != nil {
-		return "", 0, 0, f
+		return logWindow{}, 0, 0, f
 	}
-	return spec, int64(off), int64(n), nil
+	w, f = r.processLog(spec)
+	return w, int64(o), int64(l), f
 }
 
 func (r *rpc) readStdout(p params) (any, *Fault) {
-	spec, off, n, f := logArgs(p)
-	if f != nil {
-		return nil, f
-	}
-	w, f := r.processLog(spec)
+	w, off, n, f := r.logRequest(p)
 	if f != nil {
 		return nil, f
 	}
@@ -146,35 +141,26 @@ func (r *rpc) readStdout(p params) (any, *Fault) {
 	return string(b), nil
 }
 
-func (r *rpc) readStderr(p params) (any, *Fault) {
-	spec, _, _, f := logArgs(p)
-	if f != nil {
-		return nil, f
-	}
-	if _, f := r.processLog(spec); f != nil {
-		return nil, f
-	}
-	return nil, newFault(NoFile, "stderr is merged into stdout")
-}
-
 func (r *rpc) tailStdout(p params) (any, *Fault) {
-	spec, off, n, f := logArgs(p)
-	if f != nil {
-		return nil, f
-	}
-	w, f := r.processLog(spec)
+	w, off, n, f := r.logRequest(p)
 	if f != nil {
 		return nil, f
 	}
 	return w.tail(off, n), nil
 }
 
-func (r *rpc) tailStderr(p params) (any, *Fault) {
-	spec, _, _, f := logArgs(p)
-	if f != nil {
+// stderr is merged into stdout: the stderr methods check their request as
+// the stdout ones do, then answer with no file or an empty tail.
+
+func (r *rpc) readStderr(p params) (any, *Fault) {
+	if _, _, _, f := r.logRequest(p); f != nil {
 		return nil, f
 	}
-	if _, f := r.processLog(spec); f != nil {
+	return nil, newFault(NoFile, "stderr is merged into stdout")
+}
+
+func (r *rpc) tailStderr(p params) (any, *Fault) {
+	if _, _, _, f := r.logRequest(p); f != nil {
 		return nil, f
 	}
 	return []any{"", 0, false}, nil
@@ -208,18 +194,11 @@ func (r *rpc) clearMainLog(params) (any, *Fault) {
 }
 
 func (r *rpc) clearProcessLogs(p params) (any, *Fault) {
-	spec, f := p.string(0)
+	spec, proc, f := r.oneNamed(p)
 	if f != nil {
 		return nil, f
 	}
-	ps, group, f := r.lookup(spec)
-	if f != nil {
-		return nil, f
-	}
-	if group {
-		return nil, newFault(BadName, spec)
-	}
-	if f := r.clear(spec, ps[0]); f != nil {
+	if f := r.clear(spec, proc); f != nil {
 		return nil, f
 	}
 	return true, nil

@@ -15,8 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/claude-pi/claude-pi/supervisor/stalesock"
 )
 
 // Options configures Listen. The zero value is a root-only (0600) socket
@@ -83,8 +84,11 @@ func Listen(path string, b Backend, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("ctlsock: socket group %q has non-numeric gid %q", opts.Group, g.Gid)
 		}
 	}
-	if err := clearStale(path); err != nil {
-		return nil, err
+	if err := stalesock.Clear(path); err != nil {
+		if errors.Is(err, stalesock.ErrInUse) {
+			return nil, fmt.Errorf("ctlsock: %s: another claude-pi is already serving this socket", path)
+		}
+		return nil, fmt.Errorf("ctlsock: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("ctlsock: creating socket directory: %w", err)
@@ -120,33 +124,6 @@ func Listen(path string, b Backend, opts Options) (*Server, error) {
 	go func() { s.served <- s.http.Serve(ln) }()
 	log.Info("control socket listening", "path", path, "group", opts.Group)
 	return s, nil
-}
-
-// clearStale removes a socket nobody answers on. It refuses to remove
-// anything else, and reports a live one as another running instance.
-func clearStale(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("ctlsock: checking %s: %w", path, err)
-	}
-	if fi.Mode()&os.ModeSocket == 0 {
-		return fmt.Errorf("ctlsock: %s exists and is not a socket; refusing to replace it", path)
-	}
-	c, err := net.DialTimeout("unix", path, time.Second)
-	if err == nil {
-		c.Close()
-		return fmt.Errorf("ctlsock: %s: another claude-pi is already serving this socket", path)
-	}
-	if !errors.Is(err, syscall.ECONNREFUSED) {
-		return fmt.Errorf("ctlsock: probing existing socket %s: %w", path, err)
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("ctlsock: removing stale socket %s: %w", path, err)
-	}
-	return nil
 }
 
 // bindPrivately binds under a temporary name, sets mode and group, then

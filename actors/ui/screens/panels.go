@@ -43,6 +43,12 @@ type ApprovalView struct {
 	// until its source confirms it; the screen says "reconnecting…" in
 	// place of the buttons (and of "sent…").
 	Reconnecting bool
+	// ApproveVerb and DenyVerb name what the buttons do ("approve" and
+	// "deny" when empty): a question's card chooses and steps.
+	ApproveVerb, DenyVerb string
+	// Instead, when set, is drawn in place of the buttons: a prompt the
+	// Pi cannot answer (a desktop question) says where to answer it.
+	Instead string
 }
 
 // Layout constants the tests rely on.
@@ -75,6 +81,7 @@ type approvalPage struct {
 // some page.
 func (r *Renderer) approvalLayout(v ApprovalView) []approvalPage {
 	v.Page, v.Age, v.Sent, v.Reconnecting = 0, 0, "", false // what the pages do not depend on
+	v.ApproveVerb, v.DenyVerb, v.Instead = "", "", ""
 	if r.laidOut != nil && r.laidOutFor == v {
 		return r.laidOut // paging and the age tick redraw the same prompt
 	}
@@ -199,16 +206,21 @@ func (r *Renderer) Approval(dst *image.RGBA, v ApprovalView) ApprovalDrawn {
 		}
 	}
 	legend := image.Rect(0, r.h-approvalLegendH, r.w, r.h)
-	if v.Reconnecting || v.Sent != "" {
+	if v.Reconnecting || v.Sent != "" || v.Instead != "" {
 		clear(dst, legend, panel)
 		s := "sent… " + v.Sent
-		if v.Reconnecting {
+		switch {
+		case v.Reconnecting:
 			s = "reconnecting…"
+		case v.Instead != "" && v.Sent == "":
+			s = r.f.ellipsize(Bold, 16, v.Instead, r.w-8)
+			r.f.text(dst, (r.w-r.f.measure(Bold, 16, s))/2, legend.Min.Y+9, Bold, 16, fg, s)
+			return drawn
 		}
 		r.f.text(dst, (r.w-r.f.measure(Bold, 18, s))/2, legend.Min.Y+8, Bold, 18, dim, s)
 		return drawn
 	}
-	r.legend(dst, v.Approve, v.Deny)
+	r.legendVerbs(dst, v.Approve, v.Deny, v.ApproveVerb, v.DenyVerb)
 	return drawn
 }
 
@@ -258,6 +270,18 @@ func (r *Renderer) source(dst *image.RGBA, src, sub string) {
 // legend draws the approve and deny buttons along the bottom edge,
 // labelled with the buttons' names (A and B when empty).
 func (r *Renderer) legend(dst *image.RGBA, approve, deny string) {
+	r.legendVerbs(dst, approve, deny, "", "")
+}
+
+// legendVerbs is legend with what each button does ("approve" and
+// "deny" when empty).
+func (r *Renderer) legendVerbs(dst *image.RGBA, approve, deny, approveVerb, denyVerb string) {
+	if approveVerb == "" {
+		approveVerb = "approve"
+	}
+	if denyVerb == "" {
+		denyVerb = "deny"
+	}
 	if approve == "" {
 		approve = "A"
 	}
@@ -266,8 +290,8 @@ func (r *Renderer) legend(dst *image.RGBA, approve, deny string) {
 	}
 	half := r.w / 2
 	top := r.h - 36
-	r.button(dst, image.Rect(4, top, half-2, r.h-4), approve+"  approve", approveC)
-	r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  deny", denyC)
+	r.button(dst, image.Rect(4, top, half-2, r.h-4), approve+"  "+approveVerb, approveC)
+	r.button(dst, image.Rect(half+2, top, r.w-4, r.h-4), deny+"  "+denyVerb, denyC)
 }
 
 // button draws a filled legend with centred dark text.
@@ -475,21 +499,69 @@ func (r *Renderer) Pack(dst *image.RGBA, v PackView) {
 // USB serial number and a long press of approve accepts it. Until then the
 // dock gets nothing, so the screen says what accepting gives away.
 type NewDockView struct {
-	Serial        string // made safe to draw by the dock service
+	// Serial is made safe to draw by the dock service, and drawn whole,
+	// wrapped: it is exactly what the Pi compares to accepted docks.
+	Serial string
+	// Looks is its USB product and manufacturer; Was, when set, how a dock
+	// with this serial looked when it was accepted (a copied serial?).
+	Looks, Was    string
 	DisplayOnly   bool   // dock.approvals = false: it will show prompts, never answer them
 	Approve, Deny string // button labels, e.g. "A" and "B"
+}
+
+// newDockSerialRows is how many rows the serial may take: the dock
+// service never asks about one longer than 64 characters.
+const newDockSerialRows = 4
+
+// serialRows lays a serial out whole, never elided: one row when a
+// smaller size fits it, else wrapped at any character into at most
+// newDockSerialRows rows (more only past the smallest size).
+func (r *Renderer) serialRows(serial string) ([]string, float64) {
+	size := 22.0
+	for size > 12 && r.f.measure(Mono, size, serial) > r.w-16 {
+		size -= 2
+	}
+	rows := r.f.wrap(Mono, size, serial, r.w-16, 0)
+	for size > 10 && len(rows) > newDockSerialRows {
+		size--
+		rows = r.f.wrap(Mono, size, serial, r.w-16, 0)
+	}
+	return rows, size
 }
 
 // NewDock draws the "New dock" screen.
 func (r *Renderer) NewDock(dst *image.RGBA, v NewDockView) {
 	clear(dst, dst.Bounds(), bg)
-	r.centre(dst, 8, Bold, 18, accent, "New dock plugged in")
-	r.centre(dst, 34, Regular, 14, dim, "CoreS3 with serial number")
-	size := 22.0
-	for size > 12 && r.f.measure(Bold, size, v.Serial) > r.w-16 {
-		size -= 2
+	title := "New dock plugged in"
+	if v.Was != "" {
+		title = "Dock looks different"
 	}
-	r.centre(dst, 58, Bold, size, fg, r.f.ellipsize(Bold, size, v.Serial, r.w-16))
+	r.centre(dst, 8, Bold, 18, accent, r.f.ellipsize(Bold, 18, title, r.w-16))
+	r.centre(dst, 34, Regular, 14, dim, "CoreS3 with serial number")
+	rows, size := r.serialRows(v.Serial)
+	y := 56
+	for _, row := range rows {
+		r.centre(dst, y, Mono, size, fg, row)
+		y += r.f.lineHeight(Mono, size)
+	}
+	// What it says it is, and what it said when accepted, as room allows.
+	notes := []struct {
+		text string
+		c    color.Color
+	}{{v.Looks, dim}}
+	if v.Was != "" {
+		notes = []struct {
+			text string
+			c    color.Color
+		}{{"now " + v.Looks, denyC}, {"was " + v.Was, dim}}
+	}
+	for _, n := range notes {
+		if n.text == "" || y+16 > r.h-100 {
+			continue
+		}
+		r.centre(dst, y+2, Regular, 12, n.c, r.f.ellipsize(Regular, 12, n.text, r.w-16))
+		y += 16
+	}
 	what := "It will show prompts and"
 	then := "can approve them."
 	if v.DisplayOnly {

@@ -72,6 +72,12 @@ type HomeView struct {
 	Owner    string   // "" hides it
 	Warning  string   // e.g. "open link: not encrypted"; "" hides it
 	TimeText string   // the desktop's "10:42" in the top bar, or "" before its time arrived
+	// Notice is "Claude is waiting for you" while a terminal session
+	// waits (its Notification hook said so); "" hides it. Badges are the
+	// terminal sessions not in the default mode (sessions.go).
+	Notice    string
+	NoticeWho string // the waiting session's project, drawn after Notice where it fits
+	Badges    []SessionBadge
 }
 
 // Home draws the home screen into dst.
@@ -98,6 +104,7 @@ func (r *Renderer) Home(dst *image.RGBA, v HomeView) {
 		r.f.text(dst, hud.Min.X, y, Bold, 13, warnC, r.f.ellipsize(Bold, 13, "! "+v.Warning, hud.Dx()))
 		y += r.f.lineHeight(Bold, 13)
 	}
+	y = r.sessionLines(dst, hud, y, v)
 	const size = 14
 	lh := r.f.lineHeight(Regular, size)
 	avail := (hud.Max.Y - y) / lh

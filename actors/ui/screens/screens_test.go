@@ -434,3 +434,28 @@ func cloneRGBA(m *image.RGBA) *image.RGBA {
 	copy(c.Pix, m.Pix)
 	return c
 }
+
+// TestNewDockSerialWhole (issue 33.6): the "New dock" screen draws every
+// character of the serial the Pi compares (the dock service asks only
+// about serials of at most 64 characters), on every panel size.
+func TestNewDockSerialWhole(t *testing.T) {
+	serials := []string{"3C:84:CE:00:12:AB", strings.Repeat("W", 64), `0123456789ABCDEF\u202e0123456789abcdef0123456789ABCDEF01234`}
+	for _, size := range []image.Point{{160, 120}, {240, 240}, {320, 240}, {480, 320}} {
+		r, err := NewRenderer(size.X, size.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sn := range serials {
+			rows, px := r.serialRows(sn)
+			if strings.Join(rows, "") != sn || len(rows) > newDockSerialRows {
+				t.Errorf("%v: %d-character serial laid out as %q at %.0f px; want all of it in at most %d rows",
+					size, len(sn), rows, px, newDockSerialRows)
+			}
+			for _, row := range rows {
+				if w := r.f.measure(Mono, px, row); w > size.X-16 {
+					t.Errorf("%v: row %q is %d px wide, over %d", size, row, w, size.X-16)
+				}
+			}
+		}
+	}
+}

@@ -34,6 +34,12 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 			r.Home(d, HomeView{Persona: Attention, Anim: 250 * time.Millisecond, Links: Links{BLE: true, Encrypted: true, Desktop: true},
 				Total: 2, Running: 1, Waiting: 1, Msg: "approve: Bash", Entries: []string{"10:42 日本語のテスト: ファイルを確認"}})
 		},
+		"home-modes": func(d *image.RGBA) {
+			r.Home(d, HomeView{Persona: Attention, Anim: 250 * time.Millisecond, Links: Links{BLE: true, Encrypted: true, Dock: true},
+				Total: 3, Running: 1, Waiting: 1, TimeText: "10:42", Notice: "Claude is waiting for you", NoticeWho: "engine",
+				Badges: []SessionBadge{{Project: "scratch", Badge: "bypass", NoPrompts: true}, {Project: "engine", Badge: "plan"}, {Project: "docs", Badge: "accept edits"}},
+				Msg:    "CLI engine: idle done"})
+		},
 		"approval": func(d *image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Bash", Age: 4 * time.Second, Index: 1, Of: 2, Source: "desktop",
 				Hint: "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | xargs -r git add && git commit -m 'fmt'"})
@@ -58,12 +64,44 @@ func sampleScreens(r *Renderer) map[string]func(*image.RGBA) {
 			r.Approval(d, ApprovalView{Tool: "Edit", Age: 2 * time.Second, Index: 2, Of: 3,
 				Source: "CLI engine · 9f3c2a10", Subagent: "subagent Explore", Hint: "internal/engine/plan.go"})
 		},
+		"approval-codex": func(d *image.RGBA) {
+			// A Codex session's file edit, as the hook describes apply_patch
+			// (protocols/hookbridge) and lan labels its source (Session.CLIName).
+			r.Approval(d, ApprovalView{Tool: "apply_patch", Age: 3 * time.Second, Source: "Codex engine · 01a242e1",
+				Hint:    "patch: internal/engine/plan.go",
+				Detail:  "*** Begin Patch\n*** Update File: internal/engine/plan.go\n@@ func (p *Plan) Next() Step {\n+\tif p.i >= len(p.steps) {\n+\t\treturn Step{}\n+\t}\n \treturn p.steps[p.i]\n*** End Patch\nin /home/ada/src/engine",
+				Approve: "A", Deny: "B", Next: "X", Back: "Y"})
+		},
+		"approval-question": func(d *image.RGBA) {
+			// A terminal's AskUserQuestion, one option per card (actors/ui/question.go).
+			r.Approval(d, ApprovalView{Tool: "DB", Age: 3 * time.Second, Source: "CLI engine · 9f3c2a10",
+				Hint: "▸ SQLite", Detail: "one file next to the binary, no server\n(option 2 of 3)\nquestion 1 of 2: Which database should the cache use?",
+				Approve: "A", Deny: "B", ApproveVerb: "choose", DenyVerb: "next"})
+		},
+		"approval-question-desktop": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "Question", Age: 2 * time.Second, Source: "desktop",
+				Hint: "Claude is asking you something", Instead: "answer at the computer"})
+		},
+		"approval-plan": func(d *image.RGBA) {
+			r.Approval(d, ApprovalView{Tool: "ExitPlanMode", Age: 6 * time.Second, Source: "CLI engine · 9f3c2a10",
+				Hint: "approve this plan? (6 lines)", Detail: "## Plan: cache the parsed config\n1. Add a sync.Once around config.Load\n2. Invalidate it on SIGHUP\n3. Test: two loads read the file once\n4. Benchmark the hot path before and after\n5. Document the reload in README.md",
+				Approve: "A", Deny: "B", Next: "X", Back: "Y"})
+		},
 		"pairing": func(d *image.RGBA) { r.Pairing(d, PairingView{Name: "ada-laptop", Code: "318054"}) },
 		"pairing-accepted": func(d *image.RGBA) {
 			r.Pairing(d, PairingView{Name: "ada-laptop", Code: "318054", Accepted: true})
 		},
-		"passkey":  func(d *image.RGBA) { r.Passkey(d, PasskeyView{Code: "042917", Device: "MacBook Pro"}) },
-		"new-dock": func(d *image.RGBA) { r.NewDock(d, NewDockView{Serial: "3C:84:CE:00:12:AB"}) },
+		"passkey": func(d *image.RGBA) { r.Passkey(d, PasskeyView{Code: "042917", Device: "MacBook Pro"}) },
+		"new-dock": func(d *image.RGBA) {
+			r.NewDock(d, NewDockView{Serial: "3C:84:CE:00:12:AB", Looks: `"USB JTAG/serial debug unit" by "Espressif"`})
+		},
+		"new-dock-looks-different": func(d *image.RGBA) {
+			r.NewDock(d, NewDockView{Serial: "3C:84:CE:00:12:AB", Looks: `"Totally a CoreS3" by "Espressif"`,
+				Was: `"USB JTAG/serial debug unit" by "Espressif"`, Approve: "A", Deny: "B"})
+		},
+		"new-dock-long-serial": func(d *image.RGBA) {
+			r.NewDock(d, NewDockView{Serial: `0123456789ABCDEF\u202e0123456789abcdef0123456789ABCDEF01234`, Looks: `"x" by "y"`})
+		},
 		"new-dock-display-only": func(d *image.RGBA) {
 			r.NewDock(d, NewDockView{Serial: "3C:84:CE:00:12:AB", DisplayOnly: true})
 		},
@@ -131,13 +169,19 @@ func TestScreenshots(t *testing.T) {
 	dir := t.TempDir()
 	// A few representative screens are kept for the README.
 	keep := map[string]bool{"home-240x240": true, "home-attention-320x240": true, "approval-240x240": true,
-		"approval-late-sent-240x240": true, "approval-reconnecting-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "new-dock-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true,
+		"approval-late-sent-240x240": true, "approval-reconnecting-240x240": true, "approval-hidden-240x240": true, "approval-hidden-320x240": true, "approval-cli-subagent-240x240": true, "pairing-240x240": true, "new-dock-240x240": true, "new-dock-looks-different-240x240": true, "passkey-240x240": true, "info-240x240": true, "pack-240x240": true,
 		"forget-ask-240x240": true, "forget-done-240x240": true,
 		"clock-240x240": true, "clock-320x240": true, "clock-waiting-240x240": true, "pet-240x240": true, "pet-320x240": true,
 		"pet-sad-240x240": true, "settings-240x240": true, "settings-unsaved-240x240": true, "home-320x240": true}
+	keep["approval-codex-240x240"] = true
 	keep["approval-warning-240x240"] = true
 	keep["system-240x240"] = true
 	keep["home-service-down-240x240"] = true
+	keep["home-modes-240x240"] = true
+	keep["home-modes-320x240"] = true
+	keep["approval-question-240x240"] = true
+	keep["approval-question-desktop-240x240"] = true
+	keep["approval-plan-240x240"] = true
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := NewRenderer(size.X, size.Y)
 		if err != nil {

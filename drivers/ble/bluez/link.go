@@ -144,8 +144,12 @@ func (p *Peripheral) deviceChanged(dev dbus.ObjectPath, changed map[string]dbus.
 	}
 	if v, ok := changed["Paired"]; ok {
 		if paired, _ := v.Value().(bool); paired && p.isCentral(dev) {
-			p.emit(drv.PairingDone{OK: true})
+			// The old bonds go first, so that whoever hears PairingDone
+			// (the Forget flow, a test adding a device) never races this
+			// clean-up: before, a bond made just after PairingDone could
+			// be removed by it.
 			p.removeBondsExcept(dev)
+			p.emit(drv.PairingDone{OK: true})
 		}
 	}
 }

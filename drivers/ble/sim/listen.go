@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strings"
+
+	"github.com/claude-pi/claude-pi/supervisor/stalesock"
 )
 
 // Listen opens the listener named by a --nus-listen address: "host:port"
@@ -17,8 +18,8 @@ func Listen(addr string) (net.Listener, error) {
 		if path == "" {
 			return nil, errors.New("sim: --nus-listen \"unix:\" needs a socket path, e.g. unix:/run/claude-pi/nus.sock")
 		}
-		if err := removeStaleSocket(path); err != nil {
-			return nil, err
+		if err := stalesock.Clear(path); err != nil {
+			return nil, fmt.Errorf("sim: --nus-listen: %w", err)
 		}
 		ln, err := net.Listen("unix", path)
 		if err != nil {
@@ -41,27 +42,4 @@ func Listen(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("sim: listening on %s: %w", addr, err)
 	}
 	return ln, nil
-}
-
-// removeStaleSocket deletes a socket file nobody serves any more, so a
-// crashed run does not block the next one with "address already in use".
-func removeStaleSocket(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("sim: checking %s: %w", path, err)
-	}
-	if fi.Mode()&os.ModeSocket == 0 {
-		return fmt.Errorf("sim: %s exists and is not a socket; refusing to replace it", path)
-	}
-	if c, err := net.Dial("unix", path); err == nil {
-		_ = c.Close()
-		return fmt.Errorf("sim: %s is in use by another process", path)
-	}
-	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("sim: removing stale socket %s: %w", path, err)
-	}
-	return nil
 }

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/claude-pi/claude-pi/actors/ui"
-	"github.com/claude-pi/claude-pi/boards/sim/desktop"
 	"github.com/claude-pi/claude-pi/internal/appliance"
+	"github.com/claude-pi/claude-pi/internal/appliance/appliancetest/fakedesktop"
 	"github.com/claude-pi/claude-pi/supervisor/supervisortest"
 )
 
@@ -108,11 +108,11 @@ func StartOptions(t testing.TB, configure func(*appliance.Config), o appliance.O
 }
 
 // Dial connects the demo desktop to the appliance's NUS link.
-func (a *Appliance) Dial(t testing.TB, opts *desktop.Options) *desktop.Desktop {
+func (a *Appliance) Dial(t testing.TB, opts *fakedesktop.Options) *fakedesktop.Desktop {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, err := desktop.DialOptions(ctx, a.NUS, opts)
+	d, err := fakedesktop.DialOptions(ctx, a.NUS, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,14 +210,24 @@ func WriteFile(t testing.TB, path, s string) {
 // module's root whatever directory the test runs in.
 func Build(t testing.TB, out string, flags ...string) {
 	t.Helper()
+	if err := GoBuild(out, flags...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// GoBuild is Build for a caller without a test at hand (a TestMain, a
+// build shared by a whole run): the error names the command and holds the
+// compiler's output.
+func GoBuild(out string, flags ...string) error {
 	root, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
+		return fmt.Errorf("go env GOMOD: %w", err)
 	}
 	args := append(append([]string{"build", "-o", out}, flags...), ".")
 	cmd := exec.Command("go", args...)
 	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %v: %v\n%s", args, err, b)
+		return fmt.Errorf("go %v: %w\n%s", args, err, b)
 	}
+	return nil
 }

@@ -27,9 +27,16 @@ accel=${VMTEST_ACCEL:-tcg} cpu=max smp=1
 
 guest=$cache/vdeb-$(sha256sum < "$here/build-guest.sh" | cut -c1-12)
 if [ ! -s "$guest/root.img" ]; then
-	say "building the guest (cached in $guest; about 2 minutes)"
+	# .ci/run starts upgrade.sh and powercut.sh together: one builds the
+	# guest, the other waits for it on the lock.
 	mkdir -p "$cache"
-	"$here/build-guest.sh" "$guest"
+	exec 9> "$guest.lock"
+	flock 9
+	if [ ! -s "$guest/root.img" ]; then
+		say "building the guest (cached in $guest; about 2 minutes)"
+		"$here/build-guest.sh" "$guest"
+	fi
+	exec 9>&-
 fi
 
 work=$(mktemp -d /var/tmp/claude-pi-deb-vmtest.XXXXXX)

@@ -12,7 +12,7 @@
 #      by hand: with a prompt pending all through the quiet check's wait
 #      (shortened from 20 min to 10 s), the run is skipped and N runs on;
 #      with no prompt, unattended-upgrade takes N+1 from the Claude_Pi
-#      origin, and a prompt that comes up mid-run delays the restart until
+#      origin at its site (the apt preferences in place), and a prompt that comes up mid-run delays the restart until
 #      it is answered. N+1 runs, every service RUNNING, the bonds, LAN
 #      identity and pairings, packs, stats and config byte for byte kept,
 #      and the update stamps are what `claude-pi doctor` reads.
@@ -52,7 +52,7 @@ serve
 fresh_disk
 printf 'v1=%s\nv2=%s\nv3=%s\nv4=%s\nv5=%s\nv6=%s\n' "$v1" "$v2" "$v3" "$v4" "$v5" "$v6" > "$share/versions"
 
-say "boot 1: install $v1 from the signed repository (the two-step install)"
+say "boot 1: install $v1 from the signed repository (README.md's install: keyring, .sources, preferences)"
 cat > "$work/p1.sh" <<'P'
 . /host/phase-lib.sh
 . /host/versions
@@ -60,6 +60,7 @@ port=$(cat /host/port)
 # Step 1: the key and the source (README.md fetches both from the repository).
 install -m 0644 /host/apt/claude-pi-archive-keyring.pgp /usr/share/keyrings/claude-pi-archive-keyring.pgp
 sed "s|PORT|$port|" /host/apt/claude-pi.sources > /etc/apt/sources.list.d/claude-pi.sources
+install -m 0644 /host/apt/claude-pi.pref /etc/apt/preferences.d/claude-pi.pref
 check "the .sources is deb822 with Signed-By" grep -qx 'Signed-By: /usr/share/keyrings/claude-pi-archive-keyring.pgp' /etc/apt/sources.list.d/claude-pi.sources
 # Only our repository: the guest has no route to Debian's mirror in CI.
 rm -f /etc/apt/sources.list /etc/apt/sources.list.d/debian.sources
@@ -155,7 +156,11 @@ check "$v3 not installed: still $v2" sh -c '[ "$(claude-pi --version)" = "claude
 check "nothing changed: state, every service RUNNING" eval 'snapshot | diff /tmp/before - && running 5'
 P
 mkdir -p "$share/image"
-cp "$repo/image/rootfs/etc/apt/apt.conf.d/20auto-upgrades" "$repo/image/rootfs/etc/apt/apt.conf.d/52claude-pi-unattended" "$share/image/"
+cp "$repo/image/rootfs/etc/apt/apt.conf.d/20auto-upgrades" "$share/image/"
+# The image names the release's site; here the repository is at 10.0.2.2
+# (image/lib/customize makes the same substitution for REPO_URL's host).
+sed 's/site=claude-pi.github.io,/site=10.0.2.2,/' "$repo/image/rootfs/etc/apt/apt.conf.d/52claude-pi-unattended" > "$share/image/52claude-pi-unattended"
+grep -q 'site=10.0.2.2,' "$share/image/52claude-pi-unattended" || { bad "52claude-pi-unattended names no site=claude-pi.github.io to replace"; finish; }
 cp "$repo/image/rootfs/etc/systemd/system/apt-daily-upgrade.service.d/claude-pi.conf" "$share/image/apt-daily-upgrade.conf"
 boot "$work/p2.sh"; tally
 [ "$failed" = 0 ] || finish

@@ -123,17 +123,8 @@ func (g *SpeakerGuard) Start(id uint16, rate uint32, payloadLen int, busy bool) 
 // SPEAKER_DONE comes from Advance once the queue has played out (Advance(0) for
 // a session that never received PCM).
 func (g *SpeakerGuard) End(id uint16, rate uint32, payloadLen int) Outcome {
-	var o Outcome
-	switch c := g.check(id, rate); {
-	case c == checkInvalid || (c == checkOK && payloadLen != 0):
-		o.Result = Invalid
-		o.fail(wire.ErrInvalidStreamData, id)
-	case c == checkStale:
-		o.Result = Stale
-	case c == checkIdempotent || g.ended:
-		o.Result = Idempotent
-	default:
-		o.Result = Accepted
+	o, ends := g.closing(id, rate, payloadLen, g.ended)
+	if ends {
 		g.ended, g.playing = true, true
 	}
 	return o
@@ -143,20 +134,32 @@ func (g *SpeakerGuard) End(id uint16, rate uint32, payloadLen int) Outcome {
 // Aborting the last finished session (also one the firmware force-stopped) is
 // idempotent and silent (spec §23).
 func (g *SpeakerGuard) Abort(id uint16, rate uint32, payloadLen int) Outcome {
-	var o Outcome
+	o, ends := g.closing(id, rate, payloadLen, false)
+	if ends {
+		g.finish()
+	}
+	return o
+}
+
+// closing is the answer End and Abort share: a bad or non-empty request is
+// Invalid, one for an older session Stale, one for the last finished
+// session or a repeat (repeated: End after End) Idempotent. ends says the
+// request is Accepted and closes the current session; the caller then does
+// what closing means to it.
+func (g *SpeakerGuard) closing(id uint16, rate uint32, payloadLen int, repeated bool) (o Outcome, ends bool) {
 	switch c := g.check(id, rate); {
 	case c == checkInvalid || (c == checkOK && payloadLen != 0):
 		o.Result = Invalid
 		o.fail(wire.ErrInvalidStreamData, id)
 	case c == checkStale:
 		o.Result = Stale
-	case c == checkIdempotent:
+	case c == checkIdempotent || repeated:
 		o.Result = Idempotent
 	default:
 		o.Result = Accepted
-		g.finish()
+		return o, true
 	}
-	return o
+	return o, false
 }
 
 // ValidateData classifies a SPEAKER_PCM frame without acting on it, returning

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"testing"
+	"time"
 )
 
 // pcmStream is 1 s of 24 kHz 16-bit mono speech in 80 ms frames (3840-byte
@@ -37,8 +38,9 @@ func eventStream(b *testing.B) ([]byte, int) {
 	return s, 64
 }
 
-// benchParse feeds the stream in 512-byte reads, the typical CDC read size.
-func benchParse(b *testing.B, stream []byte, frames int) {
+// benchParse feeds the stream in 512-byte reads, the typical CDC read size;
+// timed, with FeedAt and a clock 1 ms on per read, as the dock does.
+func benchParse(b *testing.B, stream []byte, frames int, timed bool) {
 	var p Parser
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
@@ -46,7 +48,11 @@ func benchParse(b *testing.B, stream []byte, frames int) {
 	for b.Loop() {
 		got := 0
 		for i := 0; i < len(stream); i += 512 {
-			p.Feed(stream[i:min(i+512, len(stream))])
+			if timed {
+				p.FeedAt(t0.Add(time.Duration(i/512)*time.Millisecond), stream[i:min(i+512, len(stream))])
+			} else {
+				p.Feed(stream[i:min(i+512, len(stream))])
+			}
 			for _, ok := p.Next(); ok; _, ok = p.Next() {
 				got++
 			}
@@ -60,12 +66,22 @@ func benchParse(b *testing.B, stream []byte, frames int) {
 
 func BenchmarkParserPCM(b *testing.B) {
 	s, n := pcmStream(b)
-	benchParse(b, s, n)
+	benchParse(b, s, n, false)
 }
 
 func BenchmarkParserEvent(b *testing.B) {
 	s, n := eventStream(b)
-	benchParse(b, s, n)
+	benchParse(b, s, n, false)
+}
+
+func BenchmarkParserPCMTimed(b *testing.B) {
+	s, n := pcmStream(b)
+	benchParse(b, s, n, true)
+}
+
+func BenchmarkParserEventTimed(b *testing.B) {
+	s, n := eventStream(b)
+	benchParse(b, s, n, true)
 }
 
 func BenchmarkAppendFramePCM(b *testing.B) {

@@ -7,7 +7,10 @@
 //
 // The package is pure: no I/O, no goroutines, no clocks. Callers feed the
 // bytes they read into a [Parser] and write what [AppendFrame] (or one of
-// the control constructors plus AppendFrame) produces.
+// the control constructors plus AppendFrame) produces. On a live link they
+// pass the time in ([Parser.FeedAt], [Parser.Expire]) and send
+// [AppendFill] before HELLO: the cut-off frame extension of §4 in
+// README.md.
 //
 // Frame layout (little-endian):
 //

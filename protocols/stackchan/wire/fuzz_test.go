@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"testing"
+	"time"
 )
 
 // fuzzSeeds are the contract encodings plus the §2.1 examples, so the
@@ -149,6 +150,70 @@ func FuzzDecodeControl(f *testing.F) {
 		}
 		if !bytes.Equal(rebuilt.Payload, payload) {
 			t.Fatalf("%s: rebuilt payload %x, input %x", c.Code, rebuilt.Payload, payload)
+		}
+	})
+}
+
+// FuzzParserTimed feeds data in reads split at cuts, the i-th read gaps[i]
+// milliseconds after the one before, then checks the stale-partial
+// extension (README.md "Cut-off frames"): every frame emitted is the input's
+// bytes at the offset reported, every input byte is a frame, skipped or
+// pending, nothing waits StaleAfter after the last read, and after the
+// fill a HELLO is found whatever came before it.
+func FuzzParserTimed(f *testing.F) {
+	seeds := fuzzSeeds(f)
+	for _, s := range seeds {
+		f.Add(s, []byte{5, 12}, []byte{0, 200})
+	}
+	cut, _ := AppendFrame(nil, Frame{Type: TypeSpeakerPCM, StreamID: 1, SampleRate: 24000, Payload: make([]byte, MaxPayload)})
+	hello, _ := AppendFrame(nil, HelloFrame(0, HostHello))
+	beat, _ := AppendFrame(nil, StatusFrame(0, StatusIdle))
+	// The two cases of issue 32: a cut frame, then a HELLO (or heartbeats)
+	// within and after StaleAfter.
+	f.Add(append(bytes.Clone(cut[:40]), hello...), []byte{39}, []byte{0, 100})
+	f.Add(append(bytes.Clone(cut[:40]), hello...), []byte{39}, []byte{0, 250, 250})
+	f.Add(bytes.Join([][]byte{cut[:40], beat, beat, beat}, nil), []byte{39, 23}, []byte{0, 200, 200, 200})
+	f.Fuzz(func(t *testing.T, data, cuts, gaps []byte) {
+		var p Parser
+		var got []Frame
+		now := time.Unix(1000, 0)
+		rest := data
+		for i := 0; len(rest) > 0; i++ {
+			n := len(rest)
+			if len(cuts) > 0 {
+				n = min(n, int(cuts[i%len(cuts)])+1)
+			}
+			if len(gaps) > 0 {
+				now = now.Add(time.Duration(gaps[i%len(gaps)]) * 10 * time.Millisecond)
+			}
+			p.FeedAt(now, rest[:n])
+			rest = rest[n:]
+			for fr, ok := p.Next(); ok; fr, ok = p.Next() {
+				start := p.Offset() - int64(fr.EncodedLen())
+				enc, err := AppendFrame(nil, fr)
+				if err != nil || start < 0 || !bytes.Equal(enc, data[start:p.Offset()]) {
+					t.Fatalf("frame at %d re-encodes to %x, %v", start, enc, err)
+				}
+				got = append(got, fr)
+			}
+			if at, ok := p.Deadline(); ok && at.After(now.Add(StaleAfter)) {
+				t.Fatalf("deadline %v is beyond now+StaleAfter %v", at, now.Add(StaleAfter))
+			}
+		}
+		st := p.Stats()
+		if int(st.SkippedBytes)+p.Pending()+totalEncoded(got) != len(data) {
+			t.Fatalf("skipped %d + pending %d + frames %d != input %d", st.SkippedBytes, p.Pending(), totalEncoded(got), len(data))
+		}
+		p.Expire(now.Add(StaleAfter))
+		drain(&p, nil)
+		if at, ok := p.Deadline(); ok {
+			t.Fatalf("still waiting (until %v) StaleAfter after the last read", at)
+		}
+		p.Feed(AppendFill(nil))
+		p.Feed(hello)
+		tail := drain(&p, nil)
+		if len(tail) == 0 || !framesEqual(tail[len(tail)-1], HelloFrame(0, HostHello)) || p.Pending() != 0 {
+			t.Fatalf("after the fill: %d frames, pending %d; want HELLO last, nothing pending", len(tail), p.Pending())
 		}
 	})
 }
