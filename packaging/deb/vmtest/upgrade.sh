@@ -21,13 +21,12 @@
 #      Then a repository with N+2 signed by another key: apt refuses it,
 #      N+1 still runs, nothing changed.
 #   3. (issue 36) A build that panics at start, installed by hand with
-#      apt-get: its check fails, N+1 is installed again from its kept .deb,
-#      the bad version is pinned away, doctor says "rolled back", state is
-#      unchanged, and nothing bounces. Then a build where one service (lan)
-#      fails at start, installed by apt-daily-upgrade: the power is cut
-#      while that rollback runs.
-#   4. claude-pi-recover finishes the cut rollback at boot; then a good
-#      version installs, passes, and clears the hold.
+#      apt-get: its check fails within seconds, N+1 is installed again
+#      from its kept .deb, the bad version is pinned away, doctor says
+#      "rolled back" and why, state is unchanged, and nothing bounces.
+#      Then a good build installs past the hold, passes, and clears it.
+#      (The other broken build, one service failing at start, and a cut
+#      during its rollback are powercut.sh's last two boots.)
 # Ends with "deb-vmtest upgrade: N passed, M failed" and the runtime.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -37,9 +36,9 @@ finish() { say "upgrade: $passed passed, $failed failed in $(( $(date +%s) - t0 
 key=$(newkey "$work/gnupg" "Claude_Pi test archive key")
 evil=$(newkey "$work/gnupg-evil" "Not the project")
 GNUPGHOME=$work/gnupg gpg --batch --export "$key" > "$share/claude-pi-archive-keyring.pgp"
-v1=$("$repo/packaging/version") v2=$v1.1 v3=$v1.2 v4=$v1.3 v5=$v1.4 v6=$v1.5
-say "building claude-pi $v1, $v2, $v3, $v4 (panics at start), $v5 (lan fails at start), $v6 (amd64)"
-for v in "$v1" "$v2" "$v3" "$v4:vmtest_panic" "$v5:vmtest_lanfail" "$v6"; do
+v1=$("$repo/packaging/version") v2=$v1.1 v3=$v1.2 v4=$v1.3 v6=$v1.5
+say "building claude-pi $v1, $v2, $v3, $v4 (panics at start), $v6 (amd64)"
+for v in "$v1" "$v2" "$v3" "$v4:vmtest_panic" "$v6"; do
 	tags=${v#*:}; [ "$tags" != "$v" ] || tags=
 	VERSION=${v%%:*} GO_TAGS=$tags OUT=$work/debs ARCHIVE_KEYRING=$share/claude-pi-archive-keyring.pgp "$repo/packaging/deb/build" amd64 > "$work/build.log" 2>&1 ||
 		{ cat "$work/build.log"; bad "build $v"; finish; }
@@ -50,7 +49,7 @@ rel() { relto apt "$@"; }
 rel "$work/debs/claude-pi_${v1}_amd64.deb" || { bad "release-repo.sh $v1"; finish; }
 serve
 fresh_disk
-printf 'v1=%s\nv2=%s\nv3=%s\nv4=%s\nv5=%s\nv6=%s\n' "$v1" "$v2" "$v3" "$v4" "$v5" "$v6" > "$share/versions"
+printf 'v1=%s\nv2=%s\nv3=%s\nv4=%s\nv6=%s\n' "$v1" "$v2" "$v3" "$v4" "$v6" > "$share/versions"
 
 say "boot 1: install $v1 from the signed repository (README.md's install: keyring, .sources, preferences)"
 cat > "$work/p1.sh" <<'P'
@@ -165,13 +164,12 @@ cp "$repo/image/rootfs/etc/systemd/system/apt-daily-upgrade.service.d/claude-pi.
 boot "$work/p2.sh"; tally
 [ "$failed" = 0 ] || finish
 
-# Issue 36: the repository gains a build that panics at start, then one
-# whose lan service fails at start, then a good one (each a copy, so the
-# guest moves from one to the next by its .sources).
+# Issue 36: the repository gains a build that panics at start, then a
+# good one (each a copy, so the guest moves from one to the next by its
+# .sources).
 cp -a "$share/apt" "$share/apt-b4"; relto apt-b4 "$work/debs/claude-pi_${v4}_amd64.deb"
-cp -a "$share/apt-b4" "$share/apt-b5"; relto apt-b5 "$work/debs/claude-pi_${v5}_amd64.deb"
-cp -a "$share/apt-b5" "$share/apt-g6"; relto apt-g6 "$work/debs/claude-pi_${v6}_amd64.deb"
-say "boot 3: $v4 (panics at start) by hand: rolled back to $v2; $v5 (lan fails) by apt-daily-upgrade: the power cut mid-rollback"
+cp -a "$share/apt-b4" "$share/apt-g6"; relto apt-g6 "$work/debs/claude-pi_${v6}_amd64.deb"
+say "boot 3: $v4 (panics at start) by hand: rolled back to $v2; then $v6 installs and clears the hold"
 cat > "$work/p3.sh" <<'P'
 . /host/phase-lib.sh
 . /host/versions
@@ -182,61 +180,24 @@ check "apt-get update" apt-get update -q
 sleep 3; snapshot > /var/tmp/before
 apt-get install -y -q claude-pi > /tmp/install.log 2>&1; echo "     apt-get install claude-pi ($v4): exit $?"
 t=$(date +%s)
-checked 400
-echo "     from the end of apt-get to the end of the rollback: $(( $(date +%s) - t ))s"
+checked 300
+echo "info panic: from the end of apt-get to the end of the rollback: $(( $(date +%s) - t ))s"
 check "$v4 failed its check and was rolled back: $v2 installed, configured and running" sh -c '
 	journalctl -b -u claude-pi-health-check -o cat | grep -q "claude-pi $2 failed its check" &&
 	[ "$(dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $1" ] && [ "$(claude-pi --version)" = "claude-pi $1" ]' _ "$v2" "$v4"
 check "every service RUNNING ($v2)" running 60
-check "the record says: $v4 rolled back to $v2, and why" sh -c 'cat $0/rolled-back; grep -qx "from=$2" $0/rolled-back && grep -qx "to=$1" $0/rolled-back && grep -q "^reason=." $0/rolled-back' $rb "$v2" "$v4"
-check "doctor says: update to $v4 rolled back" sh -c 'claude-pi doctor 2>&1 | tee /dev/stderr | grep -q "update to $0 rolled back"' "$v4"
+check "the record says: $v4 rolled back to $v2, and why (a crash)" sh -c 'cat $0/rolled-back; grep -qx "from=$2" $0/rolled-back && grep -qx "to=$1" $0/rolled-back && grep -q "^reason=claude-pi.service crashed" $0/rolled-back' $rb "$v2" "$v4"
+check "doctor says the update to $v4 was rolled back, and why" sh -c 'claude-pi doctor 2>&1 | grep "claude-pi update" | tee /dev/stderr | grep -q "update to $0 rolled back.*crashed"' "$v4"
 check "$v4 held: apt pins it to -1; apt-get upgrades nothing" sh -c '
 	grep -qx "Pin: version $2" /etc/apt/preferences.d/claude-pi-rollback && apt-cache policy claude-pi | grep -q "Candidate: $1" &&
 	apt-get install -y -q --only-upgrade claude-pi && [ "$(claude-pi --version)" = "claude-pi $1" ]' _ "$v2" "$v4"
 check "no bounce: one check ran, none pending, no rollback under way" sh -c '
 	[ "$(journalctl -b -u claude-pi-health-check -o cat | grep -c "checking the upgrade")" = 1 ] && [ ! -e $0/pending ] && [ ! -e $0/rolling-back ]' $rb
 check "every state file unchanged" eval 'snapshot | diff /var/tmp/before -'
-# The lan build by the nightly path; the host cuts the power 8 s into its rollback.
-sed -i "s|/apt-b4$|/apt-b5|" /etc/apt/sources.list.d/claude-pi.sources
-apt-get update -q > /dev/null 2>&1
-systemctl start --no-block apt-daily-upgrade.service
-t=$(date +%s)
-i=0; while [ ! -e $rb/rolling-back ] && [ $i -lt 4500 ]; do sleep 0.2; i=$((i + 1)); done
-if [ -e $rb/rolling-back ]; then
-	echo "     $v5 failed its check, $(( $(date +%s) - t ))s after apt-daily-upgrade started: $(grep reason= $rb/rolling-back)"
-	touch /host/ready; sync; sleep 300
-fi
-bad "$v5 was never rolled back (no $rb/rolling-back in 900 s)"
-systemctl status claude-pi-health-check apt-daily-upgrade --no-pager | tail -n 30; tail -n 5 /var/log/unattended-upgrades/unattended-upgrades.log; claude-pi status
-P
-# The host cuts the power VMTEST_ROLLBACK_CUT seconds after the phase sees
-# the rollback of $v5 begin (rolling-back written): the check of dpkg's
-# idleness takes 5 s, so 8 s lands in dpkg's reinstall of $v2.
-VMTEST_READY_WAIT=1500 boot "$work/p3.sh" "${VMTEST_ROLLBACK_CUT:-8}"
-log3=$share/out/phase-$boots.log
-cat "$log3" 2>/dev/null
-passed=$((passed + $(grep -c '^ok ' "$log3" 2>/dev/null || true)))
-failed=$((failed + $(grep -c '^FAIL ' "$log3" 2>/dev/null || true)))
-grep -q "failed its check, " "$log3" 2>/dev/null || bad "boot 3: the power was not cut during a rollback"
-[ "$failed" = 0 ] || finish
-P4=$work/p4.sh
-cat > "$P4" <<'P'
-. /host/phase-lib.sh
-. /host/versions
-rb=/var/lib/claude-pi/rollback
-i=0; while [ "$(systemctl show -p ActiveState --value claude-pi-recover.service)" = activating ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
-echo "     claude-pi-recover: $(systemctl show -p Result --value claude-pi-recover.service), $i s after this phase began"
-check "the cut rollback was finished at boot by claude-pi-recover" sh -c '
-	journalctl -b -u claude-pi-recover -o cat | tee /dev/stderr | grep -q "a rollback of claude-pi was cut"'
-check "$v2 installed, configured, dpkg clean" sh -c '[ "$(dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $1" ] && [ -z "$(dpkg --audit)" ]' _ "$v2"
-check "every service RUNNING ($v2)" running 120
-check "the record says $v5 rolled back; $v4 and $v5 held" sh -c 'grep -qx "from=$1" $0/rolled-back && [ ! -e $0/rolling-back ] &&
-	grep -qx "Pin: version $2" /etc/apt/preferences.d/claude-pi-rollback && grep -qx "Pin: version $1" /etc/apt/preferences.d/claude-pi-rollback' $rb "$v5" "$v4"
-check "every state file unchanged" eval 'snapshot | diff /var/tmp/before -'
 # A good version: installs past the hold, passes, clears it.
-sed -i "s|/apt-b5$|/apt-g6|" /etc/apt/sources.list.d/claude-pi.sources
+sed -i "s|/apt-b4$|/apt-g6|" /etc/apt/sources.list.d/claude-pi.sources
 check "apt-get update" apt-get update -q
-check "apt-get install claude-pi: $v6" sh -c 'apt-get install -y -q claude-pi && [ "$(claude-pi --version)" = "claude-pi $0" ]' "$v6"
+check "apt-get install claude-pi: $v6" sh -c 'apt-get install -y -q claude-pi > /tmp/install.log 2>&1 && [ "$(claude-pi --version)" = "claude-pi $0" ]' "$v6"
 checked 300
 check "$v6 passed its check: the hold and the record cleared" sh -c '
 	journalctl -b -u claude-pi-health-check -o cat | grep -q "claude-pi $1 is healthy" &&
@@ -244,6 +205,5 @@ check "$v6 passed its check: the hold and the record cleared" sh -c '
 check "doctor: no upgrade rolled back" sh -c 'claude-pi doctor 2>&1 | grep -q "no upgrade rolled back"'
 check "every service RUNNING ($v6), every state file unchanged" eval 'running 30 && snapshot | diff /var/tmp/before -'
 P
-say "boot 4: the cut rollback finished at boot; then $v6 installs and clears the hold"
-boot "$P4"; tally
+boot "$work/p3.sh"; tally
 finish
