@@ -311,7 +311,7 @@ F
 		hc && [ "$(ver)" = "ii  $v2" ] && [ ! -e "$root/etc/apt/preferences.d/claude-pi-rollback" ] && [ ! -e "$rb/rolled-back" ] && [ ! -e "$rb/pending" ]'
 	pending; tables "RUNNING,BACKOFF,RUNNING" "RUNNING,FATAL,RUNNING"
 	check "$t health: lan FATAL at start: rolled back at once (not after START), the reason names it" bash -c '
-		hc > /tmp/hc.log 2>&1; rc=$?; cat /tmp/hc.log; s=$(sed -n "s/.*exit 0 in \([0-9]*\) s.*/\1/p" /tmp/hc.log)
+		hc > /tmp/hc.log 2>&1; rc=$?; cat /tmp/hc.log; s=$(sed -n "s/.*failed its check after \([0-9]*\) s.*/\1/p" /tmp/hc.log)
 		[ $rc = 0 ] && [ -n "$s" ] && [ "$s" -lt 30 ] && [ "$(ver)" = "ii  $v1" ] &&
 		grep -q "^reason=a service gave up (FATAL) .* lan FATAL" "$rb/rolled-back" && grep -qx "Pin: version $v2" "$root/etc/apt/preferences.d/claude-pi-rollback" &&
 		[ ! -e "$rb/pending" ] && [ ! -e "$rb/rolling-back" ]'
