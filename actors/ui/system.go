@@ -122,6 +122,17 @@ func systemRows(u *updatesRead, now time.Time, row func(label, value string, war
 		}
 		row("Packages", v, true)
 	}
+	// Claude_Pi's own upgrade (packaging/deb's health-check): a rollback
+	// under way or done warns; the version being checked does not.
+	switch {
+	case st.RollingBack != nil:
+		row("Update", "rolling back "+st.RollingBack.Bad, true)
+	case st.RolledBack != nil:
+		row("Update", "rolled back "+st.RolledBack.Bad, true)
+		row("Why", st.RolledBack.Reason, true)
+	case st.Checking != nil:
+		row("Update", "checking "+st.Checking.Bad, false)
+	}
 	if u.err != nil {
 		row("Read", "failed: see the log", true)
 	}

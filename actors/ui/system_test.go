@@ -98,6 +98,20 @@ func TestSystemRows(t *testing.T) {
 			installed(t, r, now, 5*time.Hour, 5*time.Hour)
 			put(t, r, updates.DpkgUpdates+"/0001", "Package: apt\n", now)
 		}, []row{{"Updated", "5 h ago", false}, {"Reboot", "not needed", false}, {"Packages", "dpkg interrupted", true}}},
+		{"an update of claude-pi rolled back", func(t *testing.T, r string) {
+			installed(t, r, now, 5*time.Hour, 5*time.Hour)
+			put(t, r, updates.RolledBack, "from=2026.12.04.1\nto=2026.12.01.1\nat=2026-12-04T20:00:00Z\nreason=lan FATAL\n", now)
+		}, []row{{"Updated", "5 h ago", false}, {"Reboot", "not needed", false},
+			{"Update", "rolled back 2026.12.04.1", true}, {"Why", "lan FATAL", true}}},
+		{"a rollback under way is not reported done", func(t *testing.T, r string) {
+			installed(t, r, now, 5*time.Hour, 5*time.Hour)
+			put(t, r, updates.RolledBack, "from=3\nto=1\n", now)
+			put(t, r, updates.RollingBack, "from=1\nto=2\nreason=x\n", now)
+		}, []row{{"Updated", "5 h ago", false}, {"Reboot", "not needed", false}, {"Update", "rolling back 2", true}}},
+		{"an update being checked", func(t *testing.T, r string) {
+			installed(t, r, now, 5*time.Hour, 5*time.Hour)
+			put(t, r, updates.Pending, "from=1\nto=2\nat=2026-12-04T20:00:00Z\nrunning=yes\n", now)
+		}, []row{{"Updated", "5 h ago", false}, {"Reboot", "not needed", false}, {"Update", "checking 2", false}}},
 		{"not installed", func(t *testing.T, r string) {
 			put(t, r, updates.RebootRequired, "", now.Add(-4*day))
 		}, []row{{"Updates", "not installed", true}, {"Reboot", "waiting 4 d", true}}},

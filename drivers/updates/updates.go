@@ -1,6 +1,7 @@
 // Package updates reads what Debian's apt and unattended-upgrades leave on
 // disk, for `claude-pi doctor` and the info page: when the security updates
-// last ran, and whether (and since when) a reboot is waiting.
+// last ran, whether (and since when) a reboot is waiting, and whether an
+// upgrade of claude-pi itself failed its health check and was rolled back.
 //
 // It only reads files under a root ("/" on the Pi, a temporary directory in
 // tests): apt.systemd.daily's stamps in /var/lib/apt/periodic (touched only
@@ -51,6 +52,9 @@ type Status struct {
 	// (a power loss) and apt refuses to go on.
 	Unfinished      []Package
 	DpkgInterrupted bool
+	// Claude-pi's own upgrades (health-check, rollback.go): the one being
+	// checked, a rollback under way, the last one rolled back; nil: none.
+	Checking, RollingBack, RolledBack *Rollback
 }
 
 // LastComplete is when the last whole run ended at the latest: the older
@@ -103,6 +107,9 @@ func Read(root string) (Status, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	if err := readRollbacks(root, &s); err != nil {
+		errs = append(errs, err)
+	}
 	last, err := lastLine(p(Log))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, err)
@@ -125,7 +132,7 @@ func Check(s Status, now time.Time) []Finding {
 	if !s.Installed {
 		return []Finding{{Name: "security updates", Detail: "unattended-upgrades is not installed: nothing installs them",
 			Fix: "sudo apt install unattended-upgrades (the Claude_Pi image has it), or run sudo apt update && sudo apt upgrade weekly"},
-			packagesFinding(s)}
+			packagesFinding(s), rollbackFinding(s, now)}
 	}
 	up := Finding{Name: "security updates", OK: true}
 	last := s.LastComplete()
@@ -159,7 +166,7 @@ func Check(s Status, now time.Time) []Finding {
 				"(a prompt pending each night?); sudo reboot when nothing is pending"
 		}
 	}
-	return []Finding{up, rb, packagesFinding(s)}
+	return []Finding{up, rb, packagesFinding(s), rollbackFinding(s, now)}
 }
 
 // packagesFinding says whether dpkg finished its last install: a cut one

@@ -81,8 +81,8 @@ func TestCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := Check(s, now)
-			if len(fs) != 3 || fs[2].Name != "packages" || !fs[2].OK {
-				t.Fatalf("findings %+v, want 3, the last an OK packages line", fs)
+			if len(fs) != 4 || fs[2].Name != "packages" || !fs[2].OK || fs[3].Name != "claude-pi update" || !fs[3].OK {
+				t.Fatalf("findings %+v, want 4: packages, then claude-pi update, both OK", fs)
 			}
 			up, rb := fs[0], fs[1]
 			if up.OK != tc.upOK || !strings.Contains(up.Detail, tc.upDetail) {
@@ -104,8 +104,8 @@ func TestCheckNotInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := Check(s, now)
-	if len(fs) != 2 || fs[0].OK || !strings.Contains(fs[0].Fix, "apt install unattended-upgrades") || !fs[1].OK {
-		t.Fatalf("got %+v, want a warning saying to install unattended-upgrades, then packages OK", fs)
+	if len(fs) != 3 || fs[0].OK || !strings.Contains(fs[0].Fix, "apt install unattended-upgrades") || !fs[1].OK || !fs[2].OK {
+		t.Fatalf("got %+v, want a warning saying to install unattended-upgrades, then packages and claude-pi update OK", fs)
 	}
 }
 

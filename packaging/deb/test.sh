@@ -222,6 +222,36 @@ suite_tests() {
 	check "$t upgrade: /var/lib/claude-pi kept" test -s "$root/var/lib/claude-pi/marker.json"
 	check "$t upgrade: still enabled" test -L "$root/etc/systemd/system/multi-user.target.wants/claude-pi.service"
 	check "$t doctor --board sim passes (no Bluetooth, no audio needed)" in_chroot claude-pi doctor --board sim
+	# Issue 36: the upgrade is recorded for health-check, which judges it
+	# (here claude-pi never ran: only dpkg's verdict counts) and keeps it.
+	rb=$root/var/lib/claude-pi/rollback
+	check "$t upgrade: recorded for the health check ($v1 to $v2, not running)" bash -c '
+		cat "$1/pending"; grep -qx "from=$2" "$1/pending" && grep -qx "to=$3" "$1/pending" && grep -qx "running=no" "$1/pending"' _ "$rb" "$v1" "$v2"
+	check "$t claude-pi-health-check.service verifies" bash -c '
+		chroot "$1" systemd-analyze verify --man=no /usr/lib/systemd/system/claude-pi-health-check.service > "$1/tmp/verify.log" 2>&1
+		rc=$?; cat "$1/tmp/verify.log"; [ $rc = 0 ] && ! grep -q "claude-pi-health-check.service:" "$1/tmp/verify.log"' _ "$root"
+	check "$t health-check: $v2 installed, not running before: kept" bash -c '
+		chroot "$1" /usr/lib/claude-pi/health-check && [ ! -e "$2/pending" ] && [ "$(chroot "$1" claude-pi --version)" = "claude-pi $3" ] &&
+		[ ! -e "$1/etc/apt/preferences.d/claude-pi-rollback" ] && [ ! -e "$2/rolled-back" ]' _ "$root" "$rb" "$v2"
+	# A failed check: $v2 was running before and its control socket never
+	# answers (no systemd here): $v1 comes back from its kept .deb, $v2 is
+	# pinned away, and $v1's postinst starts no check of its own.
+	cp "$deb1" "$rb/"
+	printf 'from=%s\nto=%s\nat=2026-12-04T00:00:00Z\nrunning=yes\n' "$v1" "$v2" > "$rb/pending"
+	check "$t health-check: $v2 fails (no control socket): rolled back to $v1" bash -c '
+		chroot "$1" env CLAUDE_PI_HEALTH_START=2 /usr/lib/claude-pi/health-check; rc=$?
+		[ $rc = 0 ] && [ "$(chroot "$1" dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $3" ]' _ "$root" "$rb" "$v1"
+	check "$t rolled back: the record says why, $v2 pinned to -1, nothing pending" bash -c '
+		cat "$2/rolled-back" "$1/etc/apt/preferences.d/claude-pi-rollback"
+		grep -qx "from=$4" "$2/rolled-back" && grep -qx "to=$3" "$2/rolled-back" && grep -q "^reason=claude-pi.service does not stay up (not running, not running 2 s after the upgrade)" "$2/rolled-back" &&
+		grep -qx "Pin: version $4" "$1/etc/apt/preferences.d/claude-pi-rollback" && grep -qx "Pin-Priority: -1" "$1/etc/apt/preferences.d/claude-pi-rollback" &&
+		[ ! -e "$2/pending" ] && [ ! -e "$2/rolling-back" ]' _ "$root" "$rb" "$v1" "$v2"
+	check "$t doctor says the update to $v2 was rolled back" bash -c '
+		chroot "$1" claude-pi doctor --board sim 2>&1 | grep "claude-pi update"; chroot "$1" claude-pi doctor --board sim 2>&1 | grep -q "update to $2 rolled back"' _ "$root" "$v2"
+	check "$t recover: nothing to do after a finished rollback (silent)" bash -c '
+		out=$(chroot "$1" /usr/lib/claude-pi/recover 2>&1); echo "$out"; [ -z "$out" ]' _ "$root"
+	# The verdicts are shell, the same on every suite: judged on the first.
+	[ "$suite" != "${suites%% *}" ] || health_tests "$t"
 
 	: > "$root/var/log/policy-rc.d.log"
 	check "$t remove" in_chroot dpkg -r claude-pi
@@ -233,7 +263,8 @@ suite_tests() {
 		! [ -e "$1/etc/claude-pi" ] && ! [ -e "$1/var/lib/claude-pi" ] &&
 			! [ -e "$1/etc/systemd/system/multi-user.target.wants/claude-pi.service" ] &&
 			! [ -e "$1/var/lib/systemd/deb-systemd-helper-enabled/claude-pi.service.dsh-also" ] &&
-			! [ -e "$1/etc/systemd/system/multi-user.target.wants/claude-pi-recover.service" ]' _ "$root"
+			! [ -e "$1/etc/systemd/system/multi-user.target.wants/claude-pi-recover.service" ] &&
+			! [ -e "$1/etc/apt/preferences.d/claude-pi-rollback" ]' _ "$root"
 	check "$t purge: dpkg knows nothing of it" bash -c '! chroot "$1" dpkg-query -W claude-pi 2>/dev/null' _ "$root"
 	check "$t purge: reinstall works (user exists already)" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
 	echo "     $suite: install/upgrade/remove/purge/reinstall in $(elapsed_since "$t0")"
@@ -247,6 +278,62 @@ suite_tests() {
 # the .deb's supervisor.service drop-in removes it before supervisord
 # starts, so supervisord owns /run/supervisor.sock (supervisorctl shows its
 # programs), claude-pi answers at its own path, and doctor says so.
+# health_tests T: health-check's verdicts against a fake `claude-pi status`
+# (CLAUDE_PI_HEALTH_STATUS; no systemd in a chroot). Starts and ends with
+# $v1 installed, $v2 rolled back and held.
+health_tests() {
+	local t=$1 rb=$root/var/lib/claude-pi/rollback
+	# tables A B...: what `claude-pi status` prints on each call, the last
+	# one again and again; each A is "approvals,lan,ui" states.
+	tables() {
+		rm -f "$root"/tmp/st.*; local i=0 a
+		for a in "$@"; do
+			i=$((i + 1))
+			echo "$a" | tr ',' '\n' | paste -d' ' - <(printf 'approvals\nlan\nui\n') | awk '{ print $2, $1, "some words" }' > "$root/tmp/st.$i"
+		done
+	}
+	cat > "$root/tmp/fake-status" <<'F'
+#!/bin/sh
+n=$(cat /tmp/st.n 2>/dev/null || echo 0); n=$((n + 1))
+if [ -e /tmp/st.$n ]; then echo $n > /tmp/st.n; else n=$((n - 1)); fi
+cat /tmp/st.$n
+F
+	chmod +x "$root/tmp/fake-status"
+	# hc [ENV...]: health-check in the chroot with the fake status and a
+	# short window; prints its log and how long it took.
+	hc() { rm -f "$root/tmp/st.n"; local s=$SECONDS; chroot "$root" env CLAUDE_PI_HEALTH_STATUS=/tmp/fake-status CLAUDE_PI_HEALTH_QUIET=1 CLAUDE_PI_HEALTH_START=30 CLAUDE_PI_HEALTH_STAY=6 "$@" /usr/lib/claude-pi/health-check; local rc=$?; echo "(health-check: exit $rc in $((SECONDS - s)) s)"; return $rc; }
+	pending() { printf 'from=%s\nto=%s\nat=2026-12-04T00:00:00Z\nrunning=yes\ndown=%s\n' "$v1" "$v2" "${1:-}" > "$rb/pending"; }
+	ver() { chroot "$root" dpkg-query -W -f='${db:Status-Abbrev} ${Version}' claude-pi; }
+	export -f hc ver; export root rb v1 v2
+
+	check "$t health: $v2 by hand (dpkg -i ignores the hold)" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
+	pending; tables "RUNNING,STARTING,STARTING" "RUNNING,RUNNING,STARTING" "RUNNING,RUNNING,RUNNING"
+	check "$t health: $v2 comes up and stays RUNNING: kept, the hold and the old record cleared" bash -c '
+		hc && [ "$(ver)" = "ii  $v2" ] && [ ! -e "$root/etc/apt/preferences.d/claude-pi-rollback" ] && [ ! -e "$rb/rolled-back" ] && [ ! -e "$rb/pending" ]'
+	pending lan; tables "RUNNING,FATAL,RUNNING"
+	check "$t health: lan FATAL before the upgrade too (down=lan): not held against $v2, kept" bash -c '
+		hc && [ "$(ver)" = "ii  $v2" ] && [ ! -e "$rb/pending" ] && [ ! -e "$root/etc/apt/preferences.d/claude-pi-rollback" ]'
+	pending; tables "RUNNING,BACKOFF,RUNNING" "RUNNING,FATAL,RUNNING"
+	check "$t health: lan FATAL at start: rolled back at once (not after START), the reason names it" bash -c '
+		hc > /tmp/hc.log 2>&1; rc=$?; cat /tmp/hc.log; s=$(sed -n "s/.*failed its check after \([0-9]*\) s.*/\1/p" /tmp/hc.log)
+		[ $rc = 0 ] && [ -n "$s" ] && [ "$s" -lt 30 ] && [ "$(ver)" = "ii  $v1" ] &&
+		grep -q "^reason=a service gave up (FATAL) .* lan FATAL" "$rb/rolled-back" && grep -qx "Pin: version $v2" "$root/etc/apt/preferences.d/claude-pi-rollback" &&
+		[ ! -e "$rb/pending" ] && [ ! -e "$rb/rolling-back" ]'
+	check "$t health: $v2 again by hand" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
+	pending; tables "RUNNING,RUNNING,RUNNING" "RUNNING,RUNNING,RUNNING" "RUNNING,BACKOFF,RUNNING"
+	check "$t health: lan leaves RUNNING in the stay window: rolled back" bash -c '
+		hc && [ "$(ver)" = "ii  $v1" ] && grep -q "^reason=a service stopped running .* lan BACKOFF" "$rb/rolled-back" && [ ! -e "$rb/pending" ]'
+	# N+1's postinst fails (usermod made to fail): dpkg leaves it
+	# half-configured; the check puts $v1 back.
+	mv "$root/usr/sbin/usermod" "$root/usr/sbin/usermod.real"; printf '#!/bin/sh\nexit 1\n' > "$root/usr/sbin/usermod"; chmod +x "$root/usr/sbin/usermod"
+	check "$t health: $v2 whose postinst fails: dpkg -i fails, half-configured" bash -c '! chroot "$root" dpkg -i "/tmp/$(basename "$1")" > /dev/null 2>&1; [ "$(ver)" = "iF  $v2" ] || { ver; false; }' _ "$deb2"
+	mv -f "$root/usr/sbin/usermod.real" "$root/usr/sbin/usermod"
+	check "$t health: the failed maintainer script rolls it back: $v1 installed, the reason says so, nothing pending" bash -c '
+		cat "$rb/pending"; hc && [ "$(ver)" = "ii  $v1" ] && grep -q "^reason=its install did not finish (dpkg: iF" "$rb/rolled-back" &&
+		[ ! -e "$rb/pending" ] && [ ! -e "$rb/rolling-back" ]'
+	check "$t health: no bounce: $v1's own postinst started no check (nothing pending after the rollback)" test ! -e "$rb/pending"
+}
+
 supervisord_tests() {
 	local t=$1
 	check "$t apt-get install supervisor (its daemon enabled)" bash -c '

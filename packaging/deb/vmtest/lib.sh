@@ -51,7 +51,8 @@ fresh_disk() { cp --sparse=always "$guest/root.img" "$disk"; }
 boots=0
 # boot PHASE-FILE [CUT-AFTER-READY-SECONDS]: one boot running PHASE-FILE as
 # /host/phase.sh. With a cut time, QEMU is killed (SIGKILL: the power goes)
-# that many seconds after the phase touches /host/ready. Prints the phase's
+# that many seconds after the phase touches /host/ready (waited for up to
+# VMTEST_READY_WAIT seconds from the boot, default 600). Prints the phase's
 # log; its exit code is in $work/rc-N (tally counts it).
 boot() {
 	local phase=$1 cut=${2:-} q i rc
@@ -72,7 +73,7 @@ boot() {
 	q=$!
 	if [ -n "$cut" ]; then
 		i=0
-		while [ ! -e "$share/ready" ] && kill -0 $q 2>/dev/null && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
+		while [ ! -e "$share/ready" ] && kill -0 $q 2>/dev/null && [ $i -lt "$(( ${VMTEST_READY_WAIT:-600} * 10 ))" ]; do sleep 0.1; i=$((i + 1)); done
 		sleep "$cut"
 		kill -KILL $q 2>/dev/null
 		wait $q 2>/dev/null || true

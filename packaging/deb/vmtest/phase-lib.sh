@@ -13,7 +13,21 @@ running() {
 	cat /tmp/st; systemctl status claude-pi --no-pager | tail -n 5; return 1
 }
 # snapshot: every state file and its checksum (bonds, LAN identity and
-# pairings, packs, stats, config), but the data-dir lock, which holds a PID.
+# pairings, packs, stats, config), but the data-dir lock, which holds a PID,
+# and the package's own rollback records and kept .debs (health-check's).
 snapshot() {
-	find /var/lib/claude-pi /var/lib/bluetooth /etc/claude-pi -type f ! -name '*.lock' 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum
+	find /var/lib/claude-pi /var/lib/bluetooth /etc/claude-pi -type f ! -name '*.lock' \
+		! -path '/var/lib/claude-pi/rollback/*' 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum
+}
+# checked [SECONDS]: waits (default 600 s) until claude-pi-health-check.service
+# has run and ended; prints how it ended.
+checked() {
+	local i=0 s
+	while [ $i -lt "${1:-600}" ]; do
+		s=$(systemctl show -p ActiveState --value claude-pi-health-check.service)
+		case "$s" in inactive | failed) [ -e /var/lib/claude-pi/rollback/pending ] || [ -e /var/lib/claude-pi/rollback/rolling-back ] || break ;; esac
+		sleep 1; i=$((i + 1))
+	done
+	echo "health check: $s after ${i}s; $(systemctl show -p Result --value claude-pi-health-check.service)"
+	journalctl -b -u claude-pi-health-check --no-pager -o cat | grep 'health-check:' | sed 's/^/     /' | tail -n 6
 }

@@ -36,6 +36,14 @@
 # bonds unchanged or whole. After the last cut's checks the guest shuts
 # down cleanly and the host runs e2fsck -fn: clean.
 #
+# Then (issue 36) claude-pi N+2, a build whose lan service fails at start
+# (vmtest_lanfail), is installed with apt-get: its health check fails (lan
+# FATAL), and the power is cut VMTEST_ROLLBACK_CUT s (default 8) after
+# the rollback began ($dir/rolling-back written; the cut lands in dpkg's
+# reinstall of the previous version). The next boot's claude-pi-recover
+# must finish the rollback: the previous version installed and RUNNING,
+# the record written, N+2 held, every state file unchanged.
+#
 # Finally, with IDLE_SECONDS (default 600; 0 skips), idle.sh measures the
 # idle writes an hour.
 #
@@ -62,16 +70,17 @@ survived=0
 
 key=$(newkey "$work/gnupg" "Claude_Pi test archive key")
 GNUPGHOME=$work/gnupg gpg --batch --export "$key" > "$share/claude-pi-archive-keyring.pgp"
-v1=$("$repo/packaging/version") v2=$v1.1
-say "building claude-pi $v1 and $v2 (amd64) and their signed repository"
-for v in "$v1" "$v2"; do
-	VERSION=$v OUT=$work/debs ARCHIVE_KEYRING=$share/claude-pi-archive-keyring.pgp "$repo/packaging/deb/build" amd64 > "$work/build.log" 2>&1 ||
+v1=$("$repo/packaging/version") v2=$v1.1 v3=$v1.2
+say "building claude-pi $v1, $v2 and $v3 (lan fails at start) (amd64) and their signed repository"
+for v in "$v1" "$v2" "$v3:vmtest_lanfail"; do
+	tags=${v#*:}; [ "$tags" != "$v" ] || tags=
+	VERSION=${v%%:*} GO_TAGS=$tags OUT=$work/debs ARCHIVE_KEYRING=$share/claude-pi-archive-keyring.pgp "$repo/packaging/deb/build" amd64 > "$work/build.log" 2>&1 ||
 		{ cat "$work/build.log"; bad "build $v"; finish; }
 done
 REPO_ARCHS=amd64 REPO_URL=http://10.0.2.2:PORT/apt GNUPGHOME=$work/gnupg SIGNING_KEY=$key "$repo/packaging/release-repo.sh" \
 	"$share/apt" "$work/debs/claude-pi_${v1}_amd64.deb" "$work/debs/claude-pi_${v2}_amd64.deb" > /dev/null || { bad "release-repo.sh"; finish; }
 serve
-printf 'v1=%s\nv2=%s\n' "$v1" "$v2" > "$share/versions"
+printf 'v1=%s\nv2=%s\nv3=%s\n' "$v1" "$v2" "$v3" > "$share/versions"
 cp "$here/desk.py" "$share/desk.py"
 fresh_disk
 
@@ -232,6 +241,64 @@ rm -f "$share/job"
 boot "$work/cycle.sh"
 verdicts "$cuts"
 rm -f "$share/cut-pending"
+
+# Issue 36: N+2 (lan fails at start) by apt-get; the power cut once its
+# rollback began; the next boot finishes it.
+REPO_ARCHS=amd64 REPO_URL=http://10.0.2.2:PORT/apt GNUPGHOME=$work/gnupg SIGNING_KEY=$key "$repo/packaging/release-repo.sh" \
+	"$share/apt" "$work/debs/claude-pi_${v3}_amd64.deb" > /dev/null || { bad "release-repo.sh $v3"; finish; }
+cat > "$work/rb1.sh" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+rb=/var/lib/claude-pi/rollback
+# No short window needed: a FATAL service fails the check at once. The
+# check of the last cut's upgrade may still run (recover started it at
+# boot); it moves on to this upgrade when the postinst rewrites pending.
+[ -e $rb/pending ] && echo "info a check of the last cut's upgrade pending: $(tr '\n' ' ' < $rb/pending)"
+running 90 > /dev/null
+prev=$(dpkg-query -W -f='${Version}' claude-pi); echo "$prev" > /host/rb-prev
+snapshot > /host/rb-before
+check "apt-get update" apt-get update -q
+apt-get install -y -q claude-pi > /tmp/install.log 2>&1; echo "     apt-get install claude-pi ($v3): exit $?"
+t=$(date +%s)
+i=0; while [ ! -e $rb/rolling-back ] && [ $i -lt 1500 ]; do
+	# Fail fast: the check ended (or never started) without a rollback.
+	[ $((i % 25)) != 24 ] || [ -e $rb/pending ] || [ -e $rb/rolling-back ] || break
+	sleep 0.2; i=$((i + 1))
+done
+if [ -e $rb/rolling-back ]; then
+	echo "info lan fails: the rollback began $(( $(date +%s) - t ))s after apt-get ended: $(grep reason= $rb/rolling-back)"
+	touch /host/ready; sync; sleep 300
+fi
+bad "$v3 was not rolled back (no $rb/rolling-back $(( $(date +%s) - t ))s after apt-get)"
+systemctl status claude-pi-health-check --no-pager | tail -n 20; claude-pi status
+P
+cat > "$work/rb2.sh" <<'P'
+. /host/phase-lib.sh
+. /host/versions
+rb=/var/lib/claude-pi/rollback
+prev=$(cat /host/rb-prev)
+i=0; while [ "$(systemctl show -p ActiveState --value claude-pi-recover.service)" = activating ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
+echo "info recover: $(systemctl show -p Result --value claude-pi-recover.service), $i s after this phase began"
+check "the cut rollback was finished at boot by claude-pi-recover" sh -c '
+	journalctl -b -u claude-pi-recover -o cat | tee /dev/stderr | grep -q "a rollback of claude-pi was cut"'
+check "$prev installed again, configured, dpkg clean" sh -c '[ "$(dpkg-query -W -f="\${db:Status-Abbrev} \${Version}" claude-pi)" = "ii  $1" ] && [ -z "$(dpkg --audit)" ]' _ "$prev"
+check "every service RUNNING ($prev)" running 120
+check "the record says $v3 rolled back to $prev (lan FATAL); $v3 held; nothing pending" sh -c 'cat $0/rolled-back
+	grep -qx "from=$1" $0/rolled-back && grep -qx "to=$2" $0/rolled-back && grep -q "^reason=a service gave up (FATAL).* lan FATAL" $0/rolled-back &&
+	[ ! -e $0/rolling-back ] && [ ! -e $0/pending ] && grep -qx "Pin: version $1" /etc/apt/preferences.d/claude-pi-rollback' $rb "$v3" "$prev"
+check "doctor says the update to $v3 was rolled back" sh -c 'claude-pi doctor 2>&1 | grep "claude-pi update" | tee /dev/stderr | grep -q "update to $0 rolled back"' "$v3"
+check "every state file unchanged" eval 'snapshot | diff /host/rb-before -'
+P
+say "rollback boot: $v3 (lan fails at start) by apt-get; the power cut ${VMTEST_ROLLBACK_CUT:-8}s into its rollback"
+boot "$work/rb1.sh" "${VMTEST_ROLLBACK_CUT:-8}"
+log=$share/out/phase-$boots.log
+sed -n 's/^info /     /p; /^FAIL/,$p' "$log" 2>/dev/null
+passed=$((passed + $(grep -c '^ok ' "$log" 2>/dev/null || true)))
+failed=$((failed + $(grep -c '^FAIL ' "$log" 2>/dev/null || true)))
+grep -q "^info lan fails: the rollback began" "$log" 2>/dev/null || bad "the power was not cut during a rollback"
+say "the next boot: claude-pi-recover finishes the rollback"
+boot "$work/rb2.sh"; tally
+sed -n 's/^info /     /p' "$share/out/phase-$boots.log" 2>/dev/null
 check "e2fsck -fn of the disk after $cuts cuts and a clean shutdown: clean" e2fsck -fn "$disk"
 
 if [ "$idle" -gt 0 ]; then

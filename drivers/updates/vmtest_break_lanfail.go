@@ -1,0 +1,5 @@
+//go:build vmtest_lanfail && !vmtest_panic
+
+package updates
+
+const breakPanic, breakLAN = false, true

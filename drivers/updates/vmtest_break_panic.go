@@ -1,0 +1,5 @@
+//go:build vmtest_panic
+
+package updates
+
+const breakPanic, breakLAN = true, false
