@@ -106,7 +106,7 @@ mkdir -p /etc/systemd/system/apt-daily-upgrade.service.d
 sed 's/--wait 1200/--wait 10/' /host/image/apt-daily-upgrade.conf > /etc/systemd/system/apt-daily-upgrade.service.d/claude-pi.conf
 # The health check's window shortened (60 s to come up, 180 s RUNNING).
 mkdir -p /etc/systemd/system/claude-pi-health-check.service.d
-printf '[Service]\nEnvironment=CLAUDE_PI_HEALTH_START=30 CLAUDE_PI_HEALTH_STAY=20\n' > /etc/systemd/system/claude-pi-health-check.service.d/test.conf
+printf '[Service]\nEnvironment=CLAUDE_PI_HEALTH_START=30 CLAUDE_PI_HEALTH_STAY=10\n' > /etc/systemd/system/claude-pi-health-check.service.d/test.conf
 systemctl daemon-reload
 check "apt-get update" apt-get update -q
 # A prompt pending all through the quiet check's wait: the run is skipped.
