@@ -4,7 +4,9 @@
 # Debian 12 (bookworm) arm64 chroots (mmdebstrap; arm64 programs run under
 # qemu-user) installs it, upgrades it to a second version, removes and
 # purges it, checking files, user, groups, unit state, the conffile and
-# /var/lib/claude-pi at each step, and `systemd-analyze verify` on the unit.
+# /var/lib/claude-pi at each step, and `systemd-analyze verify` on the unit;
+# and in a third, Debian 13 with Debian's supervisor, the two side by side.
+# The three chroots run at once, each into its own log.
 #
 # The chroots are no systemd: a policy-rc.d that refuses every action logs
 # what deb-systemd-invoke was asked to do (restart on upgrade, stop on
@@ -28,7 +30,7 @@ bad() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() {
 	local name=$1 t0=$SECONDS
 	shift
-	if "$@" > "$work/check.out" 2>&1; then ok "$name ($((SECONDS - t0)) s)"; else bad "$name ($((SECONDS - t0)) s)"; sed 's/^/     /' "$work/check.out" | head -n 20; fi
+	if "$@" > "${check_out:-$work/check.out}" 2>&1; then ok "$name ($((SECONDS - t0)) s)"; else bad "$name ($((SECONDS - t0)) s)"; sed 's/^/     /' "${check_out:-$work/check.out}" | head -n 20; fi
 }
 finish() {
 	echo "deb: $passed passed, $failed failed"
@@ -45,6 +47,10 @@ mounted=()
 cleanup() {
 	local m
 	for m in "${mounted[@]}"; do umount -l "$m" 2>/dev/null; done
+	# The suites' own binds (each unmounts its /proc and /dev when it ends;
+	# one killed mid-way may not have): never rm -rf through a bound /dev.
+	findmnt -rn -o TARGET | grep "^$work/" | sort -r | while read -r m; do umount -l "$m"; done
+	if findmnt -rn -o TARGET | grep -q "^$work/"; then echo "deb test: mounts left under $work; not removing it"; return; fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -117,16 +123,16 @@ check "conffile: /etc/claude-pi/config.toml" bash -c 'dpkg-deb --ctrl-tarfile "$
 # systemd (for systemd-analyze). adduser is there as on every real system.
 # Changing the list rebuilds the cache.
 base_pkgs="adduser,bluez,dbus,systemd,udev,init-system-helpers"
-base() { # base SUITE: the cached base tarball's path, built when missing
-	local suite=$1 key
-	key=$(printf '%s %s' "$base_pkgs" "$MIRROR" | sha256sum | cut -c1-12)
-	local tar=$cache/$suite-arm64-$key.tar
+base() { # base SUITE [PKG,...]: the cached base tarball's path (with PKGs too), built when missing
+	local suite=$1 pkgs=$base_pkgs${2:+,$2} key
+	key=$(printf '%s %s' "$pkgs" "$MIRROR" | sha256sum | cut -c1-12)
+	local tar=$cache/$suite-arm64${2:+-${2//,/-}}-$key.tar
 	if [ ! -s "$tar" ]; then
 		mkdir -p "$cache"
-		log "building the $suite arm64 base chroot (cached in $tar)"
+		log "building the $suite arm64 base chroot${2:+ with $2} (cached in $tar)"
 		local t0
 		t0=$(date +%s)
-		mmdebstrap --quiet --mode=root --format=tar --variant=minbase --arch=arm64 --include="$base_pkgs" \
+		mmdebstrap --quiet --mode=root --format=tar --variant=minbase --arch=arm64 --include="$pkgs" \
 			--aptopt='APT::Install-Recommends "false"' --aptopt='Acquire::Languages "none"' \
 			--customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
 			"$suite" "$tar.tmp" "$MIRROR" >&2 || { rm -f "$tar.tmp"; return 1; }
@@ -155,18 +161,25 @@ print("ambient=%s net_admin=%s bluetooth=%s" % (yes(not s["AmbientCapabilities="
 }
 policy_log() { cat "$root/var/log/policy-rc.d.log" 2>/dev/null; }
 
-suite_tests() {
-	local suite=$1 tar
-	tar=$(base "$suite") || { bad "$suite: base chroot (mmdebstrap)"; return; }
-	root=$work/$suite
+# chroot_up NAME SUITE [PKG,...]: $root is $work/NAME, a copy of SUITE's base
+# (with PKGs), /proc and /dev bound, a logging policy-rc.d, both .debs in /tmp.
+chroot_up() {
+	local tar
+	tar=$(base "$2" "${3:-}") || { bad "$1: base chroot (mmdebstrap)"; return 1; }
+	root=$work/$1
 	mkdir -p "$root"
-	tar -x -C "$root" -f "$tar" || { bad "$suite: unpack base"; return; }
+	tar -x -C "$root" -f "$tar" || { bad "$1: unpack base"; return 1; }
 	mount --bind /proc "$root/proc" && mounted+=("$root/proc")
 	mount --bind /dev "$root/dev" && mounted+=("$root/dev")
 	mkdir -p "$root/run/systemd/system"
 	printf '#!/bin/sh\necho "$*" >> /var/log/policy-rc.d.log\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 	chmod 0755 "$root/usr/sbin/policy-rc.d"
 	cp "$deb1" "$deb2" "$root/tmp/"
+}
+
+suite_tests() {
+	local suite=$1
+	chroot_up "$suite" "$suite" || return
 	local t="$suite:" t0
 	t0=$(date +%s)
 
@@ -268,16 +281,10 @@ suite_tests() {
 	check "$t purge: dpkg knows nothing of it" bash -c '! chroot "$1" dpkg-query -W claude-pi 2>/dev/null' _ "$root"
 	check "$t purge: reinstall works (user exists already)" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
 	echo "     $suite: install/upgrade/remove/purge/reinstall in $(elapsed_since "$t0")"
-	[ "$suite" = trixie ] && supervisord_tests "$t"
 	umount -l "$root/proc" "$root/dev"
 	rm -rf "$root"
 }
 
-# Issue 27: Raspberry Pi OS with Debian's supervisor installed and its
-# daemon enabled. At boot systemd-tmpfiles makes claude-pi's link first;
-# the .deb's supervisor.service drop-in removes it before supervisord
-# starts, so supervisord owns /run/supervisor.sock (supervisorctl shows its
-# programs), claude-pi answers at its own path, and doctor says so.
 # health_tests T: health-check's verdicts against a fake `claude-pi status`
 # (CLAUDE_PI_HEALTH_STATUS; no systemd in a chroot). Starts and ends with
 # $v1 installed, $v2 rolled back and held.
@@ -334,11 +341,27 @@ F
 	check "$t health: no bounce: $v1's own postinst started no check (nothing pending after the rollback)" test ! -e "$rb/pending"
 }
 
+# Issue 27: Raspberry Pi OS with Debian's supervisor installed and its
+# daemon enabled. At boot systemd-tmpfiles makes claude-pi's link first;
+# the .deb's supervisor.service drop-in removes it before supervisord
+# starts, so supervisord owns /run/supervisor.sock (supervisorctl shows its
+# programs), claude-pi answers at its own path, and doctor says so.
+# supervisor_suite: Debian 13 with Debian's supervisor installed first (its
+# base tarball has it: installing it under qemu-user took 190 s per run),
+# then claude-pi.
+supervisor_suite() {
+	local t="trixie+supervisor:"
+	chroot_up trixie-supervisor trixie supervisor || return
+	check "$t Debian's supervisor installed, its daemon enabled" \
+		test -L "$root/etc/systemd/system/multi-user.target.wants/supervisor.service"
+	check "$t install $v2" in_chroot dpkg -i "/tmp/$(basename "$deb2")"
+	supervisord_tests "$t"
+	umount -l "$root/proc" "$root/dev"
+	rm -rf "$root"
+}
+
 supervisord_tests() {
 	local t=$1
-	check "$t apt-get install supervisor (its daemon enabled)" bash -c '
-		chroot "$1" apt-get update -qq && chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends supervisor > /dev/null &&
-			[ -L "$1/etc/systemd/system/multi-user.target.wants/supervisor.service" ]' _ "$root"
 	check "$t the drop-in is on supervisor.service" test -s "$root/usr/lib/systemd/system/supervisor.service.d/claude-pi.conf"
 	rm -f "$root/run/supervisor.sock"
 	mkdir -p "$root/run/claude-pi"
@@ -363,5 +386,32 @@ supervisord_tests() {
 	sleep 1
 }
 
-for s in $suites; do suite_tests "$s"; done
+# The suites run side by side, each into its own log: a chroot's dpkg and
+# its arm64 programs under qemu-user are one process at a time, so two
+# suites take about as long as the longer one (the first, which also runs
+# health_tests) on two cores. Each counts its own checks; a suite that
+# dies before its count is one failure.
+jobs=$suites
+[[ " $suites " != *" trixie "* ]] || jobs+=" supervisor"
+pids=()
+for s in $jobs; do
+	(
+		trap 'for m in "${mounted[@]}"; do umount -l "$m" 2>/dev/null; done' EXIT
+		passed=0 failed=0 mounted=() check_out=$work/check-$s.out
+		if [ "$s" = supervisor ]; then supervisor_suite; else suite_tests "$s"; fi
+		echo "suite-count $passed $failed"
+	) > "$work/suite-$s.log" 2>&1 &
+	pids+=($!)
+done
+i=0
+for s in $jobs; do
+	wait "${pids[$i]}"
+	i=$((i + 1))
+	grep -v '^suite-count ' "$work/suite-$s.log"
+	if read -r _ p f < <(grep '^suite-count ' "$work/suite-$s.log"); then
+		passed=$((passed + p)) failed=$((failed + f))
+	else
+		bad "$s: the suite's tests ended before their count (its log above)"
+	fi
+done
 finish
