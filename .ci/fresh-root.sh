@@ -24,11 +24,15 @@
 #   CI_STOP_AFTER=go-test CI_GO_TEST=./drivers/ble/bluez/ .ci/fresh-root.sh ci
 # proves the install list (apt install, the installed-tools check, go vet, a
 # go test using dbus-daemon) in a few minutes, without the hour-long rest.
-# Measured 2026-12-04 on the shared 2-core machine (load 10-13), with
-# CI_STOP_AFTER=go-test CI_GO_TEST=./drivers/ble/bluez/: bootstrap 48 s,
-# Go and clone 15 s, .ci/run 925 s (apt-install 343 s of 40 packages, ~490 MB;
-# go-vet 189 s, cross-build 360 s, claude-code-cli 19 s, go-test 11 s), all
-# passing; 988 s in all. Earlier runs: bootstrap 37-253 s, apt-install 112-542 s.
+# Measured 2026-12-05 on the shared 2-core machine, the whole run with empty
+# caches (every guest and chroot built in the root): tools 1 s, apt-install
+# 74 s, go-vet 46, cross-build 32, claude-code-cli 17, go-test 186, bluez-vm
+# 366 (BlueZ 5.66 and 5.82, 11 scenarios each), firmware 118, image-fast 105,
+# deb 598 (its three base chroots built side by side; 840 one after the
+# other), client-release 28; there it found gpg-agent and then lsb-release
+# missing from .ci/packages. apt-repo (61 s), upgrade.sh (471 s, its guest
+# built) and powercut.sh 2 (497 s) then passed, one after the other, in a kept
+# root (FRESH_ROOT_KEEP=1, CI_STOP_AFTER=apt-install, run by hand).
 # The root is deleted afterwards unless FRESH_ROOT_KEEP=1 (then its path is
 # printed; a second run with FRESH_ROOT_DIR=that path reuses it, no longer fresh).
 set -euo pipefail
