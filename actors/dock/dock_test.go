@@ -159,6 +159,12 @@ func TestHandshakeWithGarbageAndApprovalRoundTrip(t *testing.T) {
 	r.state()
 	supervisortest.Sync(t, r.tree, "approvals")
 
+	// Each response after the resolution gets exactly one approval.resolved:
+	// the late one, plus at most the two resends that did not cause the
+	// Decide. More would be the dock answering a response twice.
+	if n := len(eventsOf[appevent.ApprovalResolved](r.core)); n < 2 || n > 4 {
+		t.Errorf("%d approval.resolved, want 1 for the resolution and 1 per response after it (2 to 4)", n)
+	}
 	d := r.appr.decides()
 	if len(d) != 1 {
 		t.Fatalf("%d Decides, want exactly 1: %+v", len(d), d)
