@@ -77,6 +77,9 @@ func commandTable() []command {
 		}},
 		{name: "doctor", summary: "check SPI, GPIO, Bluetooth, audio, CoreS3 and config.txt\nfor the board, with a fix for each failure", run: doctorCommand},
 		{name: "setup", args: "--board NAME", summary: "prepare this Pi for a HAT (SPI, audio overlay, Bluetooth,\nthe board setting); says if a reboot is needed", run: setupCommand},
+		{name: "bluetooth", summary: "bluetoothd's files", subs: []command{
+			{name: "check-files", summary: "set aside bluetoothd's files a power cut damaged (as root,\nbefore bluetoothd starts)", run: bluetoothCheckCommand},
+		}},
 		{name: "firstboot", summary: "the image's first boot: Raspberry Pi Imager's settings", subs: []command{
 			{name: "read", summary: "read Imager's files and firstboot.txt; print what to apply", run: firstbootSettingsCommand},
 			{name: "scrub", summary: "overwrite and remove Imager's files once applied", run: firstbootScrubCommand},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"strings"
 
 	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 )
@@ -36,6 +37,9 @@ func (d doctor) stateFiles() []check {
 
 // lost is what starting a file afresh cost the person.
 func lost(file string) string {
+	if rest, ok := strings.CutPrefix(file, "bluetooth/"); ok {
+		return lostBluetooth(rest)
+	}
 	switch file {
 	case "lan/clients.json", "lan/identity.pem":
 		return "pair the computers again: claude-pi pair"
@@ -49,4 +53,18 @@ func lost(file string) string {
 		return "the desktop sets the owner and name again when it connects"
 	}
 	return "its defaults"
+}
+
+// lostBluetooth is what losing one of bluetoothd's files costs (rest is
+// its path with '_' for '/', as drivers/ble/bluez/store sets it aside).
+func lostBluetooth(rest string) string {
+	switch {
+	case strings.HasSuffix(rest, "_info"):
+		return "the desktop's bond is gone: remove Claude_Pi from the computer's Bluetooth devices, then pair again"
+	case strings.HasSuffix(rest, "_ccc"):
+		return "the desktop subscribes again when it next connects"
+	case strings.HasSuffix(rest, "_settings"):
+		return "the Bluetooth adapter's settings are back to bluetoothd's defaults; claude-pi sets what it needs again"
+	}
+	return "bluetoothd learns it again"
 }

@@ -198,6 +198,19 @@ suite_tests() {
 		rc=$?; cat "$1/tmp/verify.log"; [ $rc = 0 ] && ! grep -q "claude-pi-recover.service:" "$1/tmp/verify.log"' _ "$root"
 	check "$t recover: nothing to do on a clean system (exit 0, silent)" bash -c '
 		out=$(chroot "$1" /usr/lib/claude-pi/recover 2>&1); echo "$out"; [ -z "$out" ]' _ "$root"
+	check "$t claude-pi-bluetooth-files.service verifies; bluetooth.service's drop-in pulls it in" bash -c '
+		grep -qx "Wants=claude-pi-bluetooth-files.service" "$1/usr/lib/systemd/system/bluetooth.service.d/claude-pi.conf" &&
+		chroot "$1" systemd-analyze verify --man=no /usr/lib/systemd/system/claude-pi-bluetooth-files.service > "$1/tmp/verify.log" 2>&1
+		rc=$?; cat "$1/tmp/verify.log"; [ $rc = 0 ] && ! grep -q "claude-pi-bluetooth-files.service:" "$1/tmp/verify.log"' _ "$root"
+	check "$t bluetooth check-files: a zero-filled bond set aside into /var/lib/claude-pi/bluetooth, the whole settings kept" bash -c '
+		b=$1/var/lib/bluetooth/DC:A6:32:01:02:03; mkdir -p "$b/F0:18:98:AA:BB:CC"
+		printf "[General]\nAlias=Claude_Pi\n" > "$b/settings"; head -c 200 /dev/zero > "$b/F0:18:98:AA:BB:CC/info"
+		chroot "$1" claude-pi bluetooth check-files; rc=$?
+		ls -l "$1/var/lib/claude-pi/bluetooth"
+		[ $rc = 0 ] && [ ! -e "$b/F0:18:98:AA:BB:CC/info" ] && grep -q Alias=Claude_Pi "$b/settings" &&
+			ls "$1/var/lib/claude-pi/bluetooth" | grep -qx "DC:A6:32:01:02:03_F0:18:98:AA:BB:CC_info.damaged-.*-1-zero-filled" &&
+			[ -z "$(chroot "$1" claude-pi bluetooth check-files)" ]
+		rc=$?; rm -rf "$1/var/lib/bluetooth" "$1/var/lib/claude-pi/bluetooth"; exit $rc' _ "$root"
 	check "$t not started without a board" bash -c '! grep -q claude-pi "$1/var/log/policy-rc.d.log" 2>/dev/null' _ "$root"
 	check "$t systemd-analyze verify claude-pi.service" bash -c '
 		chroot "$1" systemd-analyze verify --man=no /usr/lib/systemd/system/claude-pi.service > "$1/tmp/verify.log" 2>&1

@@ -46,6 +46,9 @@ type Options struct {
 	// before it has secured the link; then it is disconnected.
 	// DefaultSecureWithin if zero; negative never disconnects.
 	SecureWithin time.Duration
+	// SyncStorage flushes the file systems once a central has paired
+	// (link.go, syncBond); nil is sync(2). Tests count the calls.
+	SyncStorage func()
 }
 
 // Peripheral serves NUS through BlueZ. It implements ble.Peripheral.

@@ -396,7 +396,8 @@ func TestNewValidatesName(t *testing.T) {
 // Connected already true, and nothing else: the first pairing of every
 // desktop. The passkey must still go away when pairing ends.
 func TestNeverSeenCentralAnnouncedByInterfacesAdded(t *testing.T) {
-	r := start(t, Options{})
+	synced := make(chan struct{}, 4)
+	r := start(t, Options{SyncStorage: func() { synced <- struct{}{} }})
 	r.fake.waitCall("adv")
 	r.fake.addDevice(dev, map[string]dbus.Variant{"Connected": dbus.MakeVariant(true), "Paired": dbus.MakeVariant(false)})
 	if ev := want[drv.Connected](r); ev.Central != "AA:BB:CC:DD:EE:FF" {
@@ -410,6 +411,20 @@ func TestNeverSeenCentralAnnouncedByInterfacesAdded(t *testing.T) {
 	r.fake.changeDevice(dev, map[string]dbus.Variant{"Paired": dbus.MakeVariant(true)})
 	if ev := want[drv.PairingDone](r); !ev.OK {
 		t.Fatal("pairing of a never-seen central did not finish")
+	}
+	// The new bond is flushed to the disk (syncBond): at once, and again
+	// once bluetoothd may have stored the keys.
+	for i := range 2 {
+		select {
+		case <-synced:
+		case <-time.After(bondSyncAgain + 5*time.Second):
+			t.Fatalf("sync %d of 2 after pairing never came", i+1)
+		}
+	}
+	select {
+	case <-synced:
+		t.Fatal("more than two syncs for one pairing")
+	default:
 	}
 	// A device on another adapter is not ours.
 	r.fake.addDevice("/org/bluez/hci1/dev_11_22_33_44_55_66", map[string]dbus.Variant{"Connected": dbus.MakeVariant(true)})

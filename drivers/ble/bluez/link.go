@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+	"golang.org/x/sys/unix"
 
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
@@ -149,9 +150,30 @@ func (p *Peripheral) deviceChanged(dev dbus.ObjectPath, changed map[string]dbus.
 			// clean-up: before, a bond made just after PairingDone could
 			// be removed by it.
 			p.removeBondsExcept(dev)
+			p.syncBond()
 			p.emit(drv.PairingDone{OK: true})
 		}
 	}
+}
+
+// bondSyncAgain is when syncBond flushes a second time: bluetoothd may
+// store the bond's keys a moment after Paired changes.
+const bondSyncAgain = 2 * time.Second
+
+// syncBond gets the bond bluetoothd has just written onto the disk, now
+// and again after bondSyncAgain. bluetoothd writes a new bond's info file
+// with g_file_set_contents, which skips the fsync of a file's first write
+// (drivers/ble/bluez/store says more): without this, a power cut in the
+// seconds after pairing (ext4 commits every 5) can leave the file
+// zero-filled and the bond gone. sync(2) needs no access to
+// /var/lib/bluetooth, which is root's alone; it runs off this goroutine.
+func (p *Peripheral) syncBond() {
+	sync := p.opts.SyncStorage
+	if sync == nil {
+		sync = unix.Sync
+	}
+	go sync()
+	time.AfterFunc(bondSyncAgain, sync)
 }
 
 // removeBondsExcept keeps only the bond just made. The appliance serves one

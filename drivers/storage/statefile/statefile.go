@@ -52,6 +52,9 @@ const (
 	TooLarge    Reason = "too large"
 	Directory   Reason = "a directory"
 	NotRegular  Reason = "not a regular file"
+	// Zeroed is a file of zero bytes only: its length reached the disk
+	// and its data never did (a write with no fsync, then a power cut).
+	Zeroed Reason = "zero-filled"
 )
 
 // reasons maps each Reason to the word in a copy's name and back.
@@ -59,6 +62,7 @@ var reasons = map[Reason]string{
 	Unreadable: "unreadable", Empty: "empty", Truncated: "truncated",
 	InvalidJSON: "invalid-json", WrongType: "wrong-type", Invalid: "invalid",
 	TooLarge: "too-large", Directory: "directory", NotRegular: "not-regular",
+	Zeroed: "zero-filled",
 }
 
 func (r Reason) slug() string {
@@ -210,9 +214,20 @@ const maxCopies = 10000
 // two damages in the same second, or at a repeated boot time, keep both
 // copies. Then only the newest KeepCopies of path's copies stay (prune).
 func setAside(path string, reason Reason, at time.Time) (string, error) {
+	return SetAsideAs(path, path, reason, at)
+}
+
+// SetAsideAs sets path aside under another name: it renames path to the
+// first free AS.damaged-STAMP-N-REASON, in AS's directory (on the same
+// file system as path), so that List of that directory reports it as AS.
+// It is how a file that is not the appliance's own (bluetoothd's, under
+// /var/lib/bluetooth) is reported with the appliance's: one rename, so a
+// power cut leaves the file either in place or set aside, never both.
+// The newest KeepCopies of AS's copies stay.
+func SetAsideAs(path, as string, reason Reason, at time.Time) (string, error) {
 	stamp := at.UTC().Format(stampLayout)
-	for n := nextCopy(path, stamp); n <= maxCopies; n++ {
-		aside := fmt.Sprintf("%s%s%s-%d-%s", path, asideInfix, stamp, n, reason.slug())
+	for n := nextCopy(as, stamp); n <= maxCopies; n++ {
+		aside := fmt.Sprintf("%s%s%s-%d-%s", as, asideInfix, stamp, n, reason.slug())
 		err := renameNoReplace(path, aside)
 		if errors.Is(err, fs.ErrExist) {
 			continue
@@ -220,10 +235,17 @@ func setAside(path string, reason Reason, at time.Time) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("statefile: setting aside %s: %w", path, err)
 		}
-		if err := storage.SyncDir(filepath.Dir(path)); err != nil {
+		// The copy's directory first: once it holds the copy, a cut
+		// cannot lose the file, whatever became of the old name.
+		if err := storage.SyncDir(filepath.Dir(as)); err != nil {
 			return aside, err
 		}
-		prune(path)
+		if filepath.Dir(as) != filepath.Dir(path) {
+			if err := storage.SyncDir(filepath.Dir(path)); err != nil {
+				return aside, err
+			}
+		}
+		prune(as)
 		return aside, nil
 	}
 	return "", fmt.Errorf("statefile: setting aside %s: %d copies already set aside at %s; remove some", path, maxCopies, stamp)
