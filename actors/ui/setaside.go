@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/claude-pi/claude-pi/drivers/ble/bluez/store"
 	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 )
 
@@ -28,7 +29,9 @@ func (a *Actor) setAsideCopies(now time.Time) []statefile.Damage {
 }
 
 // setAsideRow is the System page's "Set aside" value: the newest copy,
-// "lan/clients.json: invalid JSON, 5 min ago", and how many more; "" for
+// "lan/clients.json: invalid JSON, 5 min ago" ("Bluetooth bond
+// F0:18:98:AA:BB:CC: zero-filled, 1 h ago" for bluetoothd's), and how
+// many more; "" for
 // none. The copies stay until someone removes them, as doctor says.
 func setAsideRow(list []statefile.Damage, now time.Time) string {
 	if len(list) == 0 {
@@ -36,7 +39,7 @@ func setAsideRow(list []statefile.Damage, now time.Time) string {
 	}
 	names := make([]string, 0, len(list))
 	for _, d := range slices.Backward(list) {
-		names = append(names, d.File+": "+string(d.Reason)+", "+agoShort(now, d.At))
+		names = append(names, store.Label(d.File)+": "+string(d.Reason)+", "+agoShort(now, d.At))
 	}
 	return firstAndCount(names)
 }

@@ -69,3 +69,30 @@ func TestSetAsideCopiesReadAtMostEvery5s(t *testing.T) {
 		t.Fatalf("listing %v later %+v, want both, oldest first", setAsideEvery, got)
 	}
 }
+
+// A bond of bluetoothd's that a power cut zero-filled (set aside by
+// `claude-pi bluetooth check-files`) shows by what it is, not by its
+// copy's path, and the page still draws every row.
+func TestSystemPageNamesASetAsideBond(t *testing.T) {
+	now := t0
+	s := newState(now, time.Minute, true)
+	s.updatesOn = true
+	s.page = s.systemPage()
+	f := facts{setAside: []statefile.Damage{
+		{File: "bluetooth/DC:A6:32:01:02:03_F0:18:98:AA:BB:CC_info", Reason: statefile.Zeroed, At: now.Add(-5 * time.Minute)},
+	}}
+	v := infoPage(s, f, now, legendOf(DefaultRoles))
+	last := v.Rows[len(v.Rows)-1]
+	if want := "Bluetooth bond F0:18:98:AA:BB:CC: zero-filled, 5 min ago"; last.Label != "Set aside" || last.Value != want || !last.Warn {
+		t.Fatalf("last row %+v, want Set aside %q, warned", last, want)
+	}
+	for _, size := range []image.Point{{240, 240}, {320, 240}} {
+		r, err := screens.NewRenderer(size.X, size.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := r.InfoDrawn(v); len(d) != len(v.Rows) {
+			t.Errorf("%v: the System page draws %d of its %d rows", size, len(d), len(v.Rows))
+		}
+	}
+}

@@ -189,3 +189,25 @@ func isAddress(s string) bool {
 	}
 	return true
 }
+
+// Label names a set-aside file for a small screen: "Bluetooth bond
+// F0:18:98:AA:BB:CC" for bluetooth/ADAPTER_DEVICE_info, "Bluetooth
+// settings" for an adapter's, "Bluetooth ccc F0:…" and so on; any file
+// not set aside by SetAsideDamaged is returned as it is.
+func Label(file string) string {
+	rest, ok := strings.CutPrefix(file, "bluetooth/")
+	if !ok || len(rest) < 19 || !isAddress(rest[:17]) || rest[17] != '_' {
+		return file
+	}
+	tail := rest[18:]
+	if dev, ok := strings.CutPrefix(tail, "cache_"); ok {
+		return "Bluetooth name cache " + dev
+	}
+	if len(tail) > 18 && isAddress(tail[:17]) && tail[17] == '_' {
+		if tail[18:] == "info" {
+			return "Bluetooth bond " + tail[:17]
+		}
+		return "Bluetooth " + tail[18:] + " " + tail[:17]
+	}
+	return "Bluetooth " + strings.ReplaceAll(tail, "_", " ")
+}

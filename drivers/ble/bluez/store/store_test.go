@@ -184,3 +184,19 @@ func TestIsAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestLabel(t *testing.T) {
+	for file, want := range map[string]string{
+		"bluetooth/" + adapter + "_" + desktop + "_info":  "Bluetooth bond " + desktop,
+		"bluetooth/" + adapter + "_" + desktop + "_ccc":   "Bluetooth ccc " + desktop,
+		"bluetooth/" + adapter + "_cache_" + desktop:      "Bluetooth name cache " + desktop,
+		"bluetooth/" + adapter + "_settings":              "Bluetooth settings",
+		"bluetooth/" + adapter + "_admin_policy_settings": "Bluetooth admin policy settings",
+		"bluetooth/addresses":                             "bluetooth/addresses",
+		"lan/clients.json":                                "lan/clients.json",
+	} {
+		if got := Label(file); got != want {
+			t.Errorf("Label(%q) = %q, want %q", file, got, want)
+		}
+	}
+}
