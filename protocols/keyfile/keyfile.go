@@ -100,9 +100,9 @@ func classify(line []byte) (lineKind, Reason) {
 	if !utf8.Valid(line) {
 		return 0, NotUTF8
 	}
-	// GLib strips leading spaces and tabs, and a trailing \r with the
-	// other trailing white space before it looks at a line.
-	s := bytes.TrimLeft(line, " \t")
+	// GLib strips leading white space (g_ascii_isspace), and a trailing
+	// \r with the other trailing white space, before it looks at a line.
+	s := bytes.TrimLeft(line, " \t\r\n\v\f")
 	s = bytes.TrimRight(s, " \t\r\n\v\f")
 	switch {
 	case len(s) == 0 || s[0] == '#':
@@ -140,12 +140,11 @@ func keyName(s []byte) bool {
 	if len(s) == 0 {
 		return false
 	}
-	if i := bytes.IndexByte(s, '['); i >= 0 {
-		if i == 0 || s[len(s)-1] != ']' || bytes.IndexAny(s[i+1:len(s)-1], "[]") >= 0 {
-			return false
-		}
+	i := bytes.IndexByte(s, '[')
+	if i < 0 {
+		return bytes.IndexByte(s, ']') < 0
 	}
-	return true
+	return i > 0 && s[len(s)-1] == ']' && bytes.IndexAny(s[i+1:len(s)-1], "[]") < 0
 }
 
 func allZero(b []byte) bool {

@@ -36,18 +36,19 @@ Timeout=216
 
 func TestCheckAcceptsWhatBluetoothdWrites(t *testing.T) {
 	for name, s := range map[string]string{
-		"info":            info,
-		"settings":        "[General]\nDiscoverable=false\nAlias=Claude_Pi\n",
-		"no final":        "[General]\nAlias=desk1",
-		"crlf":            "[General]\r\nAlias=desk1\r\n",
-		"comment first":   "# a comment\n\n[General]\nA=1\n",
-		"locale":          "[General]\nName[de]=Schreibtisch\n",
-		"empty value":     "[General]\nAlias=\n",
-		"utf-8":           "[General]\nName=Café ☕\n",
-		"spaces":          "  [General]  \n  Key = value  \n",
-		"groups only":     "[General]\n[LongTermKey]\n",
-		"blank only":      "\n\n",
-		"comment only":    "# nothing\n",
+		"info":          info,
+		"settings":      "[General]\nDiscoverable=false\nAlias=Claude_Pi\n",
+		"no final":      "[General]\nAlias=desk1",
+		"crlf":          "[General]\r\nAlias=desk1\r\n",
+		"comment first": "# a comment\n\n[General]\nA=1\n",
+		"locale":        "[General]\nName[de]=Schreibtisch\n",
+		"empty value":   "[General]\nAlias=\n",
+		"utf-8":         "[General]\nName=Café ☕\n",
+		"spaces":        "  [General]  \n  Key = value  \n",
+		"vertical tab":  "\v[General]\n\fKey=v\n",
+		"groups only":   "[General]\n[LongTermKey]\n",
+		"blank only":    "\n\n",
+		"comment only":  "# nothing\n",
 	} {
 		if err := Check([]byte(s)); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -75,6 +76,7 @@ func TestCheckRefusesWhatACutLeaves(t *testing.T) {
 		"bracket in group": {[]byte("[Gen[eral]\n"), NotKeyFile, 1},
 		"bad locale":       {[]byte("[General]\nName[de=x\n"), NotKeyFile, 2},
 		"bracket first":    {[]byte("[General]\n[x=1\n"), NotKeyFile, 2},
+		"close bracket":    {[]byte("[General]\nNa]me=x\n"), NotKeyFile, 2},
 		"latin-1":          {[]byte("[General]\nName=Caf\xe9\n"), NotUTF8, 2},
 		"cut mid-rune":     {[]byte("[General]\nName=\xe2\x98"), NotUTF8, 2},
 	} {
