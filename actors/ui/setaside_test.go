@@ -36,15 +36,7 @@ func TestSystemPageSaysWhatWasSetAside(t *testing.T) {
 	if want := "lan/clients.json: invalid JSON, 5 min ago +1"; last.Label != "Set aside" || last.Value != want || !last.Warn {
 		t.Fatalf("last row %+v, want Set aside %q, warned", last, want)
 	}
-	for _, size := range []image.Point{{240, 240}, {320, 240}} {
-		r, err := screens.NewRenderer(size.X, size.Y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := r.InfoDrawn(v); len(d) != len(v.Rows) {
-			t.Errorf("%v: the System page draws %d of its %d rows", size, len(d), len(v.Rows))
-		}
-	}
+	drawsEveryRow(t, v)
 }
 
 // The actor lists the copies when the page asks, and again only once its
@@ -86,6 +78,12 @@ func TestSystemPageNamesASetAsideBond(t *testing.T) {
 	if want := "Bluetooth bond F0:18:98:AA:BB:CC: zero-filled, 5 min ago"; last.Label != "Set aside" || last.Value != want || !last.Warn {
 		t.Fatalf("last row %+v, want Set aside %q, warned", last, want)
 	}
+	drawsEveryRow(t, v)
+}
+
+// drawsEveryRow: the page fits both panels.
+func drawsEveryRow(t *testing.T, v screens.InfoView) {
+	t.Helper()
 	for _, size := range []image.Point{{240, 240}, {320, 240}} {
 		r, err := screens.NewRenderer(size.X, size.Y)
 		if err != nil {
