@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/claude-pi/claude-pi/drivers/ble/bluez/store"
@@ -44,6 +45,13 @@ func bluetoothCheckCommand(_ context.Context, args []string, _ io.Reader, stdout
 	if _, err := os.Stat(*dir); errors.Is(err, fs.ErrNotExist) {
 		return nil // bluetoothd has not run yet: nothing kept
 	}
+	// bluetoothd creates each new file empty an instant before it writes
+	// it: beside a running bluetoothd, a new bond could be caught empty
+	// and set aside. The unit runs before bluetoothd; by hand it waits.
+	if pid := runningBluetoothd(procDir); pid != "" {
+		fmt.Fprintf(stderr, "bluetoothd is running (pid %s): its files are checked before it starts, at the next boot or with: sudo systemctl stop bluetooth && sudo claude-pi bluetooth check-files && sudo systemctl start bluetooth\n", pid)
+		return nil
+	}
 	damaged, err := store.SetAsideDamaged(*dir, *aside, time.Now())
 	for _, d := range damaged {
 		fmt.Fprintf(stdout, "%s\n", d.Error())
@@ -53,4 +61,22 @@ func bluetoothCheckCommand(_ context.Context, args []string, _ io.Reader, stdout
 		return fmt.Errorf("bluetooth check-files: %w (run as root; journalctl -u claude-pi-bluetooth-files says more)", err)
 	}
 	return nil
+}
+
+// procDir is where runningBluetoothd looks; tests point it elsewhere.
+var procDir = "/proc"
+
+// runningBluetoothd is the pid of a running bluetoothd, or "".
+func runningBluetoothd(proc string) string {
+	entries, _ := os.ReadDir(proc)
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		comm, err := os.ReadFile(filepath.Join(proc, e.Name(), "comm"))
+		if err == nil && strings.TrimSpace(string(comm)) == "bluetoothd" {
+			return e.Name()
+		}
+	}
+	return ""
 }

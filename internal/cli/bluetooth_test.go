@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 // so, and doctor then reports it with what to do; a second run (the next
 // boot) prints nothing.
 func TestBluetoothCheckFilesThenDoctor(t *testing.T) {
+	fakeProc(t, "systemd", "sshd")
 	root := t.TempDir()
 	bt := filepath.Join(root, "var/lib/bluetooth")
 	data := "/var/lib/claude-pi"
@@ -67,10 +69,58 @@ func TestBluetoothCheckFilesThenDoctor(t *testing.T) {
 
 // No /var/lib/bluetooth (bluetoothd never ran): nothing to do, no error.
 func TestBluetoothCheckFilesNoStorage(t *testing.T) {
+	fakeProc(t)
 	root := t.TempDir()
 	var out bytes.Buffer
 	err := run(context.Background(), []string{"bluetooth", "check-files", "--dir", filepath.Join(root, "none"), "--aside", filepath.Join(root, "aside")}, failReader{t}, &out, &out)
 	if err != nil || out.Len() != 0 {
 		t.Errorf("%v %q", err, out.String())
 	}
+}
+
+// Beside a running bluetoothd nothing is touched: it creates each new file
+// empty an instant before writing it, and a new bond caught so would be
+// set aside. The command says how to run it instead.
+func TestBluetoothCheckFilesNotBesideBluetoothd(t *testing.T) {
+	fakeProc(t, "systemd", "bluetoothd")
+	root := t.TempDir()
+	info := filepath.Join(root, "bt", "DC:A6:32:01:02:03", "F0:18:98:AA:BB:CC", "info")
+	if err := os.MkdirAll(filepath.Dir(info), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(info, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"bluetooth", "check-files", "--dir", filepath.Join(root, "bt"), "--aside", filepath.Join(root, "aside")}, failReader{t}, &out, &errOut)
+	if err != nil || out.Len() != 0 {
+		t.Fatalf("%v, printed %q", err, out.String())
+	}
+	if !strings.Contains(errOut.String(), "bluetoothd is running (pid 2)") || !strings.Contains(errOut.String(), "systemctl stop bluetooth") {
+		t.Errorf("stderr %q", errOut.String())
+	}
+	if _, err := os.Stat(info); err != nil {
+		t.Errorf("the file was touched beside a running bluetoothd: %v", err)
+	}
+}
+
+// fakeProc points runningBluetoothd at a /proc of these commands, pids 1…
+func fakeProc(t *testing.T, comms ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	for i, c := range comms {
+		p := filepath.Join(dir, strconv.Itoa(i+1))
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "comm"), []byte(c+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "self"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := procDir
+	procDir = dir
+	t.Cleanup(func() { procDir = old })
 }
