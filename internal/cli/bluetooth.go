@@ -47,7 +47,7 @@ func bluetoothCheckCommand(_ context.Context, args []string, _ io.Reader, stdout
 	}
 	// bluetoothd creates each new file empty an instant before it writes
 	// it: beside a running bluetoothd, a new bond could be caught empty
-	// and set aside. The unit runs before bluetoothd; by hand it waits.
+	// and set aside. The unit runs before bluetoothd; by hand it declines.
 	if pid := runningBluetoothd(procDir); pid != "" {
 		fmt.Fprintf(stderr, "bluetoothd is running (pid %s): its files are checked before it starts, at the next boot or with: sudo systemctl stop bluetooth && sudo claude-pi bluetooth check-files && sudo systemctl start bluetooth\n", pid)
 		return nil
