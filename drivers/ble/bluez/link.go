@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
-	"golang.org/x/sys/unix"
 
 	drv "github.com/claude-pi/claude-pi/drivers/ble"
 )
@@ -170,7 +169,7 @@ const bondSyncAgain = 2 * time.Second
 func (p *Peripheral) syncBond() {
 	sync := p.opts.SyncStorage
 	if sync == nil {
-		sync = unix.Sync
+		sync = syncDisks
 	}
 	go sync()
 	time.AfterFunc(bondSyncAgain, sync)
