@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/claude-pi/claude-pi/drivers/storage"
 	"github.com/claude-pi/claude-pi/drivers/storage/statefile"
 	"github.com/claude-pi/claude-pi/protocols/keyfile"
 )
@@ -112,7 +113,7 @@ func SetAsideDamaged(root, asideDir string, now time.Time) ([]statefile.Damage, 
 			continue
 		}
 		d := statefile.Damage{File: "bluetooth/" + flat(rel), Reason: reason, At: now.UTC().Truncate(time.Second), Err: cause}
-		if err := os.MkdirAll(asideDir, 0o755); err != nil {
+		if err := makeDir(asideDir); err != nil {
 			errs = append(errs, fmt.Errorf("bluetoothd's %s is %s; making %s for it: %w", rel, reason, asideDir, err))
 			continue
 		}
@@ -128,6 +129,19 @@ func SetAsideDamaged(root, asideDir string, now time.Time) ([]statefile.Damage, 
 		out = append(out, d)
 	}
 	return out, errors.Join(errs...)
+}
+
+// makeDir makes dir if it is missing, and syncs its parent then, so that
+// a cut after the set-aside rename cannot lose the directory the copy is
+// in.
+func makeDir(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return storage.SyncDir(filepath.Dir(dir))
 }
 
 // check reads path and returns why it is damaged, or "" when it reads as
